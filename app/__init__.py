@@ -1,0 +1,124 @@
+"""Jembatan: a read-only HTTP API in front of a plant's weighbridge and batching database."""
+
+from __future__ import annotations
+
+import hmac
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+import flask_smorest
+from flask import Flask, request
+from flask.json.provider import DefaultJSONProvider
+from swagger_ui_bundle import swagger_ui_path
+from werkzeug.exceptions import Unauthorized
+from werkzeug.middleware.proxy_fix import ProxyFix
+
+from . import errors
+from .collections import COLLECTIONS, required_queries
+from .config import Settings, load_settings
+from .db import Database
+from .queries import load_queries
+from .schemas import ErrorSchema
+from .views import CONVERTERS, collection_blueprint, meta_blueprint, swagger_files
+
+log = logging.getLogger("jembatan")
+
+__all__ = ["create_app"]
+
+
+class JsonProvider(DefaultJSONProvider):
+    sort_keys = False  # keys in the record shape's order (CONTRACT §2)
+    ensure_ascii = False  # UTF-8 text as it is, not \\u escapes
+    compact = True
+
+    def dumps(self, obj: Any, **kwargs: Any) -> str:
+        kwargs.setdefault("separators", (",", ":"))
+        return super().dumps(obj, **kwargs)
+
+
+class Api(flask_smorest.Api):
+    ERROR_SCHEMA = ErrorSchema
+
+
+def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
+    """Build the service from settings (CONTRACT §6); `overrides` has the TOML's shape."""
+    settings = load_settings(overrides)
+    queries = load_queries(settings.database.sql_dir, required_queries())
+    db = Database(settings.database, queries)
+
+    app = Flask(__name__)
+    app.json = JsonProvider(app)
+    app.extensions["jembatan"] = {"settings": settings, "db": db}
+    prefix = settings.api.url_prefix
+    app.config.update(
+        API_TITLE="Jembatan",
+        API_VERSION="1.0",
+        OPENAPI_VERSION="3.0.3",
+        OPENAPI_URL_PREFIX=prefix or "/",
+        OPENAPI_JSON_PATH="openapi.json",
+        OPENAPI_SWAGGER_UI_PATH="docs",
+        # Relative, so that the page finds its files under any prefix a proxy adds.
+        OPENAPI_SWAGGER_UI_URL="docs/static/",
+        API_SPEC_OPTIONS={"info": {"description": _API_DESCRIPTION}},
+    )
+    for name, converter in CONVERTERS.items():
+        app.url_map.converters[name] = converter
+    api = Api(app)
+    for converter in CONVERTERS.values():
+        api.register_converter(converter, lambda conv: dict(conv.openapi))
+    for collection in COLLECTIONS:
+        api.register_blueprint(collection_blueprint(collection, db, settings.api))
+    api.register_blueprint(meta_blueprint(COLLECTIONS, db, settings.api))
+    app.add_url_rule(f"{prefix}/docs/static/<path:filename>", "docs_static",
+                     swagger_files(str(swagger_ui_path)))
+    errors.register(app)
+    _register_auth(app, settings)
+    app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1, x_proto=1, x_host=1, x_port=1,
+                            x_prefix=1)  # type: ignore[method-assign]
+    # `flask --app wsgi demo-db` comes from setup.cfg's flask.commands entry point, which
+    # Flask loads without building the app: the database it creates need not exist yet.
+    log.info("Jembatan serves %s (settings: %s)", db.describe, settings.source)
+    return app
+
+
+_OPEN_ENDPOINTS = {"api-docs.openapi_json", "api-docs.openapi_swagger_ui", "docs_static",
+                   "service.health"}
+
+
+def _register_auth(app: Flask, settings: Settings) -> None:
+    """API keys (CONTRACT §5): X-API-Key or Authorization: Bearer, compared in constant time."""
+    keys = [k.encode() for k in settings.auth.api_keys]
+    if not keys:
+        log.warning("no API key configured: every endpoint is open to anyone who can reach it")
+        return
+
+    @app.before_request
+    def require_key() -> None:
+        if request.endpoint in _OPEN_ENDPOINTS or request.endpoint is None:
+            return
+        sent = request.headers.get("X-API-Key", "")
+        auth = request.headers.get("Authorization", "")
+        if not sent and auth[:7].lower() == "bearer ":
+            sent = auth[7:].strip()
+        given = sent.encode()
+        # Compare with every key, so the time taken does not tell which one nearly matched.
+        if not any([hmac.compare_digest(given, key) for key in keys]):
+            exc = Unauthorized("an API key is required: send it as X-API-Key: <key> or "
+                               "Authorization: Bearer <key>")
+            raise exc
+
+
+_API_DESCRIPTION = """\
+Read-only access to the plant's weighbridge transactions, vehicles, master data and batching
+records. Every collection offers: all records (streamed), a page (`/page/{n}`,
+`?page_size=`), one record by key, and where it has dates a date range
+(`/date/{tglawal}/{jam_awal}/{tglakhir}/{jam_akhir}`, both bounds inclusive, `?on=` picks the
+date/time pair, `?page=&page_size=` pages it).
+
+Values: dates `YYYY-MM-DD`, times `HH:MM:SS` (with `.ffffff` only where the value has a
+fraction), datetimes `YYYY-MM-DDTHH:MM:SS` in plant local time; DECIMAL columns are JSON
+numbers; a NULL is `null` and every field is always present. Errors are JSON
+`{"code", "status", "message"}`; 400 for malformed input, 404 for no such record, 503 with
+`Retry-After` when the database cannot be reached.
+"""

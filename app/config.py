@@ -1,0 +1,154 @@
+"""Settings: read once at start from TOML, the environment and create_app's overrides."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+SHIPPED_SQL_DIR = Path(__file__).resolve().parent.parent / "sql"
+
+
+class ConfigError(Exception):
+    """A setting is missing, unknown or of the wrong type; the message names it."""
+
+
+@dataclass(frozen=True)
+class DatabaseSettings:
+    sqlite: Path
+    odbc: str
+    query_timeout: float
+    connect_timeout: float
+    sql_dir: Path
+
+
+@dataclass(frozen=True)
+class ApiSettings:
+    page_size: int
+    max_page_size: int
+    url_prefix: str
+
+
+@dataclass(frozen=True)
+class AuthSettings:
+    api_keys: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Settings:
+    database: DatabaseSettings
+    api: ApiSettings
+    auth: AuthSettings
+    source: str  # where the settings came from, for the start-up log line
+
+
+# Every key of CONTRACT §6: its type and default. Paths are resolved separately.
+_SPEC: dict[str, dict[str, tuple[type | tuple[type, ...], Any]]] = {
+    "database": {
+        "sqlite": (str, "instance/demo.sqlite3"),
+        "odbc": (str, ""),
+        "query_timeout": ((int, float), 30),
+        "connect_timeout": ((int, float), 5),
+        "sql_dir": (str, None),  # None: the sql/ shipped with Jembatan
+    },
+    "api": {
+        "page_size": (int, 100),
+        "max_page_size": (int, 1000),
+        "url_prefix": (str, ""),
+    },
+    "auth": {
+        "api_keys": (list, []),
+    },
+}
+_PATH_KEYS = (("database", "sqlite"), ("database", "sql_dir"))
+
+
+def _merge(into: dict[str, dict[str, Any]], layer: Mapping[str, Any], origin: str,
+           base_dir: Path) -> None:
+    """Check one layer of settings against _SPEC and copy it over what came before."""
+    for section, values in layer.items():
+        if section not in _SPEC:
+            raise ConfigError(f"{origin}: unknown section [{section}]; "
+                              f"known sections: {', '.join(_SPEC)}")
+        if not isinstance(values, Mapping):
+            raise ConfigError(f"{origin}: [{section}] must be a table of keys")
+        for key, value in values.items():
+            if key not in _SPEC[section]:
+                raise ConfigError(f"{origin}: unknown key {section}.{key}; known keys of "
+                                  f"[{section}]: {', '.join(_SPEC[section])}")
+            kind, _ = _SPEC[section][key]
+            if isinstance(value, bool) or not isinstance(value, kind):
+                kinds = kind if isinstance(kind, tuple) else (kind,)
+                names = " or ".join(k.__name__ for k in kinds)
+                raise ConfigError(f"{origin}: {section}.{key} must be {names}, "
+                                  f"not {type(value).__name__} {value!r}")
+            if kind is list and not all(isinstance(v, str) for v in value):
+                raise ConfigError(f"{origin}: {section}.{key} must be a list of strings")
+            if (section, key) in _PATH_KEYS and value:
+                value = str((base_dir / value) if not Path(value).is_absolute() else Path(value))
+            into[section][key] = value
+
+
+def _environment(environ: Mapping[str, str]) -> dict[str, dict[str, Any]]:
+    layer: dict[str, dict[str, Any]] = {}
+    if "JEMBATAN_SQLITE" in environ:
+        layer.setdefault("database", {})["sqlite"] = environ["JEMBATAN_SQLITE"]
+    if "JEMBATAN_ODBC" in environ:
+        layer.setdefault("database", {})["odbc"] = environ["JEMBATAN_ODBC"]
+    if "JEMBATAN_API_KEYS" in environ:
+        keys = [k.strip() for k in environ["JEMBATAN_API_KEYS"].split(",") if k.strip()]
+        layer.setdefault("auth", {})["api_keys"] = keys
+    return layer
+
+
+def load_settings(overrides: Mapping[str, Any] | None = None,
+                  environ: Mapping[str, str] | None = None) -> Settings:
+    """Built-in defaults, then the TOML file, then the environment, then overrides."""
+    environ = os.environ if environ is None else environ
+    cwd = Path.cwd()
+    merged = {s: {k: default for k, (_, default) in keys.items()} for s, keys in _SPEC.items()}
+    merged["database"]["sqlite"] = str(cwd / merged["database"]["sqlite"])
+
+    explicit = environ.get("JEMBATAN_CONFIG")
+    path = Path(explicit) if explicit else cwd / "config.toml"
+    source = "built-in defaults"
+    if explicit or path.is_file():
+        try:
+            with open(path, "rb") as f:
+                data = tomllib.load(f)
+        except FileNotFoundError:
+            raise ConfigError(f"JEMBATAN_CONFIG names {path}, which does not exist") from None
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise ConfigError(f"{path}: cannot read the configuration: {exc}") from None
+        _merge(merged, data, str(path), path.resolve().parent)
+        source = str(path)
+    _merge(merged, _environment(environ), "environment", cwd)
+    if overrides:
+        _merge(merged, overrides, "overrides", cwd)
+
+    db, api, auth = merged["database"], merged["api"], merged["auth"]
+    for key in ("query_timeout", "connect_timeout"):
+        if db[key] <= 0:
+            raise ConfigError(f"database.{key} must be a positive number of seconds")
+    if not 1 <= api["page_size"] <= api["max_page_size"]:
+        raise ConfigError("api.page_size must be at least 1 and at most api.max_page_size "
+                          f"({api['page_size']} > {api['max_page_size']})")
+    prefix = api["url_prefix"]
+    if prefix and (not prefix.startswith("/") or prefix.endswith("/")):
+        raise ConfigError(f"api.url_prefix must start with '/' and not end with one, "
+                          f"e.g. \"/api\" (got {prefix!r})")
+    return Settings(
+        database=DatabaseSettings(
+            sqlite=Path(db["sqlite"]),
+            odbc=db["odbc"],
+            query_timeout=float(db["query_timeout"]),
+            connect_timeout=float(db["connect_timeout"]),
+            sql_dir=Path(db["sql_dir"]) if db["sql_dir"] else SHIPPED_SQL_DIR,
+        ),
+        api=ApiSettings(**api),
+        auth=AuthSettings(api_keys=tuple(auth["api_keys"])),
+        source=source,
+    )

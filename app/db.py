@@ -1,0 +1,240 @@
+"""The query runner: one connection per worker thread, named queries, streamed results.
+
+`sqlite3` serves the embedded SQLite file; pyodbc (imported only when `database.odbc` is
+set) serves SQL Server and any other ODBC source. Both are DB-API 2.0 with `?` placeholders.
+Driver errors never leave this module raw: they become DatabaseUnavailable (503) or
+QueryFailed (500), whose messages hold no SQL, driver text or connection string.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import re
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from .config import DatabaseSettings
+from .queries import Queries
+
+log = logging.getLogger("jembatan.db")
+
+FETCH_SIZE = 500  # rows per fetchmany: large enough to amortise the call, small in memory
+
+
+class DatabaseUnavailable(Exception):
+    """Unreachable, connection lost, busy or timed out: the client may retry (503)."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+class QueryFailed(Exception):
+    """The database refused a query (a site's SQL that does not fit its tables): a 500."""
+
+
+def mask_password(text: str) -> str:
+    """Hide PWD=... and Password=... in a connection string or a driver message."""
+    return re.sub(r"(?i)\b(pwd|password)\s*=\s*(\{[^}]*\}|[^;]*)", r"\1=***", text)
+
+
+def bind(values: Mapping[str, Any], names: tuple[str, ...], typed: bool) -> tuple[Any, ...]:
+    """The parameters of one query, in placeholder order.
+
+    Over ODBC dates and times go as typed `date`/`time` parameters: SQL Server parses a
+    string date by the session's DATEFORMAT, and under `SET DATEFORMAT dmy` '2026-11-05'
+    would be 11 May. SQLite has no date type and stores ISO text, which compares in order.
+    """
+    out = []
+    for name in names:
+        value = values[name]
+        if not typed and isinstance(value, dt.date | dt.time):
+            value = value.isoformat()
+        out.append(value)
+    return tuple(out)
+
+
+class _Connection:
+    """One DB-API connection of one thread, with what the runner needs to know about it."""
+
+    def __init__(self, raw: Any, dialect: str | None, typed: bool):
+        self.raw = raw
+        self.dialect = dialect  # which `-- dialect:` variant applies, None for the main text
+        self.typed = typed
+        self.deadline = float("inf")  # for sqlite3's progress handler
+
+
+class Result:
+    """An executed query: its column names and its rows in batches; close() when done."""
+
+    def __init__(self, db: Database, conn: _Connection, cursor: Any, what: str):
+        self._db, self._conn, self._cursor, self.what = db, conn, cursor, what
+        self.columns: tuple[str, ...] = tuple(d[0] for d in cursor.description or ())
+        self._first: list[tuple[Any, ...]] | None = None
+
+    def _fetch(self) -> list[tuple[Any, ...]]:
+        self._conn.deadline = time.monotonic() + self._db.settings.query_timeout
+        try:
+            return self._cursor.fetchmany(FETCH_SIZE)
+        except Exception as exc:
+            self.close()
+            raise self._db.failure(exc, self.what) from None
+
+    def start(self) -> None:
+        """Read the first rows now, so that a failure is still an error response (503)
+        rather than a stream that breaks off before it began."""
+        if self._first is None:
+            self._first = self._fetch()
+
+    def batches(self) -> Iterator[list[tuple[Any, ...]]]:
+        try:
+            rows = self._first if self._first is not None else self._fetch()
+            self._first = []
+            while rows:
+                yield rows
+                rows = self._fetch()
+        finally:
+            self.close()
+
+    def all(self) -> list[tuple[Any, ...]]:
+        return [row for batch in self.batches() for row in batch]
+
+    def close(self) -> None:
+        try:
+            self._cursor.close()
+        except Exception:  # a dead connection's cursor may fail to close; nothing to do
+            pass
+
+
+class Database:
+    """Runs named queries; the single place connections are made and errors classified."""
+
+    def __init__(self, settings: DatabaseSettings, queries: Queries):
+        self.settings = settings
+        self.queries = queries
+        self._local = threading.local()
+        if settings.odbc:
+            self.kind = "odbc"
+            self.describe = "ODBC " + mask_password(settings.odbc)
+        else:
+            self.kind = "sqlite3"
+            self.describe = f"SQLite {settings.sqlite}"
+            # Refuse at start rather than answer 503 forever (and never create an empty file).
+            if not settings.sqlite.is_file():
+                raise FileNotFoundError(
+                    f"database.sqlite: {settings.sqlite} does not exist. Create the demo "
+                    f"database with `flask --app wsgi demo-db`, or set JEMBATAN_SQLITE or "
+                    f"database.sqlite to an existing SQLite file.")
+
+    # -- connections ---------------------------------------------------------------------
+
+    def _connect(self) -> _Connection:
+        if self.kind == "sqlite3":
+            uri = self.settings.sqlite.resolve().as_uri() + "?mode=ro"
+            raw = sqlite3.connect(uri, uri=True, isolation_level=None,
+                                  timeout=self.settings.connect_timeout)
+            conn = _Connection(raw, "sqlite", typed=False)
+            # sqlite3 has no statement timeout: abort a step that runs past the deadline.
+            raw.set_progress_handler(lambda: time.monotonic() > conn.deadline, 10_000)
+            return conn
+        import pyodbc  # only here: the pyodbc wheel needs the system's libodbc
+
+        raw = pyodbc.connect(self.settings.odbc, autocommit=True, readonly=True,
+                             timeout=int(self.settings.connect_timeout))
+        raw.timeout = int(self.settings.query_timeout)
+        dbms = str(raw.getinfo(pyodbc.SQL_DBMS_NAME) or "")
+        return _Connection(raw, "sqlite" if dbms.lower().startswith("sqlite") else None,
+                           typed=True)
+
+    def _connection(self) -> _Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            try:
+                conn = self._connect()
+            except Exception as exc:
+                log.error("cannot connect to %s: %s", self.describe,
+                          mask_password(str(exc)))
+                raise DatabaseUnavailable("cannot connect to the database") from None
+            self._local.conn = conn
+        return conn
+
+    def discard(self) -> None:
+        """Drop this thread's connection; the next query reconnects."""
+        conn = getattr(self._local, "conn", None)
+        self._local.conn = None
+        if conn is not None:
+            try:
+                conn.raw.close()
+            except Exception:  # closing a broken connection can fail; it is gone either way
+                pass
+
+    def failure(self, exc: Exception, what: str) -> Exception:
+        """Classify a driver error, log it with its detail, return what to raise instead."""
+        reason = _unavailable_reason(exc)
+        detail = mask_password(str(exc))
+        if reason is None:
+            log.error("query %s failed: %s", what, detail)
+            return QueryFailed(f"query {what} failed")
+        log.warning("query %s: %s (%s)", what, reason, detail)
+        if reason != "query timed out":
+            self.discard()
+        return DatabaseUnavailable(reason)
+
+    # -- queries -------------------------------------------------------------------------
+
+    def execute(self, stem: str, name: str, values: Mapping[str, Any] | None = None) -> Result:
+        """Run `name` of sql/<stem>.sql; the rows are read from the Result as they are used."""
+        conn = self._connection()
+        query = self.queries.get(stem, name, conn.dialect)
+        what = f"{stem}.{name}"
+        params = bind(values or {}, query.params, conn.typed)
+        conn.deadline = time.monotonic() + self.settings.query_timeout
+        cursor = None
+        try:
+            cursor = conn.raw.cursor()
+            cursor.execute(query.sql, params)
+        except Exception as exc:
+            if cursor is not None:
+                try:
+                    cursor.close()
+                except Exception:  # the error that matters is the one being raised
+                    pass
+            raise self.failure(exc, what) from None
+        return Result(self, conn, cursor, what)
+
+    def scalar(self, stem: str, name: str, values: Mapping[str, Any] | None = None) -> int:
+        """The first column of the first row as an integer (counts; ODBC may send text)."""
+        rows = self.execute(stem, name, values).all()
+        return int(rows[0][0]) if rows and rows[0][0] is not None else 0
+
+    def ping(self) -> None:
+        """One round trip to the server, for /health."""
+        self.execute("health", "ping").all()
+
+
+def _unavailable_reason(exc: Exception) -> str | None:
+    """A short reason when the error is the database's state, None when it is the query's."""
+    if isinstance(exc, sqlite3.Error):
+        name = getattr(exc, "sqlite_errorname", "")
+        if name == "SQLITE_INTERRUPT":
+            return "query timed out"
+        if name in ("SQLITE_BUSY", "SQLITE_LOCKED"):
+            return "database busy"
+        if name in ("SQLITE_ERROR", "SQLITE_RANGE", "SQLITE_MISMATCH") or isinstance(
+                exc, sqlite3.ProgrammingError | sqlite3.InterfaceError):
+            return None
+        return "database file unreadable"
+    state = exc.args[0] if exc.args and isinstance(exc.args[0], str) else ""
+    if state in ("HYT00", "HYT01", "HY008"):
+        return "query timed out"
+    if state.startswith("08") or state.startswith("57P") or state in ("HY117", "IM002"):
+        return "connection lost"
+    if state in ("40001", "40P01"):  # chosen as a deadlock victim: worth a retry
+        return "database busy"
+    if state == "28000":
+        return "login failed"
+    return None

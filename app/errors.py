@@ -1,0 +1,77 @@
+"""Every error as JSON in the shape of CONTRACT §4; nothing internal reaches a client."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from http import HTTPStatus
+from typing import Any
+
+from flask import Flask, Response, jsonify, request
+from werkzeug.exceptions import HTTPException, InternalServerError, MethodNotAllowed, NotFound
+
+from .db import DatabaseUnavailable
+from .views import RETRY_AFTER
+
+log = logging.getLogger("jembatan")
+
+
+def error_response(code: int, message: str, **extra: Any) -> Response:
+    body = {"code": code, "status": HTTPStatus(code).phrase, "message": message, **extra}
+    response = jsonify(body)
+    response.status_code = code
+    return response
+
+
+def _validation_message(messages: dict[str, Any]) -> str:
+    """webargs' {"query": {"page_size": ["Must be ..."]}} as one readable sentence."""
+    parts = []
+    for location, per_field in messages.items():
+        for name, problems in per_field.items():
+            text = " ".join(problems) if isinstance(problems, list) else str(problems)
+            parts.append(f"{location} parameter {name}: {text}")
+    return "Invalid " + "; ".join(parts)
+
+
+def handle_http(exc: HTTPException) -> Response:
+    code = exc.code or 500
+    data = getattr(exc, "data", None) or {}
+    if "messages" in data:  # webargs validation
+        response = error_response(code, _validation_message(data["messages"]),
+                                  errors=data["messages"])
+    elif isinstance(exc, MethodNotAllowed):
+        response = error_response(code, f"Jembatan is read-only: {request.method} is not "
+                                        f"allowed here; use GET or HEAD.")
+        response.headers["Allow"] = ", ".join(exc.valid_methods or ("GET", "HEAD"))
+    elif isinstance(exc, NotFound) and exc.description == NotFound.description:
+        response = error_response(code, f"Nothing at {request.path}. The collections and "
+                                        f"their URLs are listed at the index (/); the API "
+                                        f"is described at /docs.")
+    elif isinstance(exc, InternalServerError):
+        return handle_unexpected(exc.original_exception or exc)
+    else:
+        response = error_response(code, exc.description or "")
+    if code == 401:
+        response.headers["WWW-Authenticate"] = "Bearer"
+    return response
+
+
+def handle_unavailable(exc: DatabaseUnavailable) -> Response:
+    response = error_response(503, f"The database is unavailable ({exc.reason}); try again "
+                                   f"in a few seconds.")
+    response.headers["Retry-After"] = str(RETRY_AFTER)
+    return response
+
+
+def handle_unexpected(exc: BaseException) -> Response:
+    request_id = uuid.uuid4().hex
+    log.error("request %s %s %s failed", request_id, request.method, request.path,
+              exc_info=(type(exc), exc, exc.__traceback__))
+    return error_response(500, f"An unexpected error; the operator can find it in the log "
+                               f"under request id {request_id}.", request_id=request_id)
+
+
+def register(app: Flask) -> None:
+    app.register_error_handler(HTTPException, handle_http)
+    app.register_error_handler(DatabaseUnavailable, handle_unavailable)
+    app.register_error_handler(Exception, handle_unexpected)

@@ -1,0 +1,198 @@
+"""Record shapes (CONTRACT §1) and the wire format of their values (CONTRACT §2).
+
+The schemas dump database rows to JSON and describe them in the OpenAPI document. Values
+arrive as the driver returns them: sqlite3 gives ISO text for dates and times, ODBC gives
+date/time objects and Decimal; each field writes the same wire value for both.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from decimal import Decimal
+from typing import Any
+
+import marshmallow as ma
+from marshmallow import fields
+
+
+class Number(fields.Number):
+    """A JSON number: int stays int, REAL stays float, DECIMAL becomes a number too."""
+
+    num_type = float
+
+    def _serialize(self, value: Any, attr: str | None, obj: Any, **kwargs: Any) -> Any:
+        if value is None:
+            return None
+        if isinstance(value, Decimal):
+            value = int(value) if value == value.to_integral_value() else float(value)
+        elif isinstance(value, str):  # a number stored as text in a legacy column
+            value = float(value)
+        if isinstance(value, float) and not math.isfinite(value):
+            return None  # JSON has no NaN or Infinity
+        return value
+
+
+class Integer(fields.Integer):
+    def _serialize(self, value: Any, attr: str | None, obj: Any, **kwargs: Any) -> Any:
+        return None if value is None else int(value)
+
+
+class String(fields.String):
+    pass
+
+
+def _wire_time(value: Any) -> str:
+    if isinstance(value, dt.datetime):  # a legacy DATETIME holding only a time of day
+        value = value.time()
+    if isinstance(value, dt.time):
+        return value.isoformat()  # HH:MM:SS, plus .ffffff only when there is a fraction
+    text = str(value)
+    if len(text) > 8 and text[:4].isdigit() and text[4] == "-":  # '1900-01-01 07:05:00'
+        text = text[11:]
+    whole, _, fraction = text.partition(".")
+    fraction = fraction.rstrip("0")
+    return f"{whole}.{fraction.ljust(6, '0')[:6]}" if fraction else whole
+
+
+def _wire_date(value: Any) -> str:
+    if isinstance(value, dt.date):
+        return value.isoformat()[:10]
+    return str(value)[:10]
+
+
+class Date(fields.Date):
+    """"YYYY-MM-DD"."""
+
+    def _serialize(self, value: Any, attr: str | None, obj: Any, **kwargs: Any) -> Any:
+        return None if value is None else _wire_date(value)
+
+
+class Time(fields.Time):
+    """"HH:MM:SS", with ".ffffff" only where the value has a fraction."""
+
+    def _serialize(self, value: Any, attr: str | None, obj: Any, **kwargs: Any) -> Any:
+        return None if value is None else _wire_time(value)
+
+
+class JoinedDateTime(fields.DateTime):
+    """"YYYY-MM-DDTHH:MM:SS" from a date column and a time column of the same record.
+
+    Null when the date is null; a null time counts as 00:00:00 (CONTRACT §1, vehicles).
+    """
+
+    def __init__(self, date_field: str, time_field: str, **kwargs: Any):
+        super().__init__(dump_only=True, allow_none=True, **kwargs)
+        self.date_field, self.time_field = date_field, time_field
+
+    def serialize(self, attr: str, obj: Any, accessor: Any = None, **kwargs: Any) -> Any:
+        day = obj.get(self.date_field)
+        if day is None:
+            return None
+        clock = obj.get(self.time_field)
+        return f"{_wire_date(day)}T{'00:00:00' if clock is None else _wire_time(clock)}"
+
+
+def _fields(spec: str) -> dict[str, fields.Field]:
+    """'id:int name:str ...' -> marshmallow fields, in that order, all nullable."""
+    kinds = {"int": Integer, "num": Number, "str": String, "date": Date, "time": Time}
+    out: dict[str, fields.Field] = {}
+    for item in spec.split():
+        name, kind = item.split(":")
+        out[name] = kinds[kind](allow_none=True)
+    return out
+
+
+def _schema(name: str, declared: dict[str, fields.Field], description: str) -> type[ma.Schema]:
+    meta = type("Meta", (), {"register": False, "description": description})
+    return type(name, (ma.Schema,), {**declared, "Meta": meta})
+
+
+def shape(name: str, spec: str, description: str, **extra: fields.Field) -> type[ma.Schema]:
+    """A record shape from a compact 'field:kind ...' spec, plus computed fields at the end."""
+    return _schema(name, {**_fields(spec), **extra}, description)
+
+
+_GROUPS = ("adonan", "afalan", "air", "aluminium", "kapur", "silo_1", "silo_2")
+_PRODUCTION = (
+    "no_produksi:int no_produksi_:int tanggal:date jam:time operator_name:str "
+    "mode_operator:str recipe:int level_change:int isproses:int temperature_sv:int "
+    "temperature_pv:int temperature_corr:int temperature_note:str "
+    + " ".join(f"{g}_before_add:int {g}_corr:int {g}_note:str {g}_pv:int {g}_sv:int"
+               for g in _GROUPS))
+
+Weighing = shape("Weighing", (
+    "id:int accessedbyanother:str beingaccessedbyuser:str adjustunit:num adjustweigh:num "
+    "custcode:str detctid:num dono:str drivername:str editedby:str ffa:str jam_create:time "
+    "jam_dt1:time jam_dt2:time jam_update:time location:str lot:str mai:str noct:str "
+    "operator1:str operator2:str opt1:str opt2:str pending:str pl3no:str productcode:str "
+    "recno:str remark:str sealno:str tgl_create:date tgl_dt1:date tgl_dt2:date "
+    "tgl_update:date transcode:str vehno:str wbname1:str wbname2:str weigh1:num weigh2:num "
+    "weighsource1:num weighsource2:num weighunit1:num weighunit2:num"),
+    "A weighbridge transaction: entry (dt1) and exit (dt2) weighing.")
+Vehicle = shape("Vehicle", (
+    "id:int Number:str BeingWeighed:str Capacity:num CapacityUnit:num Tare:num TareUnit:num "
+    "TransCode:str UseTare:str Opt1:str Opt2:str tgl_create:date jam_create:time "
+    "tgl_expired:date jam_expired:time"),
+    "A truck known to the weighbridge.",
+    CreatedDate=JoinedDateTime("tgl_create", "jam_create"),
+    ExpireDate=JoinedDateTime("tgl_expired", "jam_expired"))
+Production = shape("Production", _PRODUCTION,
+                   "A batching record: per raw material the requested (sv) and actual (pv) "
+                   "amount.")
+Customer = shape("Customer", "id:int CustCode:str CustName:str Address:str City:str "
+                 "Phone:str Contact:str Remark:str", "A customer or supplier.")
+Product = shape("Product", "id:int ProductCode:str ProductName:str Unit:str Remark:str",
+                "A material.")
+Transporter = shape("Transporter", "id:int TransCode:str TransName:str Address:str "
+                    "Phone:str Contact:str Remark:str", "A haulage company.")
+
+
+def with_first(schema: type[ma.Schema], name: str, **first: fields.Field) -> type[ma.Schema]:
+    """The same shape with `first` fields put in front (numberrow; biao1's id)."""
+    return _schema(name, {**first, **schema._declared_fields}, schema.Meta.description)
+
+
+NUMBERROW_DESCRIPTION = ("1-based position of the record in the collection's canonical order; "
+                         "null in date-range results.")
+
+
+def numbered(schema: type[ma.Schema]) -> type[ma.Schema]:
+    return with_first(schema, f"Numbered{schema.__name__}", numberrow=Integer(
+        allow_none=True, metadata={"description": NUMBERROW_DESCRIPTION}))
+
+
+class ErrorSchema(ma.Schema):
+    """The body of every error (CONTRACT §4)."""
+
+    code = fields.Integer(required=True, metadata={"description": "HTTP status code"})
+    status = fields.String(required=True, metadata={"description": "HTTP reason phrase"})
+    message = fields.String(required=True,
+                            metadata={"description": "What was wrong and how to fix it"})
+    errors = fields.Dict(metadata={"description": "Per-parameter validation messages"})
+    request_id = fields.String(metadata={"description": "Present on a 500: quote it to the "
+                                         "operator, who finds the traceback in the log"})
+
+
+class HealthSchema(ma.Schema):
+    status = fields.String(required=True, metadata={"enum": ["ok", "unavailable"]})
+    database = fields.String(required=True,
+                             metadata={"description": "\"ok\" or a short reason"})
+
+
+class IndexCollectionSchema(ma.Schema):
+    name = fields.String(required=True)
+    url = fields.String(required=True)
+    record = fields.String(required=True, metadata={"description": "Record shape"})
+    key = fields.String(required=True, metadata={"enum": ["id", "numberrow"]})
+    order = fields.List(fields.String(), required=True,
+                        metadata={"description": "Canonical order"})
+    date_range = fields.List(fields.String(), required=True,
+                             metadata={"description": "`on` values, the default first"})
+
+
+class IndexSchema(ma.Schema):
+    name = fields.String(required=True)
+    collections = fields.List(fields.Nested(IndexCollectionSchema), required=True)
+    docs = fields.String(required=True)
+    openapi = fields.String(required=True)

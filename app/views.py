@@ -1,0 +1,338 @@
+"""One blueprint factory for the ten collections, plus the index, health and docs routes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import flask_smorest
+import marshmallow as ma
+from flask import Response, current_app, request, send_from_directory, url_for
+from marshmallow import fields, validate
+from webargs.flaskparser import FlaskParser
+from werkzeug.exceptions import NotFound
+from werkzeug.routing import BaseConverter
+
+from . import params
+from .collections import DATE_PAIRS, Collection
+from .config import ApiSettings
+from .db import Database, DatabaseUnavailable, QueryFailed, Result
+from .schemas import HealthSchema, IndexSchema
+from .streaming import json_array
+
+
+class _Parser(FlaskParser):
+    DEFAULT_VALIDATION_STATUS = 400  # CONTRACT §4: malformed input is 400, not 422
+
+
+class Blueprint(flask_smorest.Blueprint):
+    ARGUMENTS_PARSER = _Parser()
+
+
+class QueryInteger(fields.Integer):
+    """An integer query argument in ASCII digits (int() would take '١٢٣' and '１２３')."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> int:
+        if not isinstance(value, str) or not params._INTEGER.fullmatch(value):
+            raise ma.ValidationError("Not a valid integer: write it in digits, e.g. 50.")
+        return int(value)
+
+
+# Path segments are taken as text and parsed by the view, so that a malformed one is a 400
+# that says what is accepted, not the 404 of a converter that does not match. Each converter
+# only tells the OpenAPI document what the segment holds.
+class _Segment(BaseConverter):
+    openapi: dict[str, Any] = {"type": "string"}
+
+
+class PageNumber(_Segment):
+    openapi = {"type": "integer", "minimum": 1}
+
+
+class RecordId(_Segment):
+    openapi = {"type": "integer"}
+
+
+class IsoDate(_Segment):
+    openapi = {"type": "string", "format": "date", "example": "2026-11-01"}
+
+
+class Clock(_Segment):
+    openapi = {"type": "string", "pattern": "^[0-9]{2}:[0-9]{2}(:[0-9]{2})?$",
+               "example": "07:30"}
+
+
+CONVERTERS: dict[str, type[_Segment]] = {"pagenumber": PageNumber, "recordid": RecordId,
+                                         "isodate": IsoDate, "clock": Clock}
+
+_ERRORS = {400: "BAD_REQUEST", 404: "NOT_FOUND", 503: "SERVICE_UNAVAILABLE",
+           500: "INTERNAL_SERVER_ERROR"}
+_PAGE_HEADERS = {
+    "X-Pagination": {"description": "flask-smorest pagination metadata: total, total_pages "
+                                    "and, when there are records, first_page, last_page and "
+                                    "for a page in range page, previous_page, next_page",
+                     "schema": {"type": "string"}},
+    "Link": {"description": "RFC 8288 links first, last, prev and next where they exist",
+             "schema": {"type": "string"}},
+}
+
+
+def _errors(blp: Blueprint, *codes: int) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Document the error responses a view can give (the shape of CONTRACT §4)."""
+    def decorate(view: Callable[..., Any]) -> Callable[..., Any]:
+        for code in codes:
+            view = blp.alt_response(code, response=_ERRORS[code])(view)
+        return view
+    return decorate
+
+
+def _pagination(total: int, page: int, page_size: int) -> dict[str, int]:
+    """flask-smorest's X-Pagination metadata, computed the way it does."""
+    meta = {"total": total, "total_pages": (total + page_size - 1) // page_size}
+    if total:
+        last = meta["total_pages"]
+        meta |= {"first_page": 1, "last_page": last}
+        if page <= last:
+            meta["page"] = page
+            if page > 1:
+                meta["previous_page"] = page - 1
+            if page < last:
+                meta["next_page"] = page + 1
+    return meta
+
+
+def _page_headers(meta: dict[str, int], url: Callable[[int], str]) -> dict[str, str]:
+    rels = [("first", meta.get("first_page")), ("last", meta.get("last_page")),
+            ("prev", meta.get("previous_page")), ("next", meta.get("next_page"))]
+    links = ", ".join(f'<{url(p)}>; rel="{rel}"' for rel, p in rels if p is not None)
+    headers = {"X-Pagination": json.dumps(meta, separators=(",", ":"))}
+    if links:
+        headers["Link"] = links
+    return headers
+
+
+def _records(c: Collection, result: Result, first: int | None) -> Iterator[dict[str, Any]]:
+    """Rows as dicts by field name; numberrow counts up from `first` (None: null).
+
+    The columns are checked here, before any row is read, so that a site's SQL that lacks a
+    field fails as an error response instead of sending records without it.
+    """
+    missing = [f for f, field in c.schema._declared_fields.items()
+               if f != "numberrow" and not field.dump_only and f not in result.columns]
+    if missing:
+        result.close()
+        raise QueryFailed(f"{result.what} returns no column {', '.join(missing)}")
+    columns = result.columns
+
+    def numbered() -> Iterator[dict[str, Any]]:
+        position = first
+        for batch in result.batches():
+            for row in batch:
+                record = dict(zip(columns, row, strict=True))
+                record["numberrow"] = position
+                if position is not None:
+                    position += 1
+                yield record
+
+    if c.numbered:
+        return numbered()
+    return (dict(zip(columns, row, strict=True)) for batch in result.batches() for row in batch)
+
+
+def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Blueprint:
+    """The routes of one collection (CONTRACT §3), driven by its row of the table."""
+    key_name = "numberrow" if c.numbered else "ID"
+    blp = Blueprint(c.name, __name__, url_prefix=f"{api.url_prefix}/{c.name}",
+                    description=f"{c.schema.Meta.description} Key: {key_name}. Canonical "
+                                f"order: {', '.join(c.order)} (ascending, NULLs first).")
+    schema = c.schema()
+    many = c.schema(many=True)
+
+    page_size_field = QueryInteger(
+        load_default=api.page_size, validate=validate.Range(1, api.max_page_size),
+        metadata={"description": f"Records per page, 1 to {api.max_page_size} "
+                                 f"(default {api.page_size})."})
+    PageArgs = ma.Schema.from_dict({"page_size": page_size_field}, name=f"{c.name}PageArgs")
+
+    def page_of(query: str, values: dict[str, Any], page: int, page_size: int,
+                count: int, numbered: bool) -> list[dict[str, Any]]:
+        window = params.window(page, page_size)
+        if window["skip"] >= count or window["last_row"] > params.INT64_MAX:
+            return []  # beyond the last page: no query needed
+        result = db.execute(c.name, query, values | window)
+        return list(_records(c, result, window["first_row"] if numbered else None))
+
+    def stream(result: Result, first: int | None) -> Response:
+        result.start()
+        dumps = current_app.json.dumps
+        body = json_array((dumps(schema.dump(r)) for r in _records(c, result, first)),
+                          result.what)
+        response = Response(body, mimetype="application/json")
+        response.call_on_close(result.close)
+        return response
+
+    @blp.route("")
+    @blp.response(200, many, description=f"Every {c.name} record in canonical order, "
+                                         f"streamed as it is read.")
+    @_errors(blp, 503, 500)
+    def get_all() -> Response:
+        """gets all
+
+        Every record of the collection in canonical order, sent as the database returns it
+        (a chunked JSON array; the table may hold millions of rows).
+        """
+        return stream(db.execute(c.name, "all"), 1)
+
+    @blp.route("/page/<pagenumber:pagenumber>")
+    @blp.arguments(PageArgs, location="query", as_kwargs=True)
+    @blp.response(200, many, headers=_PAGE_HEADERS,
+                  description="The records of the page; [] beyond the last page.")
+    @_errors(blp, 400, 503, 500)
+    def get_page(pagenumber: str, page_size: int) -> Any:
+        """gets by page
+
+        Page `pagenumber` (1 is the first) of the collection in canonical order.
+        A page beyond the last is an empty array.
+        """
+        page = params.integer(pagenumber, "pagenumber", minimum=1)
+        total = db.scalar(c.name, "count")
+        records = page_of("page", {}, page, page_size, total, c.numbered)
+
+        def url(p: int) -> str:
+            query = {"page_size": page_size} if "page_size" in request.args else {}
+            return url_for(request.endpoint or "", pagenumber=p, _external=True, **query)
+        return many.dump(records), _page_headers(_pagination(total, page, page_size), url)
+
+    converter = "pagenumber" if c.numbered else "recordid"
+
+    @blp.route(f"/<{converter}:key>")
+    @blp.doc(summary="finds by row number" if c.numbered else "finds by ID")
+    @blp.response(200, schema, description="The record.")
+    @_errors(blp, 400, 404, 503, 500)
+    def get_one(key: str) -> Any:
+        """finds by key
+
+        One record: by its integer `id`, or in the collections without a usable key by its
+        1-based position (`numberrow`) in the canonical order, as numbered in `/<c>`.
+        """
+        if c.numbered:
+            n = params.integer(key, "numberrow", minimum=1)
+            found = page_of("page", {}, n, 1, params.INT64_MAX, True)
+        else:
+            k = params.integer(key, "id")
+            found = [] if abs(k) > params.INT64_MAX else list(
+                _records(c, db.execute(c.name, "by_key", {"key": k}), None))
+        if not found:
+            raise NotFound(f"no {c.name} record with {c.key} {key}")
+        return found[0]
+
+    if c.dates:
+        pairs = "; ".join(f"{on} = {DATE_PAIRS[on][0]} + {DATE_PAIRS[on][1]}"
+                          for on in c.dates)
+        RangeArgs = ma.Schema.from_dict({
+            "on": fields.String(
+                load_default=c.dates[0], validate=validate.OneOf(c.dates),
+                metadata={"description": f"Which date/time pair the range applies to: "
+                                         f"{pairs}. Default {c.dates[0]}."}),
+            "page": QueryInteger(validate=validate.Range(min=1), metadata={
+                "description": "Return only this page (1 is the first) of the range, with "
+                               "the pagination headers; without page and page_size the "
+                               "whole range is streamed."}),
+            "page_size": QueryInteger(
+                validate=validate.Range(1, api.max_page_size),
+                metadata={"description": f"Records per page, 1 to {api.max_page_size} "
+                                         f"(default {api.page_size}); given alone, it asks "
+                                         f"for page 1."}),
+        }, name=f"{c.name}RangeArgs")
+
+        @blp.route("/date/<isodate:tglawal>/<clock:jam_awal>/<isodate:tglakhir>/"
+                   "<clock:jam_akhir>")
+        @blp.arguments(RangeArgs, location="query", as_kwargs=True)
+        @blp.response(200, many, headers=_PAGE_HEADERS,
+                      description="The records in the range, oldest first (numberrow null).")
+        @_errors(blp, 400, 503, 500)
+        def get_range(tglawal: str, jam_awal: str, tglakhir: str, jam_akhir: str, on: str,
+                      page: int | None = None, page_size: int | None = None) -> Any:
+            """gets by date
+
+            The records whose date and time lie between tglawal jam_awal and tglakhir
+            jam_akhir, both bounds inclusive, ordered by that date, time, then the canonical
+            order. Dates are YYYY-MM-DD; times HH:MM or HH:MM:SS (24-hour, HH:MM means
+            HH:MM:00). A record with a NULL date is never in a range; a NULL time counts as
+            00:00:00. numberrow is null here. Unpaged, the range is streamed.
+            """
+            values = params.date_range(tglawal, jam_awal, tglakhir, jam_akhir)
+            query = f"range_{on}"
+            if page is None and page_size is None:
+                return stream(db.execute(c.name, query, values), None)
+            page, page_size = page or 1, page_size or api.page_size
+            total = db.scalar(c.name, f"{query}_count", values)
+            records = page_of(f"{query}_page", values, page, page_size, total, False)
+
+            def url(p: int) -> str:
+                return url_for(request.endpoint or "", _external=True,
+                               **(request.view_args or {}),
+                               on=on, page=p, page_size=page_size)
+            return many.dump(records), _page_headers(_pagination(total, page, page_size),
+                                                     url)
+
+    return blp
+
+
+def meta_blueprint(collections: tuple[Collection, ...], db: Database,
+                   api: ApiSettings) -> Blueprint:
+    """`/`, `/health` and the Swagger UI's files."""
+    blp = Blueprint("service", __name__, url_prefix=api.url_prefix or None,
+                    description="The index of collections and the service's health.")
+
+    @blp.route("/")
+    @blp.response(200, IndexSchema)
+    def index() -> Any:
+        """lists the collections
+
+        Each collection with its URL, record shape, key, canonical order and date-range `on`
+        values, and the links to the documentation.
+        """
+        return {
+            "name": "Jembatan",
+            "collections": [{
+                "name": c.name,
+                "url": url_for(f"{c.name}.get_all", _external=True),
+                "record": c.schema.__name__.removeprefix("Numbered"),
+                "key": c.key,
+                "order": list(c.order),
+                "date_range": list(c.dates),
+            } for c in collections],
+            "docs": url_for("api-docs.openapi_swagger_ui", _external=True),
+            "openapi": url_for("api-docs.openapi_json", _external=True),
+        }
+
+    @blp.route("/health")
+    @blp.response(200, HealthSchema)
+    @blp.alt_response(503, schema=HealthSchema,
+                      description="The database cannot be reached (with Retry-After).")
+    def health() -> Any:
+        """checks the database
+
+        {"status": "ok", "database": "ok"} when a query reaches the database; otherwise 503
+        with a short reason and Retry-After.
+        """
+        try:
+            db.ping()
+        except (DatabaseUnavailable, QueryFailed) as exc:
+            reason = exc.reason if isinstance(exc, DatabaseUnavailable) else "query failed"
+            return ({"status": "unavailable", "database": reason}, 503,
+                    {"Retry-After": str(RETRY_AFTER)})
+        return {"status": "ok", "database": "ok"}
+
+    return blp
+
+
+RETRY_AFTER = 5  # seconds a client should wait after a 503
+
+
+def swagger_files(directory: str) -> Callable[[str], Response]:
+    def docs_static(filename: str) -> Response:
+        return send_from_directory(directory, filename, max_age=3600)
+    return docs_static
