@@ -61,6 +61,7 @@ class Query:
     sql: str  # with `?` placeholders
     params: tuple[str, ...]  # the parameter name behind each `?`, in order
     source: str  # file:line, for logs
+    description: str  # the comment lines under the name
 
 
 def _scan(sql: str) -> Iterator[tuple[str, str]]:
@@ -168,10 +169,15 @@ def parse_file(path: Path) -> list[Query]:
                 raise QueryFileError(f"{where}: unknown dialect {dialect!r} for {name!r}; "
                                      f"known: {', '.join(DIALECTS)}")
             body = body[1:]
+        # The leading comment lines describe the query; they are not sent to the server
+        # (some drivers, SQLite's ODBC one among them, trip over a ';' in a comment).
+        notes = []
+        while body and (not body[0].strip() or body[0].lstrip().startswith("--")):
+            notes.append(body.pop(0).strip().removeprefix("--").strip())
         text = "\n".join(body).strip()
         _check_statement(text, where)
         sql, params, _ = convert(text.rstrip().rstrip(";").rstrip())
-        queries.append(Query(name, dialect, sql, params, where))
+        queries.append(Query(name, dialect, sql, params, where, " ".join(filter(None, notes))))
     if not queries:
         raise QueryFileError(f"{path}: no '-- name:' query in the file")
     return queries
