@@ -58,7 +58,8 @@ def expected(collection: str, row: dict[str, Any], numberrow: int | None = None
         elif name in ("CreatedDate", "ExpireDate"):
             day, clock = (("tgl_create", "jam_create") if name == "CreatedDate"
                           else ("tgl_expired", "jam_expired"))
-            out[name] = None if row.get(day) is None else f"{row[day]}T{row.get(clock) or '00:00:00'}"
+            time_of_day = row.get(clock) or "00:00:00"
+            out[name] = None if row.get(day) is None else f"{row[day]}T{time_of_day}"
         else:
             out[name] = row.get(name)
     return out
