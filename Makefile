@@ -1,0 +1,64 @@
+# Two commands on a fresh Debian or Ubuntu machine:
+#   make run    installs what is missing, creates the demo database, serves http://127.0.0.1:8000
+#   make test   installs what is missing (Debian's ODBC packages too), then runs every test
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 8000
+# The tests read SQLite through unixODBC and the SQLite ODBC driver (driver name "SQLite3").
+TEST_DEBS := unixodbc libsqliteodbc
+SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
+
+.PHONY: run test lint demo-db debs debs-test python-venv clean
+
+run: $(BIN)/.installed demo-db
+	$(BIN)/gunicorn --bind $(HOST):$(PORT) --workers 2 --threads 4 --timeout 120 wsgi:app
+
+test: $(BIN)/.installed-test debs-test
+	$(BIN)/ruff check .
+	$(BIN)/pytest
+
+lint: $(BIN)/.installed-test
+	$(BIN)/ruff check .
+
+# Creates the demo database at database.sqlite (instance/demo.sqlite3) unless it exists.
+demo-db: $(BIN)/.installed
+	$(BIN)/flask --app wsgi demo-db
+
+# apt-get only what is missing; a new machine has no package lists, so update first.
+define apt_install
+	@missing=""; for p in $(1); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+endef
+
+debs-test:
+	$(call apt_install,$(TEST_DEBS))
+
+debs:
+	$(call apt_install,$(DEBS))
+
+# Debian's python3 lacks ensurepip (so venv) until python3-venv is installed.
+python-venv:
+	@$(PYTHON) -c 'import ensurepip' 2>/dev/null || $(MAKE) --no-print-directory debs DEBS=python3-venv
+
+$(BIN)/python: | python-venv
+	$(PYTHON) -m venv $(VENV)
+
+$(BIN)/.installed: setup.cfg pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet --disable-pip-version-check -e .
+	touch $@
+
+$(BIN)/.installed-test: setup.cfg pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[test]'
+	touch $(BIN)/.installed $@
+
+clean:
+	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache
