@@ -78,6 +78,19 @@ _PAGE_HEADERS = {
 }
 
 
+def _path(name: str, description: str) -> dict[str, str]:
+    return {"in": "path", "name": name, "description": description}
+
+
+_CLOCK_DOC = "HH:MM or HH:MM:SS, 24-hour, two digits each; HH:MM means HH:MM:00."
+_RANGE_PATH = [
+    _path("tglawal", "First date of the range, YYYY-MM-DD (inclusive)."),
+    _path("jam_awal", f"Time on tglawal where the range starts (inclusive): {_CLOCK_DOC}"),
+    _path("tglakhir", "Last date of the range, YYYY-MM-DD (inclusive)."),
+    _path("jam_akhir", f"Time on tglakhir where the range ends (inclusive): {_CLOCK_DOC}"),
+]
+
+
 def _errors(blp: Blueprint, *codes: int) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Document the error responses a view can give (the shape of CONTRACT §4)."""
     def decorate(view: Callable[..., Any]) -> Callable[..., Any]:
@@ -184,7 +197,8 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
         """
         return stream(db.execute(c.name, "all"), 1)
 
-    @blp.route("/page/<pagenumber:pagenumber>")
+    @blp.route("/page/<pagenumber:pagenumber>", parameters=[_path(
+        "pagenumber", "Page number, 1 is the first; a page beyond the last is [].")])
     @blp.arguments(PageArgs, location="query", as_kwargs=True)
     @blp.response(200, many, headers=_PAGE_HEADERS,
                   description="The records of the page; [] beyond the last page.")
@@ -205,26 +219,29 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
         return many.dump(records), _page_headers(_pagination(total, page, page_size), url)
 
     converter = "pagenumber" if c.numbered else "recordid"
+    key_doc = ("1-based position of the record in the canonical order, as numbered in "
+               f"GET /{c.name}." if c.numbered else "The record's id, an integer.")
 
-    @blp.route(f"/<{converter}:key>")
+    @blp.route(f"/<{converter}:{key_name}>", parameters=[_path(key_name, key_doc)])
     @blp.doc(summary="finds by row number" if c.numbered else "finds by ID")
     @blp.response(200, schema, description="The record.")
     @_errors(blp, 400, 404, 503, 500)
-    def get_one(key: str) -> Any:
+    def get_one(**path: str) -> Any:
         """finds by key
 
-        One record: by its integer `id`, or in the collections without a usable key by its
-        1-based position (`numberrow`) in the canonical order, as numbered in `/<c>`.
+        One record: by its integer ID, or in the collections without a usable key by its
+        1-based position (numberrow) in the canonical order.
         """
+        key = path[key_name]
         if c.numbered:
             n = params.integer(key, "numberrow", minimum=1)
             found = page_of("page", {}, n, 1, params.INT64_MAX, True)
         else:
-            k = params.integer(key, "id")
+            k = params.integer(key, "ID")
             found = [] if abs(k) > params.INT64_MAX else list(
                 _records(c, db.execute(c.name, "by_key", {"key": k}), None))
         if not found:
-            raise NotFound(f"no {c.name} record with {c.key} {key}")
+            raise NotFound(f"no {c.name} record with {key_name} {key}")
         return found[0]
 
     if c.dates:
@@ -247,7 +264,7 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
         }, name=f"{c.name}RangeArgs")
 
         @blp.route("/date/<isodate:tglawal>/<clock:jam_awal>/<isodate:tglakhir>/"
-                   "<clock:jam_akhir>")
+                   "<clock:jam_akhir>", parameters=_RANGE_PATH)
         @blp.arguments(RangeArgs, location="query", as_kwargs=True)
         @blp.response(200, many, headers=_PAGE_HEADERS,
                       description="The records in the range, oldest first (numberrow null).")
