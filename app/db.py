@@ -39,7 +39,8 @@ class QueryFailed(Exception):
 
 def mask_password(text: str) -> str:
     """Hide PWD=... and Password=... in a connection string or a driver message."""
-    return re.sub(r"(?i)\b(pwd|password)\s*=\s*(\{[^}]*\}|[^;]*)", r"\1=***", text)
+    # A braced value may hold ';' and '}}' (an escaped '}'): mask up to the closing brace.
+    return re.sub(r"(?i)\b(pwd|password)\s*=\s*(\{(?:[^}]|\}\})*\}|[^;]*)", r"\1=***", text)
 
 
 def bind(values: Mapping[str, Any], names: tuple[str, ...], typed: bool) -> tuple[Any, ...]:
