@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import math
 import re
 import sqlite3
 import threading
@@ -144,9 +145,10 @@ class Database:
             return conn
         import pyodbc  # only here: the pyodbc wheel needs the system's libodbc
 
+        # pyodbc takes whole seconds, and 0 means no limit: round up.
         raw = pyodbc.connect(self.settings.odbc, autocommit=True, readonly=True,
-                             timeout=int(self.settings.connect_timeout))
-        raw.timeout = int(self.settings.query_timeout)
+                             timeout=math.ceil(self.settings.connect_timeout))
+        raw.timeout = math.ceil(self.settings.query_timeout)
         dbms = str(raw.getinfo(pyodbc.SQL_DBMS_NAME) or "")
         return _Connection(raw, "sqlite" if dbms.lower().startswith("sqlite") else None,
                            typed=True)

@@ -64,40 +64,23 @@ class Query:
     description: str  # the comment lines under the name
 
 
+# Strings, quoted names ("x", [x]) and comments: nothing inside them is code.
+_SKIPPED = re.compile(r"""'(?:[^']|'')*'?|"(?:[^"]|"")*"?|\[[^\]]*\]?|--[^\n]*|/\*.*?(?:\*/|\Z)""",
+                      re.S)
+# In code: a PostgreSQL cast, a :parameter, or a word.
+_CODE_TOKEN = re.compile(r"::|:([A-Za-z_][A-Za-z0-9_]*)|\b([A-Za-z_][A-Za-z0-9_]*)")
+
+
 def _scan(sql: str) -> Iterator[tuple[str, str]]:
     """Split SQL into ("code" | "skip", text) pieces; strings, quoted names and comments skip."""
-    i, n, start = 0, len(sql), 0
-    while i < n:
-        c = sql[i]
-        end = None
-        if c in "'\"[":
-            close = {"'": "'", '"': '"', "[": "]"}[c]
-            j = i + 1
-            while True:
-                j = sql.find(close, j)
-                if j < 0:
-                    end = n
-                    break
-                if close != "]" and sql.startswith(close * 2, j):  # '' and "" escape themselves
-                    j += 2
-                    continue
-                end = j + 1
-                break
-        elif sql.startswith("--", i):
-            j = sql.find("\n", i)
-            end = n if j < 0 else j
-        elif sql.startswith("/*", i):
-            j = sql.find("*/", i + 2)
-            end = n if j < 0 else j + 2
-        if end is None:
-            i += 1
-            continue
-        if start < i:
-            yield "code", sql[start:i]
-        yield "skip", sql[i:end]
-        i = start = end
-    if start < n:
-        yield "code", sql[start:]
+    position = 0
+    for m in _SKIPPED.finditer(sql):
+        if m.start() > position:
+            yield "code", sql[position:m.start()]
+        yield "skip", m.group()
+        position = m.end()
+    if position < len(sql):
+        yield "code", sql[position:]
 
 
 def convert(sql: str) -> tuple[str, tuple[str, ...], list[str]]:
@@ -105,27 +88,17 @@ def convert(sql: str) -> tuple[str, tuple[str, ...], list[str]]:
     out: list[str] = []
     names: list[str] = []
     words: list[str] = []
+
+    def token(m: re.Match[str]) -> str:
+        if m.group(1):
+            names.append(m.group(1))
+            return "?"
+        if m.group(2):
+            words.append(m.group(2).lower())
+        return m.group()
+
     for kind, text in _scan(sql):
-        if kind == "skip":
-            out.append(text)
-            continue
-        i = 0
-        while i < len(text):
-            c = text[i]
-            if c == ":" and text.startswith("::", i):  # PostgreSQL cast, not a parameter
-                out.append("::")
-                i += 2
-            elif c == ":" and (m := _IDENT.match(text, i + 1)):
-                out.append("?")
-                names.append(m.group())
-                i = m.end()
-            elif (m := _IDENT.match(text, i)) and (i == 0 or not text[i - 1].isalnum()):
-                words.append(m.group().lower())
-                out.append(m.group())
-                i = m.end()
-            else:
-                out.append(c)
-                i += 1
+        out.append(text if kind == "skip" else _CODE_TOKEN.sub(token, text))
     return "".join(out), tuple(names), words
 
 

@@ -1,0 +1,383 @@
+"""Errors (CONTRACT §4): 405 for every method but GET and HEAD, 404 for unknown paths, 503
+when the database cannot answer, 500 with a request id for anything unexpected, and the
+refusals at start (a broken SQL directory, a SQLite path that does not exist)."""
+
+from __future__ import annotations
+
+import logging
+import re
+import shutil
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import build_database, database_settings, odbc_string
+from contract import COLLECTIONS
+
+from app import create_app
+
+SHIPPED_SQL = Path(__file__).resolve().parent.parent / "sql"
+WRITING = {"POST", "PUT", "PATCH", "DELETE"}
+METHODS = ["POST", "PUT", "PATCH", "DELETE", "BREW", "PROPFIND", "TRACE"]
+RANGE = "date/2026-11-01/00:00/2026-11-02/23:59"
+ERROR_KEYS = {"code", "status", "message"}
+REASONS = {400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed",
+           500: "Internal Server Error", 503: "Service Unavailable"}
+# What must never reach a client in an error body: SQL, driver text, connection strings.
+LEAKS = ["SELECT", "FROM ", "WHERE", "Traceback", "OperationalError", "DatabaseError",
+         "pyodbc", "sqlite3.", "Driver=", "SQLite3", "mode=ro", "StepAPI", "HY000",
+         "unable to open", "not a database", "no such column", "File \""]
+
+
+def assert_error(response: Any, code: int) -> dict[str, Any]:
+    assert response.status_code == code, response.get_data(as_text=True)
+    assert response.mimetype == "application/json"
+    body = response.get_json()
+    assert isinstance(body, dict), body
+    assert ERROR_KEYS <= set(body), body
+    assert body["code"] == code and body["status"] == REASONS[code], body
+    assert isinstance(body["message"], str) and body["message"].strip(), body
+    return body
+
+
+def assert_no_leak(text: str, *secrets: str) -> None:
+    for leak in [*LEAKS, *secrets]:
+        assert leak not in text, (leak, text)
+
+
+def assert_retry_after(response: Any) -> None:
+    value = response.headers.get("Retry-After")
+    assert value is not None, dict(response.headers)
+    assert value.strip().isdigit(), value
+
+
+def allow_methods(response: Any) -> set[str]:
+    header = response.headers.get("Allow")
+    assert header, dict(response.headers)
+    return {m.strip().upper() for m in header.split(",") if m.strip()}
+
+
+def weighing_row(key: int) -> dict[str, Any]:
+    return {"id": key, "tgl_dt1": "2026-11-01", "jam_dt1": f"0{key}:00:00",
+            "remark": f"record {key}"}
+
+
+# -- 405 -----------------------------------------------------------------------------------
+
+
+def urls_of(collection: str) -> list[str]:
+    out = [f"/{collection}", f"/{collection}/page/1", f"/{collection}/1"]
+    if COLLECTIONS[collection][2]:
+        out.append(f"/{collection}/{RANGE}")
+    return out
+
+
+@pytest.mark.parametrize("collection", list(COLLECTIONS))
+def test_methods_other_than_get_and_head_are_405(make_client, collection):
+    client = make_client({})
+    for path in urls_of(collection):
+        for method in METHODS:
+            response = client.open(path, method=method)
+            body = assert_error(response, 405)
+            allowed = allow_methods(response)
+            assert {"GET", "HEAD"} <= allowed, (method, path, allowed)
+            assert not allowed & WRITING, (method, path, allowed)
+            assert method not in allowed, (method, path, allowed)
+            assert_no_leak(body["message"])
+
+
+def test_methods_on_the_service_urls_are_405(make_client):
+    client = make_client({})
+    for path in ("/", "/health"):
+        for method in METHODS:
+            response = client.open(path, method=method)
+            assert_error(response, 405)
+            allowed = allow_methods(response)
+            assert {"GET", "HEAD"} <= allowed and not allowed & WRITING, (path, allowed)
+
+
+def test_a_405_with_a_body_sent_is_still_405(make_client):
+    client = make_client({"weighing": [weighing_row(1)]})
+    response = client.post("/weighing", json=weighing_row(2))
+    assert_error(response, 405)
+    response = client.put("/weighing/1", data="id=1", content_type="text/plain")
+    assert_error(response, 405)
+    # nothing was written
+    assert [r["id"] for r in client.get("/weighing").get_json()] == [1]
+
+
+# -- 404 and HEAD --------------------------------------------------------------------------
+
+
+def test_unknown_paths_are_404_in_the_error_shape(make_client):
+    client = make_client({"weighing": [weighing_row(1)]})
+    for path in ("/nope", "/weighing/page/1/extra", "/weighing/1/extra", "/Weighing",
+                 "/weighing/page/", "/weighing/date/2026-11-01/00:00/2026-11-02",
+                 "/weighing/date/2026-11-01/00:00/2026-11-02/00:00/extra",
+                 "/customers/date/2026-11-01/00:00/2026-11-02/00:00", "/nope/1",
+                 "/weighing/page/1/2"):
+        body = assert_error(client.get(path), 404)
+        assert_no_leak(body["message"])
+        head = client.head(path)
+        assert head.status_code == 404 and head.data == b""
+
+
+def test_head_is_200_with_no_body(make_client):
+    client = make_client({"weighing": [weighing_row(1), weighing_row(2)],
+                          "customers": [{"id": 1, "CustName": "PT Maju"}]})
+    for path in ("/weighing", "/customers", "/weighing/page/1", "/weighing/1",
+                 "/customers/1", f"/weighing/{RANGE}", f"/weighing/{RANGE}?page=1",
+                 "/health", "/"):
+        response = client.head(path)
+        assert response.status_code == 200, path
+        assert response.data == b"", path
+        assert response.mimetype == "application/json", path
+        # and GET of the same URL does have a body
+        assert client.get(path).data != b"", path
+
+
+# -- 503: the database cannot be reached ---------------------------------------------------
+
+
+def data_urls() -> list[str]:
+    return ["/weighing", "/weighing/page/1", "/weighing/1", f"/weighing/{RANGE}",
+            f"/weighing/{RANGE}?page=1&page_size=10", "/customers", "/customers/1",
+            "/bricon2", "/vehicles/page/2"]
+
+
+def assert_unavailable(app: Any, *secrets: str) -> None:
+    assert_data_unavailable(app, *secrets)
+    assert_health_unavailable(app, *secrets)
+
+
+def assert_data_unavailable(app: Any, *secrets: str) -> None:
+    client = app.test_client()
+    for path in data_urls():
+        response = client.get(path)
+        body = assert_error(response, 503)
+        assert_retry_after(response)
+        assert_no_leak(response.get_data(as_text=True), *secrets)
+        assert body["message"]
+
+
+def assert_health_unavailable(app: Any, *secrets: str) -> None:
+    health = app.test_client().get("/health")
+    assert health.status_code == 503
+    assert health.mimetype == "application/json"
+    assert_retry_after(health)
+    body = health.get_json()
+    assert set(body) == {"status", "database"}, body
+    assert body["status"] == "unavailable"
+    assert isinstance(body["database"], str) and 0 < len(body["database"]) <= 80, body
+    assert body["database"] != "ok"
+    assert_no_leak(health.get_data(as_text=True), *secrets)
+
+
+def test_health_is_ok_when_the_database_answers(make_client):
+    client = make_client({})
+    response = client.get("/health")
+    assert response.status_code == 200
+    assert response.mimetype == "application/json"
+    assert response.get_json() == {"status": "ok", "database": "ok"}
+
+
+def test_sqlite_file_deleted_before_the_first_request_is_503(tmp_path):
+    path = build_database(tmp_path / "plant.sqlite3", {"weighing": [weighing_row(1)]})
+    app = create_app({"database": database_settings("sqlite3", path)})
+    path.unlink()
+    assert_unavailable(app, str(tmp_path), path.name)
+    assert not path.exists()  # read-only: never an empty database created in its place
+
+
+def garbage_app(tmp_path: Path) -> tuple[Any, Path]:
+    path = build_database(tmp_path / "plant.sqlite3", {"weighing": [weighing_row(1)]})
+    app = create_app({"database": database_settings("sqlite3", path)})
+    path.write_bytes(b"this is not a SQLite database \x00\xff\xfe" * 300)
+    return app, path
+
+
+def test_sqlite_file_replaced_by_garbage_is_503(tmp_path):
+    app, path = garbage_app(tmp_path)
+    assert_data_unavailable(app, str(tmp_path), path.name)
+
+
+def test_health_with_the_sqlite_file_replaced_by_garbage_is_503(tmp_path):
+    """Every query fails (503 above), so /health must not report the database ok."""
+    app, path = garbage_app(tmp_path)
+    assert_health_unavailable(app, str(tmp_path), path.name)
+
+
+def test_odbc_source_that_cannot_be_reached_is_503(tmp_path):
+    missing = tmp_path / "gone" / "plant.sqlite3"
+    # The service starts even when an ODBC database cannot be reached (CONTRACT §6).
+    app = create_app({"database": {"odbc": odbc_string(missing)}})
+    assert_unavailable(app, str(tmp_path), missing.name)
+    assert not missing.exists()
+
+
+def test_odbc_database_back_again_is_served(tmp_path):
+    """503 while it cannot be reached; once it can, the same app answers."""
+    path = tmp_path / "plant.sqlite3"
+    app = create_app({"database": {"odbc": odbc_string(path)}})
+    client = app.test_client()
+    assert client.get("/health").status_code == 503
+    build_database(path, {"weighing": [weighing_row(1)]})
+    assert client.get("/health").get_json() == {"status": "ok", "database": "ok"}
+    assert [r["id"] for r in client.get("/weighing").get_json()] == [1]
+
+
+# -- 503: query timeout --------------------------------------------------------------------
+
+BIG_ROWS = 300_000
+
+
+@pytest.fixture(scope="module")
+def big_database(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """300,000 transactions, all on 2026-11-01 at times before 23:59:59, so that a range at
+    23:59:59 of that day matches none of them yet has to look at every one."""
+    path = build_database(tmp_path_factory.mktemp("big") / "big.sqlite3", {})
+    con = sqlite3.connect(path)
+    rows = ((i, "2026-11-01", time.strftime("%H:%M:%S", time.gmtime(i % 86399)),
+             "2026-11-01", "12:00:00", f"DO-{i}") for i in range(1, BIG_ROWS + 1))
+    con.executemany('INSERT INTO "transactions" ("id", "tgl_dt1", "jam_dt1", "tgl_update", '
+                    '"jam_update", "dono") VALUES (?, ?, ?, ?, ?, ?)', rows)
+    con.commit()
+    con.close()
+    return path
+
+
+SLOW_RANGE = "/transactions/date/2026-11-01/23:59:59/2026-11-01/23:59:59"
+
+
+def test_query_timeout_is_503(big_database):
+    app = create_app({"database": {"sqlite": str(big_database), "query_timeout": 0.001}})
+    client = app.test_client()
+    for path in (SLOW_RANGE, f"{SLOW_RANGE}?page=1&page_size=10"):
+        response = client.get(path)
+        assert_error(response, 503)
+        assert_retry_after(response)
+        assert_no_leak(response.get_data(as_text=True), str(big_database))
+    # A quick query on the same app still answers: the timeout ended one query only.
+    one = client.get("/transactions/5")
+    assert one.status_code == 200 and one.get_json()["dono"] == "DO-5"
+
+
+def test_the_slow_query_answers_with_an_ordinary_timeout(big_database):
+    """The control: the query that timed out above is a valid one that takes a while."""
+    app = create_app({"database": {"sqlite": str(big_database), "query_timeout": 60}})
+    client = app.test_client()
+    started = time.monotonic()
+    response = client.get(SLOW_RANGE)
+    elapsed = time.monotonic() - started
+    assert response.status_code == 200 and response.get_json() == []
+    assert elapsed > 0.005, elapsed  # well over the 0.001 s timeout of the test above
+    count = client.get("/transactions/date/2026-11-01/23:59:58/2026-11-01/23:59:59"
+                       "?page=1&page_size=10")
+    assert count.status_code == 200
+    assert [r["jam_dt1"] for r in count.get_json()] == ["23:59:58"] * len(count.get_json())
+    assert count.get_json()
+
+
+# -- 500: a site's SQL that does not fit its tables ----------------------------------------
+
+
+def sql_copy(tmp_path: Path) -> Path:
+    copy = tmp_path / "site-sql"
+    shutil.copytree(SHIPPED_SQL, copy)
+    return copy
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text, (path, old)
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+@pytest.mark.parametrize("change", [
+    ('"Remark" AS "Remark"', 'Remark_gone AS "Remark"'),  # a column the table lacks
+    ('"Remark" AS "Remark"', '"Remark" AS "Remark_gone"'),  # a field the API needs is absent
+], ids=["no-such-column", "field-renamed"])
+def test_broken_site_query_is_500_with_a_request_id(tmp_path, engine, caplog, change):
+    copy = sql_copy(tmp_path)
+    edit(copy / "customers.sql", *change)
+    path = build_database(tmp_path / "plant.sqlite3",
+                          {"customers": [{"id": 1, "CustName": "PT Maju", "Remark": "x"}],
+                           "products": [{"id": 1, "ProductName": "Semen"}]})
+    app = create_app({"database": database_settings(engine, path) | {"sql_dir": str(copy)}})
+    client = app.test_client()
+    seen = set()
+    with caplog.at_level(logging.ERROR):
+        for url in ("/customers", "/customers/page/1", "/customers/1"):
+            response = client.get(url)
+            body = assert_error(response, 500)
+            request_id = body.get("request_id")
+            assert isinstance(request_id, str) and len(request_id) >= 8, body
+            assert request_id not in seen
+            seen.add(request_id)
+            text = response.get_data(as_text=True)
+            assert_no_leak(text, "Remark", "Remark_gone", str(tmp_path), "site-sql",
+                           "customers.sql", "CustName")
+            assert request_id in caplog.text  # the operator finds it in the log
+    # The other collections are not affected.
+    assert client.get("/products/1").get_json()["ProductName"] == "Semen"
+
+
+def test_sql_dir_with_a_duplicate_query_is_refused_at_start(tmp_path):
+    copy = sql_copy(tmp_path)
+    target = copy / "customers.sql"
+    text = target.read_text(encoding="utf-8")
+    blocks = re.split(r"(?m)^(?=--\s*name:)", text)
+    by_key = next(b for b in blocks if re.match(r"--\s*name:\s*by_key\s*$", b.splitlines()[0])
+                  and "dialect:" not in b.splitlines()[1])
+    target.write_text(text.rstrip() + "\n\n" + by_key, encoding="utf-8")
+    path = build_database(tmp_path / "plant.sqlite3", {})
+    with pytest.raises(Exception) as caught:
+        create_app({"database": {"sqlite": str(path), "sql_dir": str(copy)}})
+    assert "by_key" in str(caught.value)
+    assert "customers" in str(caught.value)
+
+
+def test_sql_dir_with_a_missing_query_is_refused_at_start(tmp_path):
+    copy = sql_copy(tmp_path)
+    target = copy / "vehicles.sql"
+    blocks = re.split(r"(?m)^(?=--\s*name:)", target.read_text(encoding="utf-8"))
+    kept = [b for b in blocks if not re.match(r"--\s*name:\s*range_expired\s*$",
+                                              b.splitlines()[0])]
+    assert len(kept) < len(blocks)
+    target.write_text("".join(kept), encoding="utf-8")
+    path = build_database(tmp_path / "plant.sqlite3", {})
+    with pytest.raises(Exception) as caught:
+        create_app({"database": {"sqlite": str(path), "sql_dir": str(copy)}})
+    assert "range_expired" in str(caught.value)
+
+
+def test_sql_dir_with_a_missing_file_is_refused_at_start(tmp_path):
+    copy = sql_copy(tmp_path)
+    (copy / "products.sql").unlink()
+    path = build_database(tmp_path / "plant.sqlite3", {})
+    with pytest.raises(Exception) as caught:
+        create_app({"database": {"sqlite": str(path), "sql_dir": str(copy)}})
+    assert "products" in str(caught.value)
+
+
+def test_unchanged_sql_dir_copy_is_accepted(tmp_path):
+    copy = sql_copy(tmp_path)
+    path = build_database(tmp_path / "plant.sqlite3", {"weighing": [weighing_row(1)]})
+    app = create_app({"database": {"sqlite": str(path), "sql_dir": str(copy)}})
+    assert app.test_client().get("/weighing/1").get_json()["remark"] == "record 1"
+
+
+# -- a SQLite path that does not exist -----------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["missing.sqlite3", "no-such-dir/plant.sqlite3"])
+def test_missing_sqlite_path_is_an_error_at_start_that_names_it(tmp_path, name):
+    missing = tmp_path / name
+    before = sorted(tmp_path.rglob("*"))
+    with pytest.raises(Exception) as caught:
+        create_app({"database": {"sqlite": str(missing)}})
+    assert str(missing) in str(caught.value)
+    assert not missing.exists()
+    assert sorted(tmp_path.rglob("*")) == before  # nothing created in its place
