@@ -44,7 +44,10 @@ def handle_http(exc: HTTPException) -> Response:
                                         f"allowed here; use GET or HEAD.")
         response.headers["Allow"] = ", ".join(exc.valid_methods or ("GET", "HEAD"))
     elif isinstance(exc, NotFound) and exc.description == NotFound.description:
-        response = error_response(code, f"Nothing at {request.path}. The collections and "
+        path = request.path
+        hint = (f" Without the trailing slash: {path.rstrip('/')} ."
+                if len(path) > 1 and path.endswith("/") else "")
+        response = error_response(code, f"Nothing at {path}.{hint} The collections and "
                                         f"their URLs are listed at the index (/); the API "
                                         f"is described at /docs.")
     elif isinstance(exc, InternalServerError):

@@ -1,0 +1,195 @@
+"""GET /<c>/page/{pagenumber}: one page in canonical order, with flask-smorest's
+X-Pagination header and an RFC 8288 Link header (CONTRACT §3 "Pages", §4)."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+
+from tests.contract import COLLECTIONS
+from tests.test_lists import records, sample_row
+
+SMALL = {"api": {"page_size": 2, "max_page_size": 3}}
+HUGE = "99999999999999999999999"
+LINK = re.compile(r'<([^<>]*)>\s*;\s*rel="([a-z]+)"')
+
+
+def links(response: Any) -> dict[str, str]:
+    """The Link header as {rel: url}; every part must be `<url>; rel="..."`."""
+    header = response.headers.get("Link")
+    if header is None:
+        return {}
+    out: dict[str, str] = {}
+    for part in re.split(r",\s*(?=<)", header):
+        match = LINK.fullmatch(part.strip())
+        assert match, f"not an RFC 8288 link: {part!r} in {header!r}"
+        assert match[2] not in out, f"rel {match[2]} twice in {header!r}"
+        out[match[2]] = match[1]
+    return out
+
+
+def page(client: Any, url: str) -> dict[str, Any]:
+    """Everything a client relies on in a page answer."""
+    response = client.get(url)
+    pagination = response.headers.get("X-Pagination")
+    return {
+        "status": response.status_code,
+        "type": response.mimetype,
+        "body": response.get_json(),
+        "X-Pagination": None if pagination is None else json.loads(pagination),
+        "Link": links(response),
+    }
+
+
+def page_url(collection: str, n: int, page_size: int | None = None) -> str:
+    query = "" if page_size is None else f"?page_size={page_size}"
+    return f"http://localhost/{collection}/page/{n}{query}"
+
+
+def answer(body: list[dict[str, Any]], pagination: dict[str, int],
+           rels: dict[str, str]) -> dict[str, Any]:
+    return {"status": 200, "type": "application/json", "body": body,
+            "X-Pagination": pagination, "Link": rels}
+
+
+def error(response: Any) -> dict[str, Any]:
+    """CONTRACT §4: {"code", "status", "message"} (a validation error may add "errors")."""
+    body = response.get_json()
+    assert response.mimetype == "application/json"
+    assert isinstance(body, dict)
+    assert set(body) - {"errors"} == {"code", "status", "message"}
+    assert body["code"] == response.status_code
+    assert isinstance(body["message"], str) and body["message"]
+    return body
+
+
+FIVE_ROWS = {"total": 5, "total_pages": 3, "first_page": 1, "last_page": 3}
+
+
+@pytest.mark.parametrize("collection", COLLECTIONS)
+def test_pages_first_middle_last_and_beyond(make_client, collection):
+    rows = [sample_row(collection, n) for n in (1, 2, 3, 4, 5)]
+    client = make_client({collection: rows[::-1]}, **SMALL)
+    first, last = page_url(collection, 1), page_url(collection, 3)
+
+    assert page(client, f"/{collection}/page/1") == answer(
+        records(collection, rows[0:2], first=1),
+        FIVE_ROWS | {"page": 1, "next_page": 2},
+        {"first": first, "last": last, "next": page_url(collection, 2)})
+    assert page(client, f"/{collection}/page/2") == answer(
+        records(collection, rows[2:4], first=3),
+        FIVE_ROWS | {"page": 2, "previous_page": 1, "next_page": 3},
+        {"first": first, "last": last, "prev": page_url(collection, 1),
+         "next": page_url(collection, 3)})
+    assert page(client, f"/{collection}/page/3") == answer(
+        records(collection, rows[4:5], first=5),
+        FIVE_ROWS | {"page": 3, "previous_page": 2},
+        {"first": first, "last": last, "prev": page_url(collection, 2)})
+    assert page(client, f"/{collection}/page/4") == answer(
+        [], FIVE_ROWS, {"first": first, "last": last})
+
+
+@pytest.mark.parametrize("collection", COLLECTIONS)
+def test_single_page_has_no_prev_or_next(make_client, collection):
+    rows = [sample_row(collection, n) for n in (1, 2)]
+    client = make_client({collection: rows}, **SMALL)
+    only = page_url(collection, 1)
+    assert page(client, f"/{collection}/page/1") == answer(
+        records(collection, rows),
+        {"total": 2, "total_pages": 1, "first_page": 1, "last_page": 1, "page": 1},
+        {"first": only, "last": only})
+
+
+@pytest.mark.parametrize("collection", COLLECTIONS)
+def test_empty_collection_pages_are_empty_with_zero_totals(make_client, collection):
+    client = make_client({}, **SMALL)
+    for n in (1, 2):
+        assert page(client, f"/{collection}/page/{n}") == answer(
+            [], {"total": 0, "total_pages": 0}, {})
+
+
+@pytest.mark.parametrize("collection", COLLECTIONS)
+def test_page_size_query_changes_the_page_and_is_kept_in_links(make_client, collection):
+    rows = [sample_row(collection, n) for n in (1, 2, 3, 4, 5)]
+    client = make_client({collection: rows}, **SMALL)
+
+    assert page(client, f"/{collection}/page/2?page_size=3") == answer(
+        records(collection, rows[3:5], first=4),
+        {"total": 5, "total_pages": 2, "first_page": 1, "last_page": 2, "page": 2,
+         "previous_page": 1},
+        {"first": page_url(collection, 1, 3), "last": page_url(collection, 2, 3),
+         "prev": page_url(collection, 1, 3)})
+    assert page(client, f"/{collection}/page/3?page_size=1") == answer(
+        records(collection, rows[2:3], first=3),
+        {"total": 5, "total_pages": 5, "first_page": 1, "last_page": 5, "page": 3,
+         "previous_page": 2, "next_page": 4},
+        {"first": page_url(collection, 1, 1), "last": page_url(collection, 5, 1),
+         "prev": page_url(collection, 2, 1), "next": page_url(collection, 4, 1)})
+    # The configured default, sent explicitly, is echoed in the links too.
+    assert page(client, f"/{collection}/page/1?page_size=2")["Link"] == {
+        "first": page_url(collection, 1, 2), "last": page_url(collection, 3, 2),
+        "next": page_url(collection, 2, 2)}
+
+
+def test_default_page_size_is_100(make_client):
+    rows = [sample_row("weighing", n) for n in range(1, 151)]
+    client = make_client({"weighing": rows})
+    first, last = page_url("weighing", 1), page_url("weighing", 2)
+    totals = {"total": 150, "total_pages": 2, "first_page": 1, "last_page": 2}
+
+    one = page(client, "/weighing/page/1")
+    assert [r["numberrow"] for r in one["body"]] == list(range(1, 101))
+    assert one == answer(records("weighing", rows[:100], first=1),
+                         totals | {"page": 1, "next_page": 2},
+                         {"first": first, "last": last, "next": last})
+    two = page(client, "/weighing/page/2")
+    assert [r["numberrow"] for r in two["body"]] == list(range(101, 151))
+    assert two == answer(records("weighing", rows[100:], first=101),
+                         totals | {"page": 2, "previous_page": 1},
+                         {"first": first, "last": last, "prev": first})
+
+
+@pytest.mark.parametrize("collection", COLLECTIONS)
+def test_huge_pagenumber_is_an_empty_page(make_client, collection):
+    rows = [sample_row(collection, n) for n in (1, 2, 3, 4, 5)]
+    client = make_client({collection: rows}, **SMALL)
+    assert page(client, f"/{collection}/page/{HUGE}") == answer(
+        [], FIVE_ROWS, {"first": page_url(collection, 1), "last": page_url(collection, 3)})
+
+
+BAD_PAGE_SIZES = ["0", "4", "-1", "abc", "１", "١", "1.5", "", "+2", "1000"]
+
+
+@pytest.mark.parametrize("collection", COLLECTIONS)
+def test_page_size_outside_1_to_max_or_not_an_integer_is_400(make_client, collection):
+    client = make_client({collection: [sample_row(collection, 1)]}, **SMALL)
+    answers = {}
+    for size in BAD_PAGE_SIZES:
+        response = client.get(f"/{collection}/page/1", query_string={"page_size": size})
+        body = error(response)
+        answers[size] = (response.status_code, body["status"], "page_size" in body["message"])
+    assert answers == dict.fromkeys(BAD_PAGE_SIZES, (400, "Bad Request", True))
+
+
+def test_page_size_up_to_the_configured_max_is_accepted(make_client):
+    rows = [sample_row("customers", n) for n in (1, 2, 3, 4)]
+    client = make_client({"customers": rows}, api={"page_size": 2, "max_page_size": 3})
+    assert page(client, "/customers/page/1?page_size=3")["body"] == records("customers",
+                                                                            rows[:3])
+    assert client.get("/customers/page/1?page_size=4").status_code == 400
+
+
+BAD_PAGE_NUMBERS = ["0", "-1", "x", "١", "１", "1.5", "+1", "1e2", "%201", "-" + HUGE]
+
+
+@pytest.mark.parametrize("collection", COLLECTIONS)
+def test_pagenumber_below_one_or_not_an_integer_is_400(make_client, collection):
+    client = make_client({collection: [sample_row(collection, 1)]}, **SMALL)
+    answers = {}
+    for number in BAD_PAGE_NUMBERS:
+        response = client.get(f"/{collection}/page/{number}")
+        answers[number] = (response.status_code, error(response)["status"])
+    assert answers == dict.fromkeys(BAD_PAGE_NUMBERS, (400, "Bad Request"))
