@@ -68,6 +68,15 @@ class _Connection:
         self.dialect = dialect  # which `-- dialect:` variant applies, None for the main text
         self.typed = typed
         self.deadline = float("inf")  # for sqlite3's progress handler
+        self.used = False  # has served a query: a failure may mean it went stale
+        self.broken = False  # lost or unusable: the next request reconnects
+        self.detached = False  # given up by its thread while a stream still reads from it
+
+    def close(self) -> None:
+        try:
+            self.raw.close()
+        except Exception:  # closing a broken connection can fail; it is gone either way
+            pass
 
 
 class Result:
@@ -84,7 +93,7 @@ class Result:
             return self._cursor.fetchmany(FETCH_SIZE)
         except Exception as exc:
             self.close()
-            raise self._db.failure(exc, self.what) from None
+            raise self._db.failure(exc, self.what, self._conn) from None
 
     def start(self) -> None:
         """Read the first rows now, so that a failure is still an error response (503)
@@ -110,6 +119,13 @@ class Result:
             self._cursor.close()
         except Exception:  # a dead connection's cursor may fail to close; nothing to do
             pass
+        if self._conn.detached:  # its thread moved on to a new connection: ours to close
+            self._conn.close()
+
+    def abandon(self) -> None:
+        """The request is over but a reader still holds this result's connection: let the
+        request thread connect afresh, and the reader close the old connection when done."""
+        self._db.detach(self._conn)
 
 
 class Database:
@@ -137,8 +153,11 @@ class Database:
     def _connect(self) -> _Connection:
         if self.kind == "sqlite3":
             uri = self.settings.sqlite.resolve().as_uri() + "?mode=ro"
+            # check_same_thread=False: a stream's reader thread uses the request's connection
+            # while the request thread only sends the spooled bytes.
             raw = sqlite3.connect(uri, uri=True, isolation_level=None,
-                                  timeout=self.settings.connect_timeout)
+                                  timeout=self.settings.connect_timeout,
+                                  check_same_thread=False)
             conn = _Connection(raw, "sqlite", typed=False)
             # sqlite3 has no statement timeout: abort a step that runs past the deadline.
             raw.set_progress_handler(lambda: time.monotonic() > conn.deadline, 10_000)
@@ -155,6 +174,9 @@ class Database:
 
     def _connection(self) -> _Connection:
         conn = getattr(self._local, "conn", None)
+        if conn is not None and conn.broken:
+            conn.close()
+            conn = self._local.conn = None
         if conn is None:
             try:
                 conn = self._connect()
@@ -165,17 +187,13 @@ class Database:
             self._local.conn = conn
         return conn
 
-    def discard(self) -> None:
-        """Drop this thread's connection; the next query reconnects."""
-        conn = getattr(self._local, "conn", None)
-        self._local.conn = None
-        if conn is not None:
-            try:
-                conn.raw.close()
-            except Exception:  # closing a broken connection can fail; it is gone either way
-                pass
+    def detach(self, conn: _Connection) -> None:
+        """This thread stops using `conn` (a stream's reader still does)."""
+        conn.detached = True
+        if getattr(self._local, "conn", None) is conn:
+            self._local.conn = None
 
-    def failure(self, exc: Exception, what: str) -> Exception:
+    def failure(self, exc: Exception, what: str, conn: _Connection) -> Exception:
         """Classify a driver error, log it with its detail, return what to raise instead."""
         reason = _unavailable_reason(exc)
         detail = mask_password(str(exc))
@@ -183,31 +201,41 @@ class Database:
             log.error("query %s failed: %s", what, detail)
             return QueryFailed(f"query {what} failed")
         log.warning("query %s: %s (%s)", what, reason, detail)
-        if reason != "query timed out":
-            self.discard()
+        if reason != "query timed out":  # a cancelled query leaves the connection usable
+            conn.broken = True
         return DatabaseUnavailable(reason)
 
     # -- queries -------------------------------------------------------------------------
 
     def execute(self, stem: str, name: str, values: Mapping[str, Any] | None = None) -> Result:
-        """Run `name` of sql/<stem>.sql; the rows are read from the Result as they are used."""
-        conn = self._connection()
-        query = self.queries.get(stem, name, conn.dialect)
+        """Run `name` of sql/<stem>.sql; the rows are read from the Result as they are used.
+
+        A connection that has served before and fails as lost is replaced and the query run
+        once more: after a database restart the first request need not fail.
+        """
         what = f"{stem}.{name}"
-        params = bind(values or {}, query.params, conn.typed)
-        conn.deadline = time.monotonic() + self.settings.query_timeout
-        cursor = None
-        try:
-            cursor = conn.raw.cursor()
-            cursor.execute(query.sql, params)
-        except Exception as exc:
-            if cursor is not None:
-                try:
-                    cursor.close()
-                except Exception:  # the error that matters is the one being raised
-                    pass
-            raise self.failure(exc, what) from None
-        return Result(self, conn, cursor, what)
+        while True:
+            conn = self._connection()
+            query = self.queries.get(stem, name, conn.dialect)
+            params = bind(values or {}, query.params, conn.typed)
+            conn.deadline = time.monotonic() + self.settings.query_timeout
+            cursor = None
+            try:
+                cursor = conn.raw.cursor()
+                cursor.execute(query.sql, params)
+            except Exception as exc:
+                if cursor is not None:
+                    try:
+                        cursor.close()
+                    except Exception:  # the error that matters is the one being raised
+                        pass
+                error = self.failure(exc, what, conn)
+                if conn.used and conn.broken:
+                    log.info("query %s: reconnecting and trying once more", what)
+                    continue  # with a new connection, whose failure is not retried
+                raise error from None
+            conn.used = True
+            return Result(self, conn, cursor, what)
 
     def scalar(self, stem: str, name: str, values: Mapping[str, Any] | None = None) -> int:
         """The first column of the first row as an integer (counts; ODBC may send text)."""

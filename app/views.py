@@ -19,7 +19,7 @@ from .collections import DATE_PAIRS, Collection
 from .config import ApiSettings
 from .db import Database, DatabaseUnavailable, QueryFailed, Result
 from .schemas import HealthSchema, IndexSchema
-from .streaming import json_array
+from .streaming import SpooledStream
 
 
 class _Parser(FlaskParser):
@@ -125,8 +125,10 @@ def _page_headers(meta: dict[str, int], url: Callable[[int], str]) -> dict[str, 
     return headers
 
 
-def _records(c: Collection, result: Result, first: int | None) -> Iterator[dict[str, Any]]:
-    """Rows as dicts by field name; numberrow counts up from `first` (None: null).
+def _record_batches(c: Collection, result: Result, first: int | None
+                    ) -> Iterator[list[dict[str, Any]]]:
+    """Rows as dicts by field name, a batch at a time; numberrow counts up from `first`
+    (None: null).
 
     The columns are checked here, before any row is read, so that a site's SQL that lacks a
     field fails as an error response instead of sending records without it.
@@ -138,19 +140,22 @@ def _records(c: Collection, result: Result, first: int | None) -> Iterator[dict[
         raise QueryFailed(f"{result.what} returns no column {', '.join(missing)}")
     columns = result.columns
 
-    def numbered() -> Iterator[dict[str, Any]]:
+    def batches() -> Iterator[list[dict[str, Any]]]:
         position = first
-        for batch in result.batches():
-            for row in batch:
-                record = dict(zip(columns, row, strict=True))
-                record["numberrow"] = position
-                if position is not None:
-                    position += 1
-                yield record
+        for rows in result.batches():
+            records = [dict(zip(columns, row, strict=True)) for row in rows]
+            if c.numbered:
+                for record in records:
+                    record["numberrow"] = position
+                    if position is not None:
+                        position += 1
+            yield records
 
-    if c.numbered:
-        return numbered()
-    return (dict(zip(columns, row, strict=True)) for batch in result.batches() for row in batch)
+    return batches()
+
+
+def _records(c: Collection, result: Result, first: int | None) -> list[dict[str, Any]]:
+    return [record for batch in _record_batches(c, result, first) for record in batch]
 
 
 def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Blueprint:
@@ -174,15 +179,20 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
         if window["skip"] >= count or window["last_row"] > params.INT64_MAX:
             return []  # beyond the last page: no query needed
         result = db.execute(c.name, query, values | window)
-        return list(_records(c, result, window["first_row"] if numbered else None))
+        return _records(c, result, window["first_row"] if numbered else None)
 
     def stream(result: Result, first: int | None) -> Response:
-        result.start()
+        result.start()  # a failure before the first row is still a 503, not a broken stream
         dumps = current_app.json.dumps
-        body = json_array((dumps(schema.dump(r)) for r in _records(c, result, first)),
-                          result.what)
+
+        def encode(records: list[dict[str, Any]], first_batch: bool) -> bytes:
+            text = ",".join([dumps(record) for record in many.dump(records)])
+            return (text if first_batch else "," + text).encode()
+
+        body = SpooledStream(_record_batches(c, result, first), encode, b"[", b"]",
+                             result.what, on_abandon=result.abandon)
         response = Response(body, mimetype="application/json")
-        response.call_on_close(result.close)
+        response.call_on_close(body.close)
         return response
 
     @blp.route("")
@@ -238,8 +248,8 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
             found = page_of("page", {}, n, 1, params.INT64_MAX, True)
         else:
             k = params.integer(key, "ID")
-            found = [] if abs(k) > params.INT64_MAX else list(
-                _records(c, db.execute(c.name, "by_key", {"key": k}), None))
+            found = [] if abs(k) > params.INT64_MAX else _records(
+                c, db.execute(c.name, "by_key", {"key": k}), None)
         if not found:
             raise NotFound(f"no {c.name} record with {key_name} {key}")
         return found[0]

@@ -5,12 +5,8 @@ as it is read, and that gunicorn plus ProxyFix honour one reverse proxy's header
 from __future__ import annotations
 
 import json
-import os
 import random
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +16,7 @@ import requests
 
 from tests.conftest import build_database
 from tests.contract import expected
+from tests.servers import gunicorn
 
 ROOT = Path(__file__).resolve().parent.parent
 GUNICORN = Path(sys.executable).parent / "gunicorn"
@@ -60,12 +57,6 @@ def transaction_rows() -> list[dict[str, Any]]:
     return rows
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class Server:
     def __init__(self, base: str, rows: list[dict[str, Any]]):
         self.base = base
@@ -78,47 +69,12 @@ class Server:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    assert GUNICORN.is_file(), f"gunicorn is not installed next to {sys.executable}"
     work = tmp_path_factory.mktemp("gunicorn")
     rows = transaction_rows()
     database = build_database(work / "fixture.sqlite3", {"transactions": rows})
-    empty_config = work / "empty.toml"
-    empty_config.write_text("")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("JEMBATAN_")}
-    env |= {"JEMBATAN_SQLITE": str(database),
-            # Nothing from a config.toml someone left in the checkout.
-            "JEMBATAN_CONFIG": str(empty_config), "JEMBATAN_API_KEYS": ""}
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    stderr_path = work / "stderr.log"
-    with open(stderr_path, "wb") as stderr, open(work / "stdout.log", "wb") as stdout:
-        process = subprocess.Popen(
-            [str(GUNICORN), "-b", f"127.0.0.1:{port}", "--workers", "1", "--threads", "2",
-             "wsgi:app"],
-            cwd=ROOT, env=env, stdout=stdout, stderr=stderr)
-    try:
-        deadline = time.monotonic() + START_TIMEOUT
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"gunicorn exited with {process.returncode}:\n"
-                            f"{stderr_path.read_text(errors='replace')}")
-            try:
-                if requests.get(base + "/health", timeout=1).status_code == 200:
-                    break
-            except requests.RequestException:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"gunicorn did not answer /health within {START_TIMEOUT:.0f} s:\n"
-                            f"{stderr_path.read_text(errors='replace')}")
-            time.sleep(0.2)
-        yield Server(base, rows)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+    with gunicorn(work, {"JEMBATAN_SQLITE": str(database)}, "--workers", "1",
+                  "--threads", "2") as process:
+        yield Server(process.base, rows)
 
 
 def in_order(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -1,0 +1,78 @@
+"""A real gunicorn process serving Jembatan, for tests that need one (`gunicorn wsgi:app`)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import requests
+
+ROOT = Path(__file__).resolve().parent.parent
+GUNICORN = Path(sys.executable).parent / "gunicorn"
+START_TIMEOUT = 20.0
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class Gunicorn:
+    base: str
+    port: int
+    process: subprocess.Popen[bytes]
+    stderr: Path
+
+    def log(self) -> str:
+        return self.stderr.read_text(errors="replace")
+
+
+@contextlib.contextmanager
+def gunicorn(work: Path, env: Mapping[str, str], *args: str) -> Iterator[Gunicorn]:
+    """Start gunicorn on a free port with `env` (JEMBATAN_* settings) and extra `args`;
+    wait for /health to answer (200 or 503); stop it afterwards."""
+    assert GUNICORN.is_file(), f"gunicorn is not installed next to {sys.executable}"
+    empty_config = work / "empty.toml"
+    empty_config.write_text("")
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith("JEMBATAN_")}
+    # Nothing from a config.toml someone left in the checkout.
+    full_env |= {"JEMBATAN_CONFIG": str(empty_config), "JEMBATAN_API_KEYS": ""} | dict(env)
+    port = free_port()
+    stderr_path = work / f"gunicorn-{port}.log"
+    with open(stderr_path, "wb") as stderr:
+        process = subprocess.Popen(
+            [str(GUNICORN), "-b", f"127.0.0.1:{port}", *args, "wsgi:app"],
+            cwd=ROOT, env=full_env, stdout=stderr, stderr=stderr)
+    server = Gunicorn(f"http://127.0.0.1:{port}", port, process, stderr_path)
+    try:
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"gunicorn exited with {process.returncode}:\n{server.log()}")
+            try:
+                requests.get(server.base + "/health", timeout=1)
+                break
+            except requests.RequestException:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"gunicorn did not answer within {START_TIMEOUT:.0f} s:\n"
+                            f"{server.log()}")
+            time.sleep(0.2)
+        yield server
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
