@@ -8,14 +8,16 @@ QueryFailed (500), whose messages hold no SQL, driver text or connection string.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import itertools
 import logging
 import math
 import re
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from .config import DatabaseSettings
@@ -60,6 +62,61 @@ def bind(values: Mapping[str, Any], names: tuple[str, ...], typed: bool) -> tupl
     return tuple(out)
 
 
+SQL_ATTR_LOGIN_TIMEOUT = 103  # ODBC's connect-time limit; pyodbc's timeout= sets others too
+
+
+class _Watchdog:
+    """Cancels ODBC statements that run past their deadline, from one thread of its own.
+
+    Drivers differ: SQL Server's honours a query timeout, PostgreSQL's refuses the attribute
+    and SQLite's ignores it; SQLCancel from another thread works on all three.
+    """
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._watched: dict[int, tuple[float, Any]] = {}
+        self._fired: set[int] = set()
+        self._tokens = itertools.count()
+        self._thread: threading.Thread | None = None
+
+    def watch(self, seconds: float, cursor: Any) -> int:
+        with self._cond:
+            token = next(self._tokens)
+            self._watched[token] = (time.monotonic() + seconds, cursor)
+            if self._thread is None:  # started in the worker process, after gunicorn forks
+                self._thread = threading.Thread(target=self._run, name="query watchdog",
+                                                daemon=True)
+                self._thread.start()
+            self._cond.notify()
+            return token
+
+    def done(self, token: int) -> bool:
+        """Stop watching; True if the statement was cancelled for running too long."""
+        with self._cond:
+            self._watched.pop(token, None)
+            fired = token in self._fired
+            self._fired.discard(token)
+            return fired
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                now = time.monotonic()
+                expired = [(t, c) for t, (d, c) in self._watched.items() if d <= now]
+                for token, _ in expired:
+                    del self._watched[token]
+                    self._fired.add(token)
+                if not expired:
+                    nearest = min((d for d, _ in self._watched.values()), default=None)
+                    self._cond.wait(None if nearest is None else nearest - now)
+                    continue
+            for _, cursor in expired:
+                try:
+                    cursor.cancel()
+                except Exception as exc:  # the statement may have just finished
+                    log.debug("cancel failed: %s", exc)
+
+
 class _Connection:
     """One DB-API connection of one thread, with what the runner needs to know about it."""
 
@@ -88,12 +145,12 @@ class Result:
         self._first: list[tuple[Any, ...]] | None = None
 
     def _fetch(self) -> list[tuple[Any, ...]]:
-        self._conn.deadline = time.monotonic() + self._db.settings.query_timeout
-        try:
-            return self._cursor.fetchmany(FETCH_SIZE)
-        except Exception as exc:
-            self.close()
-            raise self._db.failure(exc, self.what, self._conn) from None
+        with self._db.deadline(self._conn, self._cursor) as timed_out:
+            try:
+                return self._cursor.fetchmany(FETCH_SIZE)
+            except Exception as exc:
+                self.close()
+                raise self._db.failure(exc, self.what, self._conn, timed_out()) from None
 
     def start(self) -> None:
         """Read the first rows now, so that a failure is still an error response (503)
@@ -135,6 +192,7 @@ class Database:
         self.settings = settings
         self.queries = queries
         self._local = threading.local()
+        self._watchdog = _Watchdog()
         if settings.odbc:
             self.kind = "odbc"
             self.describe = "ODBC " + mask_password(settings.odbc)
@@ -164,10 +222,13 @@ class Database:
             return conn
         import pyodbc  # only here: the pyodbc wheel needs the system's libodbc
 
-        # pyodbc takes whole seconds, and 0 means no limit: round up.
-        raw = pyodbc.connect(self.settings.odbc, autocommit=True, readonly=True,
-                             timeout=math.ceil(self.settings.connect_timeout))
-        raw.timeout = math.ceil(self.settings.query_timeout)
+        # ODBC counts whole seconds, and 0 means no limit: round up.
+        raw = pyodbc.connect(self.settings.odbc, autocommit=True, readonly=True, attrs_before={
+            SQL_ATTR_LOGIN_TIMEOUT: math.ceil(self.settings.connect_timeout)})
+        try:  # the driver's own query timeout where it has one (SQL Server's); see _Watchdog
+            raw.timeout = math.ceil(self.settings.query_timeout)
+        except pyodbc.Error:
+            pass
         dbms = str(raw.getinfo(pyodbc.SQL_DBMS_NAME) or "")
         return _Connection(raw, "sqlite" if dbms.lower().startswith("sqlite") else None,
                            typed=True)
@@ -193,9 +254,30 @@ class Database:
         if getattr(self._local, "conn", None) is conn:
             self._local.conn = None
 
-    def failure(self, exc: Exception, what: str, conn: _Connection) -> Exception:
+    @contextlib.contextmanager
+    def deadline(self, conn: _Connection, cursor: Any) -> Iterator[Callable[[], bool]]:
+        """Bound one database call by query_timeout; yields "did it time out?"."""
+        seconds = self.settings.query_timeout
+        if not conn.typed:  # sqlite3: its progress handler checks the deadline
+            conn.deadline = time.monotonic() + seconds
+            yield lambda: False
+            return
+        token = self._watchdog.watch(seconds, cursor)
+        fired = False
+
+        def timed_out() -> bool:
+            nonlocal fired
+            fired = fired or self._watchdog.done(token)
+            return fired
+        try:
+            yield timed_out
+        finally:
+            timed_out()
+
+    def failure(self, exc: Exception, what: str, conn: _Connection,
+                timed_out: bool = False) -> Exception:
         """Classify a driver error, log it with its detail, return what to raise instead."""
-        reason = _unavailable_reason(exc)
+        reason = "query timed out" if timed_out else _unavailable_reason(exc)
         detail = mask_password(str(exc))
         if reason is None:
             log.error("query %s failed: %s", what, detail)
@@ -218,24 +300,32 @@ class Database:
             conn = self._connection()
             query = self.queries.get(stem, name, conn.dialect)
             params = bind(values or {}, query.params, conn.typed)
-            conn.deadline = time.monotonic() + self.settings.query_timeout
             cursor = None
+            error: Exception | None = None
             try:
                 cursor = conn.raw.cursor()
-                cursor.execute(query.sql, params)
-            except Exception as exc:
-                if cursor is not None:
+            except Exception as exc:  # only a closed or dead connection refuses a cursor
+                log.warning("query %s: no cursor (%s)", what, mask_password(str(exc)))
+                conn.broken = True
+                error = DatabaseUnavailable("connection lost")
+            if cursor is not None:
+                with self.deadline(conn, cursor) as timed_out:
                     try:
-                        cursor.close()
-                    except Exception:  # the error that matters is the one being raised
-                        pass
-                error = self.failure(exc, what, conn)
-                if conn.used and conn.broken:
-                    log.info("query %s: reconnecting and trying once more", what)
-                    continue  # with a new connection, whose failure is not retried
-                raise error from None
-            conn.used = True
-            return Result(self, conn, cursor, what)
+                        cursor.execute(query.sql, params)
+                    except Exception as exc:
+                        error = self.failure(exc, what, conn, timed_out())
+            if error is None:
+                conn.used = True
+                return Result(self, conn, cursor, what)
+            if cursor is not None:
+                try:
+                    cursor.close()
+                except Exception:  # the error that matters is the one being raised
+                    pass
+            if conn.used and conn.broken:
+                log.info("query %s: reconnecting and trying once more", what)
+                continue  # with a new connection, whose failure is not retried
+            raise error
 
     def scalar(self, stem: str, name: str, values: Mapping[str, Any] | None = None) -> int:
         """The first column of the first row as an integer (counts; ODBC may send text)."""
@@ -260,7 +350,7 @@ def _unavailable_reason(exc: Exception) -> str | None:
             return None
         return "database file unreadable"
     state = exc.args[0] if exc.args and isinstance(exc.args[0], str) else ""
-    if state in ("HYT00", "HYT01", "HY008"):
+    if state in ("HYT00", "HYT01", "HY008", "57014"):  # 57014: PostgreSQL's cancel
         return "query timed out"
     if state.startswith("08") or state.startswith("57P") or state in ("HY117", "IM002"):
         return "connection lost"
