@@ -1,0 +1,182 @@
+"""Faults, with real processes: gunicorn serving Jembatan from a PostgreSQL server (through
+its ODBC driver, over TCP) that is stopped, started again, killed in the middle of a stream,
+or slower than query_timeout. No mocks: the database really goes away."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+import requests
+
+from tests.postgres import Cluster
+from tests.servers import ROOT, Gunicorn, gunicorn
+
+CONNECT_TIMEOUT = 2
+ROWS = 300_000  # enough that the server is still reading when the database is killed
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Cluster]:
+    cluster = Cluster().start()
+    try:
+        yield cluster
+    finally:
+        cluster.remove()
+
+
+@pytest.fixture(scope="module")
+def schema(cluster: Cluster) -> str:
+    name = cluster.create_schema({"customers": [{"id": 1, "CustCode": "SUP001"},
+                                                {"id": 2, "CustCode": "SUP002"}]})
+    with cluster.connect() as conn:  # a big table, made by the server itself
+        conn.execute(f'INSERT INTO "{name}"."transactions" ("id", "vehno", "tgl_dt1", '
+                     f'"jam_dt1", "weigh1") SELECT g, \'L \' || g, DATE \'2026-11-01\', '
+                     f'TIME \'07:00\', g * 1.5 FROM generate_series(1, {ROWS}) AS g')
+    return name
+
+
+def serve(cluster: Cluster, schema: str, work: Path, **database: object) -> Iterator[Gunicorn]:
+    # UseDeclareFetch: the driver fetches through a server cursor, as SQL Server's drivers
+    # stream, instead of loading the whole result at execute().
+    odbc = cluster.connection_string(schema=schema, UseDeclareFetch="1", Fetch="1000")
+    config = work / "jembatan.toml"
+    lines = [f"connect_timeout = {CONNECT_TIMEOUT}"]
+    lines += [f"{k} = {json.dumps(v)}" for k, v in database.items()]
+    config.write_text("[database]\n" + "\n".join(lines) + "\n")
+    # One worker with one thread: "the same worker serves the next request" is then certain.
+    with gunicorn(work, {"JEMBATAN_ODBC": odbc, "JEMBATAN_CONFIG": str(config)},
+                  "--workers", "1", "--timeout", "60") as g:
+        yield g
+
+
+@pytest.fixture
+def server(cluster: Cluster, schema: str, tmp_path: Path) -> Iterator[Gunicorn]:
+    if not cluster.running:
+        cluster.start()
+    yield from serve(cluster, schema, tmp_path)
+
+
+def workers(server: Gunicorn) -> set[int]:
+    """The pids of gunicorn's worker processes."""
+    out = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(") ", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == server.process.pid:
+            out.add(int(stat.parent.name))
+    return out
+
+
+def eventually(condition: Callable[[], bool], seconds: float = 10) -> bool:
+    """Whether `condition` becomes true within `seconds` (a log line is written after the
+    client has seen the connection close)."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def timed_get(server: Gunicorn, path: str) -> tuple[requests.Response, float]:
+    start = time.monotonic()
+    response = requests.get(server.base + path, timeout=30)
+    return response, time.monotonic() - start
+
+
+DATA_PATHS = ["/customers", "/customers/1", "/customers/page/1",
+              "/transactions/date/2026-11-01/07:00/2026-11-01/07:00?page=1&page_size=5"]
+
+
+def test_database_stopped_then_started(cluster: Cluster, server: Gunicorn) -> None:
+    assert requests.get(server.base + "/customers/1", timeout=30).json()["CustCode"] == "SUP001"
+    before = workers(server)
+
+    cluster.stop()
+    for path in DATA_PATHS:
+        response, took = timed_get(server, path)
+        assert response.status_code == 503, (path, response.text)
+        assert response.headers["Retry-After"].isdigit()
+        assert response.json()["code"] == 503 and response.json()["status"] == \
+            "Service Unavailable"
+        assert took < CONNECT_TIMEOUT + 1, (path, took)
+        print(f"database stopped: GET {path} -> {response.status_code} in {took:.3f} s")
+    response, took = timed_get(server, "/health")
+    print(f"database stopped: GET /health -> {response.status_code} {response.json()} "
+          f"in {took:.3f} s")
+    assert response.status_code == 503
+    assert response.json()["status"] == "unavailable"
+    assert response.headers["Retry-After"].isdigit()
+    assert took < CONNECT_TIMEOUT + 1
+
+    cluster.start()  # the same server, back: the next request succeeds, no restart
+    response, took = timed_get(server, "/customers/1")
+    print(f"database started again: GET /customers/1 -> {response.status_code} in {took:.3f} s")
+    assert response.status_code == 200 and response.json()["CustCode"] == "SUP001"
+    assert requests.get(server.base + "/health", timeout=30).json() == {
+        "status": "ok", "database": "ok"}
+    assert workers(server) == before  # no worker died or was replaced
+    assert "Internal Server Error" not in server.log()
+
+
+def test_database_killed_while_a_large_list_streams(cluster: Cluster,
+                                                    server: Gunicorn) -> None:
+    before = workers(server)
+    with requests.get(server.base + "/transactions", stream=True, timeout=60) as response:
+        assert response.status_code == 200
+        body = bytearray(response.raw.read(64 * 1024))  # the stream is under way
+        cluster.kill()
+        with pytest.raises(requests.exceptions.ChunkedEncodingError):
+            for chunk in response.iter_content(64 * 1024):
+                body += chunk
+    # What arrived is not a valid JSON array: the ERP cannot take it for a complete answer.
+    assert body.startswith(b"[{")
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(body)
+    received = len(json.loads(body.rsplit(b",{", 1)[0] + b"]"))
+    assert received < ROWS
+    print(f"database killed mid-stream: the client got {len(body):,} bytes ({received:,} of "
+          f"{ROWS:,} records), then a broken chunked transfer, no closing ]")
+    assert eventually(lambda: "broke off" in server.log())  # logged
+
+    # The killed postmaster may linger as a zombie where nothing reaps orphans, and its lock
+    # files would then stop the new one from starting: it is dead, so remove them.
+    for lock in (cluster.data / "postmaster.pid", cluster.base / f".s.PGSQL.{cluster.port}",
+                 cluster.base / f".s.PGSQL.{cluster.port}.lock"):
+        lock.unlink(missing_ok=True)
+    cluster.start()
+    response = requests.get(server.base + "/customers", timeout=30)
+    assert response.status_code == 200 and len(response.json()) == 2
+    assert workers(server) == before
+
+
+def test_query_slower_than_query_timeout(cluster: Cluster, schema: str,
+                                         tmp_path: Path) -> None:
+    if not cluster.running:
+        cluster.start()
+    sql = tmp_path / "sql"
+    shutil.copytree(ROOT / "sql", sql)
+    slow = (sql / "customers.sql").read_text().replace(
+        'FROM "customers"\nORDER BY',
+        'FROM "customers"\nCROSS JOIN (SELECT pg_sleep(20) AS "z") AS "slow"\nORDER BY', 1)
+    assert slow != (sql / "customers.sql").read_text()
+    (sql / "customers.sql").write_text(slow)
+    for server in serve(cluster, schema, tmp_path, query_timeout=1, sql_dir=str(sql)):
+        before = workers(server)
+        response, took = timed_get(server, "/customers")
+        assert response.status_code == 503, response.text
+        assert "timed out" in response.json()["message"]
+        assert response.headers["Retry-After"].isdigit()
+        assert took < 5  # cancelled after about query_timeout, not after pg_sleep's 20 s
+        print(f"query slower than query_timeout=1: GET /customers -> 503 in {took:.3f} s")
+        # The same worker answers the next request, on the same connection.
+        response = requests.get(server.base + "/customers/2", timeout=30)
+        assert response.status_code == 200 and response.json()["CustCode"] == "SUP002"
+        assert workers(server) == before
