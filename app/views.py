@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import flask_smorest
 import marshmallow as ma
-from flask import Response, current_app, request, send_from_directory, url_for
+from flask import Response, request, send_from_directory, url_for
 from marshmallow import fields, validate
 from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import NotFound
@@ -18,6 +18,7 @@ from . import params
 from .collections import DATE_PAIRS, Collection
 from .config import ApiSettings
 from .db import Database, DatabaseUnavailable, QueryFailed, Result
+from .encoding import RecordEncoder
 from .schemas import HealthSchema, IndexSchema
 from .streaming import SpooledStream
 
@@ -125,37 +126,8 @@ def _page_headers(meta: dict[str, int], url: Callable[[int], str]) -> dict[str, 
     return headers
 
 
-def _record_batches(c: Collection, result: Result, first: int | None
-                    ) -> Iterator[list[dict[str, Any]]]:
-    """Rows as dicts by field name, a batch at a time; numberrow counts up from `first`
-    (None: null).
-
-    The columns are checked here, before any row is read, so that a site's SQL that lacks a
-    field fails as an error response instead of sending records without it.
-    """
-    missing = [f for f, field in c.schema._declared_fields.items()
-               if f != "numberrow" and not field.dump_only and f not in result.columns]
-    if missing:
-        result.close()
-        raise QueryFailed(f"{result.what} returns no column {', '.join(missing)}")
-    columns = result.columns
-
-    def batches() -> Iterator[list[dict[str, Any]]]:
-        position = first
-        for rows in result.batches():
-            records = [dict(zip(columns, row, strict=True)) for row in rows]
-            if c.numbered:
-                for record in records:
-                    record["numberrow"] = position
-                    if position is not None:
-                        position += 1
-            yield records
-
-    return batches()
-
-
-def _records(c: Collection, result: Result, first: int | None) -> list[dict[str, Any]]:
-    return [record for batch in _record_batches(c, result, first) for record in batch]
+def _json(body: bytes, headers: dict[str, str] | None = None) -> Response:
+    return Response(body, mimetype="application/json", headers=headers)
 
 
 def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Blueprint:
@@ -164,7 +136,6 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
     blp = Blueprint(c.name, __name__, url_prefix=f"{api.url_prefix}/{c.name}",
                     description=f"{c.schema.Meta.description} Key: {key_name}. Canonical "
                                 f"order: {', '.join(c.order)} (ascending, NULLs first).")
-    schema = c.schema()
     many = c.schema(many=True)
 
     page_size_field = QueryInteger(
@@ -173,25 +144,45 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
                                  f"(default {api.page_size})."})
     PageArgs = ma.Schema.from_dict({"page_size": page_size_field}, name=f"{c.name}PageArgs")
 
+    encoder = RecordEncoder(c.schema)
+
+    def check(result: Result) -> Result:
+        """A site's SQL that lacks a field fails as an error response before any row is
+        read, instead of sending records without it."""
+        missing = encoder.columns_missing(result.columns)
+        if missing:
+            result.close()
+            raise QueryFailed(f"{result.what} returns no column {', '.join(missing)}")
+        return result
+
+    def read(query: str, values: dict[str, Any], first: int | None,
+             limit: int | None = None) -> bytes:
+        """The whole result (or its first `limit` rows), read before anything is sent, as
+        a JSON array."""
+        result = check(db.execute(c.name, query, values))
+        return encoder.encode(result.columns, result.all()[:limit], first)
+
     def page_of(query: str, values: dict[str, Any], page: int, page_size: int,
-                count: int, numbered: bool) -> list[dict[str, Any]]:
+                count: int, numbered: bool) -> bytes:
         window = params.window(page, page_size)
         if window["skip"] >= count or window["last_row"] > params.INT64_MAX:
-            return []  # beyond the last page: no query needed
-        result = db.execute(c.name, query, values | window)
-        return _records(c, result, window["first_row"] if numbered else None)
+            return b"[]"  # beyond the last page: no query needed
+        return read(query, values | window, window["first_row"] if numbered else None)
 
     def stream(result: Result, first: int | None) -> Response:
-        result.start()  # a failure before the first row is still a 503, not a broken stream
-        dumps = current_app.json.dumps
+        check(result).start()  # a failure before the first row is still a 503
+        position = first
 
-        def encode(records: list[dict[str, Any]], first_batch: bool) -> bytes:
-            text = ",".join([dumps(record) for record in many.dump(records)])
-            return (text if first_batch else "," + text).encode()
+        def encode(rows: list[Any], first_batch: bool) -> bytes:
+            nonlocal position
+            array = encoder.encode(result.columns, rows, position)
+            if position is not None:
+                position += len(rows)
+            return array[1:-1] if first_batch else b"," + array[1:-1]
 
-        body = SpooledStream(_record_batches(c, result, first), encode, b"[", b"]",
-                             result.what, on_abandon=result.abandon)
-        response = Response(body, mimetype="application/json")
+        body = SpooledStream(result.batches(), encode, b"[", b"]", result.what,
+                             on_abandon=result.abandon)
+        response = _json(body)  # type: ignore[arg-type]
         response.call_on_close(body.close)
         return response
 
@@ -221,12 +212,12 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
         """
         page = params.integer(pagenumber, "pagenumber", minimum=1)
         total = db.scalar(c.name, "count")
-        records = page_of("page", {}, page, page_size, total, c.numbered)
+        body = page_of("page", {}, page, page_size, total, c.numbered)
 
         def url(p: int) -> str:
             query = {"page_size": page_size} if "page_size" in request.args else {}
             return url_for(request.endpoint or "", pagenumber=p, _external=True, **query)
-        return many.dump(records), _page_headers(_pagination(total, page, page_size), url)
+        return _json(body, _page_headers(_pagination(total, page, page_size), url))
 
     converter = "pagenumber" if c.numbered else "recordid"
     key_doc = ("1-based position of the record in the canonical order, as numbered in "
@@ -234,7 +225,7 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
 
     @blp.route(f"/<{converter}:{key_name}>", parameters=[_path(key_name, key_doc)])
     @blp.doc(summary="finds by row number" if c.numbered else "finds by ID")
-    @blp.response(200, schema, description="The record.")
+    @blp.response(200, c.schema, description="The record.")
     @_errors(blp, 400, 404, 503, 500)
     def get_one(**path: str) -> Any:
         """finds by key
@@ -248,11 +239,12 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
             found = page_of("page", {}, n, 1, params.INT64_MAX, True)
         else:
             k = params.integer(key, "ID")
-            found = [] if abs(k) > params.INT64_MAX else _records(
-                c, db.execute(c.name, "by_key", {"key": k}), None)
-        if not found:
+            # A legacy table may repeat an ID: the first record is the answer.
+            found = (b"[]" if abs(k) > params.INT64_MAX
+                     else read("by_key", {"key": k}, None, limit=1))
+        if found == b"[]":
             raise NotFound(f"no {c.name} record with {key_name} {key}")
-        return found[0]
+        return _json(found[1:-1])  # the array's one record
 
     if c.dates:
         pairs = "; ".join(f"{on} = {DATE_PAIRS[on][0]} + {DATE_PAIRS[on][1]}"
@@ -295,14 +287,13 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
                 return stream(db.execute(c.name, query, values), None)
             page, page_size = page or 1, page_size or api.page_size
             total = db.scalar(c.name, f"{query}_count", values)
-            records = page_of(f"{query}_page", values, page, page_size, total, False)
+            body = page_of(f"{query}_page", values, page, page_size, total, False)
 
             def url(p: int) -> str:
                 return url_for(request.endpoint or "", _external=True,
                                **(request.view_args or {}),
                                on=on, page=p, page_size=page_size)
-            return many.dump(records), _page_headers(_pagination(total, page, page_size),
-                                                     url)
+            return _json(body, _page_headers(_pagination(total, page, page_size), url))
 
     return blp
 

@@ -1,0 +1,150 @@
+"""The fast record encoder writes exactly the bytes the marshmallow schema's dump would give
+(app/encoding.py), whatever the driver hands it: generated rows of every collection."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from decimal import Decimal
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.collections import COLLECTIONS
+from app.encoding import RecordEncoder
+from app.schemas import Date, Integer, Number, String, Time
+
+BY_NAME = {c.name: c for c in COLLECTIONS}
+
+# What drivers return: sqlite3 gives ISO text, int, float; ODBC gives date/time objects,
+# Decimal; legacy tables hold surprises (a time with a fraction, a datetime in a time column).
+texts = st.text(max_size=12)
+iso_dates = st.dates().map(dt.date.isoformat)
+iso_times = st.times().map(lambda t: t.isoformat())  # with and without a fraction
+floats = st.floats(allow_nan=True, allow_infinity=True)
+decimals = st.decimals(allow_nan=False, allow_infinity=False, places=3,
+                       min_value=-10**9, max_value=10**9)
+VALUES: dict[type, st.SearchStrategy[Any]] = {
+    Integer: st.one_of(st.none(), st.integers(-2**63, 2**63 - 1), decimals.map(int)),
+    Number: st.one_of(st.none(), st.integers(-2**53, 2**53), floats, decimals),
+    String: st.one_of(st.none(), texts),
+    Date: st.one_of(st.none(), iso_dates, st.dates(), st.datetimes(),
+                    st.datetimes().map(lambda d: d.isoformat(" "))),
+    Time: st.one_of(st.none(), iso_times, st.times(), st.datetimes(),
+                    st.datetimes().map(lambda d: d.isoformat(" "))),
+}
+# The common case, which takes the fast path.
+COMMON: dict[type, st.SearchStrategy[Any]] = {
+    Integer: st.one_of(st.none(), st.integers(-10**6, 10**6)),
+    Number: st.one_of(st.none(), st.integers(-10**6, 10**6),
+                      st.floats(allow_nan=False, allow_infinity=False)),
+    String: st.one_of(st.none(), texts),
+    Date: st.one_of(st.none(), iso_dates),
+    Time: st.one_of(st.none(), st.times().map(lambda t: t.replace(microsecond=0).isoformat())),
+}
+
+
+def expected(schema: Any, names: list[str], values: list[tuple[Any, ...]]) -> bytes:
+    """What marshmallow dumps, through the same JSON encoder."""
+    return orjson.dumps(schema(many=True).dump([dict(zip(names, v, strict=True)) for v in values]))
+
+
+@st.composite
+def batches(draw: st.DrawFn, collection: str) -> tuple[list[str], list[tuple[Any, ...]]]:
+    fields = [(n, f) for n, f in BY_NAME[collection].schema._declared_fields.items()
+              if n != "numberrow" and not f.dump_only]
+    rows = draw(st.lists(st.tuples(*[COMMON[type(f)] for _, f in fields]), max_size=6))
+    # Then a few odd values among the common ones: each alone decides the batch's path.
+    for _ in range(draw(st.integers(0, 3)) if rows else 0):
+        r = draw(st.integers(0, len(rows) - 1))
+        i = draw(st.integers(0, len(fields) - 1))
+        odd = draw(VALUES[type(fields[i][1])])
+        rows[r] = rows[r][:i] + (odd,) + rows[r][i + 1:]
+    return [n for n, _ in fields], rows
+
+
+@pytest.mark.parametrize("collection", sorted(BY_NAME))
+def test_encoder_writes_what_marshmallow_dumps(collection: str) -> None:
+    c = BY_NAME[collection]
+    encoder = RecordEncoder(c.schema)
+
+    @settings(max_examples=150, deadline=None, derandomize=True)
+    @given(batch=batches(collection), first=st.one_of(st.none(), st.integers(1, 10**9)))
+    def check(batch: tuple[list[str], list[tuple[Any, ...]]], first: int | None) -> None:
+        columns, rows = batch
+        names = (["numberrow"] if c.numbered else []) + columns
+        values = [((n,) if c.numbered else ()) + row
+                  for n, row in zip(range(first or 0, 10**10) if first else
+                                    [None] * len(rows), rows, strict=False)]
+        assert encoder.encode(columns, rows, first) == expected(c.schema, names, values)
+
+    check()
+
+
+def test_columns_in_another_order_are_put_in_the_shapes_order() -> None:
+    encoder = RecordEncoder(BY_NAME["customers"].schema)
+    columns = ["Remark", "Contact", "Phone", "City", "Address", "CustName", "CustCode", "id"]
+    row = ("r", "c", "p", "ct", "a", "n", "C1", 7)
+    assert orjson.loads(encoder.encode(columns, [row], None)) == [{
+        "id": 7, "CustCode": "C1", "CustName": "n", "Address": "a", "City": "ct",
+        "Phone": "p", "Contact": "c", "Remark": "r"}]
+
+
+def test_the_schema_path_is_taken_for_values_that_need_converting() -> None:
+    c = BY_NAME["weighing"]
+    encoder = RecordEncoder(c.schema)
+    columns = encoder.fields
+    plain = tuple("07:05:30" if n.startswith("jam") else "2026-11-01" if n.startswith("tgl")
+                  else 1.5 if n.startswith(("weigh", "adjust", "detct")) else None
+                  for n in columns)
+    assert encoder.batch(columns, [plain], 1)[1] is True
+    for special in (dt.time(7, 5, 30, 500000), "07:05:30.5", Decimal("12.50"), math.nan):
+        column = "jam_dt1" if not isinstance(special, Decimal | float) else "weigh1"
+        row = tuple(special if n == column else v for n, v in zip(columns, plain, strict=True))
+        _, fast = encoder.batch(columns, [row], 1)
+        if isinstance(special, float):
+            assert fast  # orjson writes NaN as null, as the schema does
+        else:
+            assert not fast
+        names = ["numberrow", *columns]
+        assert encoder.encode(columns, [row], 1) == expected(c.schema, names, [(1, *row)])
+
+
+# Every value a driver may hand a field that the field does not dump unchanged, or does.
+ODD: dict[type, list[Any]] = {
+    Integer: [None, 0, -7, 2**63 - 1, 12.0, Decimal("42"), True, "17"],
+    Number: [None, 0, 1.5, -0.0, 1e-06, 1e20, math.nan, math.inf, -math.inf, Decimal("12.50"),
+             Decimal("7"), Decimal("-0.001"), True, "3.25"],
+    String: [None, "", "Café – Sidoarjo ✓", "a\nb\t\"c\"\\", "日本", 5, 2.5],
+    Date: [None, "2026-11-01", "2026-11-01 00:00:00", "2026-11-01T07:05:30.5",
+           dt.date(2026, 11, 1), dt.datetime(2026, 11, 1, 7, 5, 30)],
+    Time: [None, "07:05:30", "07:05:30.5", "07:05:30.500000", "07:05:30.123456789",
+           "1900-01-01 07:05:30", dt.time(7, 5, 30), dt.time(7, 5, 30, 250000),
+           dt.datetime(1900, 1, 1, 7, 5, 30)],
+}
+
+
+def plain_value(field: Any) -> Any:
+    return {Integer: 1, Number: 2.5, String: "x", Date: "2026-11-01", Time: "07:05:30"}[
+        type(field)]
+
+
+@pytest.mark.parametrize("collection", sorted(BY_NAME))
+def test_each_odd_value_alone_in_a_plain_batch(collection: str) -> None:
+    c = BY_NAME[collection]
+    encoder = RecordEncoder(c.schema)
+    fields = [(n, f) for n, f in c.schema._declared_fields.items()
+              if n != "numberrow" and not f.dump_only]
+    columns = [n for n, _ in fields]
+    plain = tuple(plain_value(f) for _, f in fields)
+    names = (["numberrow"] if c.numbered else []) + columns
+    for i, (name, field) in enumerate(fields):
+        for odd in ODD[type(field)]:
+            row = plain[:i] + (odd,) + plain[i + 1:]
+            rows = [plain, row, plain]
+            values = [((n,) if c.numbered else ()) + r for n, r in enumerate(rows, 5)]
+            got = encoder.encode(columns, rows, 5)
+            assert got == expected(c.schema, names, values), (name, odd)
