@@ -88,7 +88,7 @@ class RecordEncoder:
     def records(self, values: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
         """Raw records (before the schema's conversions)."""
         names = self.names
-        return [dict(zip(names, v, strict=True)) for v in values]
+        return [dict(zip(names, v, strict=False)) for v in values]
 
     def encode(self, columns: Sequence[str], rows: Sequence[Sequence[Any]],
                first: int | None) -> bytes:
