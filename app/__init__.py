@@ -8,13 +8,13 @@ from collections.abc import Mapping
 from typing import Any
 
 import flask_smorest
-from flask import Flask, request
+from flask import Flask, Response, request
 from flask.json.provider import DefaultJSONProvider
 from swagger_ui_bundle import swagger_ui_path
 from werkzeug.exceptions import Unauthorized
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from . import errors
+from . import errors, logs
 from .collections import COLLECTIONS, required_queries
 from .config import Settings, load_settings
 from .db import Database
@@ -45,7 +45,8 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     """Build the service from settings (CONTRACT §6); `overrides` has the TOML's shape."""
     settings = load_settings(overrides)
     queries = load_queries(settings.database.sql_dir, required_queries())
-    db = Database(settings.database, queries)
+    logs.configure(settings.log)
+    db = Database(settings.database, queries, settings.log.slow_query)
 
     app = Flask(__name__)
     app.json = JsonProvider(app)
@@ -73,7 +74,9 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     app.add_url_rule(f"{prefix}/docs/static/<path:filename>", "docs_static",
                      swagger_files(str(swagger_ui_path)))
     errors.register(app)
+    logs.install(app)
     _register_auth(app, settings)
+    _register_headers(app, settings)
     app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1, x_proto=1, x_host=1, x_port=1,
                             x_prefix=1)  # type: ignore[method-assign]
     # `flask --app wsgi demo-db` comes from setup.cfg's flask.commands entry point, which
@@ -107,6 +110,29 @@ def _register_auth(app: Flask, settings: Settings) -> None:
             exc = Unauthorized("an API key is required: send it as X-API-Key: <key> or "
                                "Authorization: Bearer <key>")
             raise exc
+
+
+_EXPOSED = "X-Pagination, Link, X-Request-ID, Retry-After"
+
+
+def _register_headers(app: Flask, settings: Settings) -> None:
+    """nosniff on everything; CORS only for the configured origins (off by default)."""
+    origins = set(settings.api.cors_origins)
+
+    @app.after_request
+    def headers(response: Response) -> Response:
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        origin = request.headers.get("Origin")
+        if origin and ("*" in origins or origin in origins):
+            response.headers["Access-Control-Allow-Origin"] = origin
+            response.headers["Access-Control-Expose-Headers"] = _EXPOSED
+            response.headers.add("Vary", "Origin")
+            if request.method == "OPTIONS":  # a browser's preflight
+                response.headers["Access-Control-Allow-Methods"] = "GET, HEAD"
+                response.headers["Access-Control-Allow-Headers"] = (
+                    "X-API-Key, Authorization, X-Request-ID")
+                response.headers["Access-Control-Max-Age"] = "600"
+        return response
 
 
 _API_DESCRIPTION = """\

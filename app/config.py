@@ -30,6 +30,13 @@ class ApiSettings:
     page_size: int
     max_page_size: int
     url_prefix: str
+    cors_origins: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class LogSettings:
+    format: str  # "plain" or "json" (one JSON object a line)
+    slow_query: float  # seconds; a query that takes longer is logged with its parameters
 
 
 @dataclass(frozen=True)
@@ -42,6 +49,7 @@ class Settings:
     database: DatabaseSettings
     api: ApiSettings
     auth: AuthSettings
+    log: LogSettings
     source: str  # where the settings came from, for the start-up log line
 
 
@@ -58,9 +66,14 @@ _SPEC: dict[str, dict[str, tuple[type | tuple[type, ...], Any]]] = {
         "page_size": (int, 100),
         "max_page_size": (int, 1000),
         "url_prefix": (str, ""),
+        "cors_origins": (list, []),
     },
     "auth": {
         "api_keys": (list, []),
+    },
+    "log": {
+        "format": (str, "plain"),
+        "slow_query": ((int, float), 2),
     },
 }
 _PATH_KEYS = (("database", "sqlite"), ("database", "sql_dir"))
@@ -129,7 +142,7 @@ def load_settings(overrides: Mapping[str, Any] | None = None,
     if overrides:
         _merge(merged, overrides, "overrides", cwd)
 
-    db, api, auth = merged["database"], merged["api"], merged["auth"]
+    db, api, auth, logs = merged["database"], merged["api"], merged["auth"], merged["log"]
     for key in ("query_timeout", "connect_timeout"):
         if db[key] <= 0:
             raise ConfigError(f"database.{key} must be a positive number of seconds")
@@ -140,6 +153,10 @@ def load_settings(overrides: Mapping[str, Any] | None = None,
     if prefix and (not prefix.startswith("/") or prefix.endswith("/")):
         raise ConfigError(f"api.url_prefix must start with '/' and not end with one, "
                           f"e.g. \"/api\" (got {prefix!r})")
+    if logs["format"] not in ("plain", "json"):
+        raise ConfigError(f"log.format must be \"plain\" or \"json\", not {logs['format']!r}")
+    if logs["slow_query"] < 0:
+        raise ConfigError("log.slow_query must be a number of seconds, 0 or more")
     return Settings(
         database=DatabaseSettings(
             sqlite=Path(db["sqlite"]),
@@ -148,7 +165,9 @@ def load_settings(overrides: Mapping[str, Any] | None = None,
             connect_timeout=float(db["connect_timeout"]),
             sql_dir=Path(db["sql_dir"]) if db["sql_dir"] else SHIPPED_SQL_DIR,
         ),
-        api=ApiSettings(**api),
+        api=ApiSettings(page_size=api["page_size"], max_page_size=api["max_page_size"],
+                        url_prefix=prefix, cors_origins=tuple(api["cors_origins"])),
         auth=AuthSettings(api_keys=tuple(auth["api_keys"])),
+        log=LogSettings(format=logs["format"], slow_query=float(logs["slow_query"])),
         source=source,
     )

@@ -139,8 +139,12 @@ class _Connection:
 class Result:
     """An executed query: its column names and its rows in batches; close() when done."""
 
-    def __init__(self, db: Database, conn: _Connection, cursor: Any, what: str):
+    def __init__(self, db: Database, conn: _Connection, cursor: Any, what: str,
+                 values: Mapping[str, Any]):
         self._db, self._conn, self._cursor, self.what = db, conn, cursor, what
+        self._values = values
+        self._started = time.monotonic()
+        self._closed = False
         self.columns: tuple[str, ...] = tuple(d[0] for d in cursor.description or ())
         self._first: list[tuple[Any, ...]] | None = None
 
@@ -172,6 +176,12 @@ class Result:
         return [row for batch in self.batches() for row in batch]
 
     def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            took = time.monotonic() - self._started
+            if 0 < self._db.slow_query < took:
+                log.warning("slow query %s took %.2f s, parameters %s", self.what, took,
+                            {k: str(v) for k, v in self._values.items()})
         try:
             self._cursor.close()
         except Exception:  # a dead connection's cursor may fail to close; nothing to do
@@ -188,9 +198,10 @@ class Result:
 class Database:
     """Runs named queries; the single place connections are made and errors classified."""
 
-    def __init__(self, settings: DatabaseSettings, queries: Queries):
+    def __init__(self, settings: DatabaseSettings, queries: Queries, slow_query: float = 0):
         self.settings = settings
         self.queries = queries
+        self.slow_query = slow_query  # seconds; a query that takes longer is logged
         self._local = threading.local()
         self._watchdog = _Watchdog()
         if settings.odbc:
@@ -316,7 +327,7 @@ class Database:
                         error = self.failure(exc, what, conn, timed_out())
             if error is None:
                 conn.used = True
-                return Result(self, conn, cursor, what)
+                return Result(self, conn, cursor, what, values or {})
             if cursor is not None:
                 try:
                     cursor.close()

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import logging
-import uuid
 from http import HTTPStatus
 from typing import Any
 
 from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import HTTPException, InternalServerError, MethodNotAllowed, NotFound
 
+from . import logs
 from .db import DatabaseUnavailable
 from .views import RETRY_AFTER
 
@@ -67,7 +67,7 @@ def handle_unavailable(exc: DatabaseUnavailable) -> Response:
 
 
 def handle_unexpected(exc: BaseException) -> Response:
-    request_id = uuid.uuid4().hex
+    request_id = logs.request_id()
     log.error("request %s %s %s failed", request_id, request.method, request.path,
               exc_info=(type(exc), exc, exc.__traceback__))
     return error_response(500, f"An unexpected error; the operator can find it in the log "

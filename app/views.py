@@ -8,7 +8,7 @@ from typing import Any
 
 import flask_smorest
 import marshmallow as ma
-from flask import Response, request, send_from_directory, url_for
+from flask import Response, g, request, send_from_directory, url_for
 from marshmallow import fields, validate
 from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import NotFound
@@ -160,17 +160,26 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
         """The whole result (or its first `limit` rows), read before anything is sent, as
         a JSON array."""
         result = check(db.execute(c.name, query, values))
-        return encoder.encode(result.columns, result.all()[:limit], first)
+        rows = result.all()[:limit]
+        g.rows = len(rows)  # for the access log
+        return encoder.encode(result.columns, rows, first)
 
     def page_of(query: str, values: dict[str, Any], page: int, page_size: int,
                 count: int, numbered: bool) -> bytes:
         window = params.window(page, page_size)
         if window["skip"] >= count or window["last_row"] > params.INT64_MAX:
+            g.rows = 0
             return b"[]"  # beyond the last page: no query needed
         return read(query, values | window, window["first_row"] if numbered else None)
 
-    def stream(result: Result, first: int | None) -> Response:
-        check(result).start()  # a failure before the first row is still a 503
+    def stream(query: str, values: dict[str, Any], first: int | None) -> Response:
+        if request.method == "HEAD":
+            # Headers only: no need to read a whole table, but a database that cannot be
+            # reached still answers 503 as GET would.
+            db.ping()
+            return _json(b"")
+        result = check(db.execute(c.name, query, values))
+        result.start()  # a failure before the first row is still a 503
         position = first
 
         def encode(rows: list[Any], first_batch: bool) -> bytes:
@@ -182,6 +191,7 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
 
         body = SpooledStream(result.batches(), encode, b"[", b"]", result.what,
                              on_abandon=result.abandon)
+        g.rows = lambda: body.rows  # counted as they are read, for the access log
         response = _json(body)  # type: ignore[arg-type]
         response.call_on_close(body.close)
         return response
@@ -196,7 +206,7 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
         Every record of the collection in canonical order, sent as the database returns it
         (a chunked JSON array; the table may hold millions of rows).
         """
-        return stream(db.execute(c.name, "all"), 1)
+        return stream("all", {}, 1)
 
     @blp.route("/page/<pagenumber:pagenumber>", parameters=[_path(
         "pagenumber", "Page number, 1 is the first; a page beyond the last is [].")])
@@ -284,7 +294,7 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
             values = params.date_range(tglawal, jam_awal, tglakhir, jam_akhir)
             query = f"range_{on}"
             if page is None and page_size is None:
-                return stream(db.execute(c.name, query, values), None)
+                return stream(query, values, None)
             page, page_size = page or 1, page_size or api.page_size
             total = db.scalar(c.name, f"{query}_count", values)
             body = page_of(f"{query}_page", values, page, page_size, total, False)

@@ -1,0 +1,101 @@
+"""Logs an operator can use: one access line per request under a request id, in plain text
+or JSON lines, to stderr (where gunicorn and systemd's journal collect it)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import sys
+import time
+import uuid
+from typing import Any
+
+from flask import Flask, Response, g, request
+
+from .config import LogSettings
+
+access = logging.getLogger("jembatan.access")
+_REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
+
+
+class _Stderr(logging.StreamHandler):  # type: ignore[type-arg]
+    """stderr as it is when a line is written (a test runner swaps it)."""
+
+    @property  # type: ignore[override]
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: Any) -> None:
+        pass
+
+
+class JsonLines(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        line: dict[str, Any] = {"time": self.formatTime(record, "%Y-%m-%dT%H:%M:%S%z"),
+                                "level": record.levelname, "logger": record.name,
+                                "message": record.getMessage()}
+        line |= getattr(record, "fields", {})
+        if record.exc_info:
+            line["traceback"] = self.formatException(record.exc_info)
+        return json.dumps(line, ensure_ascii=False, default=str)
+
+
+class Plain(logging.Formatter):
+    def __init__(self) -> None:
+        super().__init__("%(asctime)s %(levelname)s %(name)s %(message)s")
+
+
+def configure(settings: LogSettings) -> None:
+    """One handler on the `jembatan` loggers, set up once per process."""
+    logger = logging.getLogger("jembatan")
+    formatter = JsonLines() if settings.format == "json" else Plain()
+    handler = next((h for h in logger.handlers if isinstance(h, _Stderr)), None)
+    if handler is None:
+        # Records still propagate to the root logger: an application that embeds Jembatan,
+        # or a test, can collect them there too.
+        handler = _Stderr()
+        logger.addHandler(handler)
+    handler.setFormatter(formatter)
+    if logger.level == logging.NOTSET:
+        logger.setLevel(logging.INFO)
+
+
+def request_id() -> str:
+    """This request's id: the client's X-Request-ID when it is sane, else a new one."""
+    if "request_id" not in g:
+        sent = request.headers.get("X-Request-ID", "")
+        g.request_id = sent if _REQUEST_ID.fullmatch(sent) else uuid.uuid4().hex
+    return str(g.request_id)
+
+
+def install(app: Flask) -> None:
+    """Request ids, and the access line written when the response is done (for a stream,
+    when its last byte has gone)."""
+
+    @app.before_request
+    def start() -> None:
+        g.started = time.monotonic()
+        request_id()
+
+    @app.after_request
+    def finish(response: Response) -> Response:
+        rid = request_id()
+        response.headers["X-Request-ID"] = rid
+        started = g.get("started", time.monotonic())
+        method, path, status = request.method, request.full_path.rstrip("?"), response.status_code
+        client = request.remote_addr or "-"
+        rows = g.get("rows")
+
+        def line() -> None:
+            sent = rows() if callable(rows) else rows
+            took = time.monotonic() - started
+            access.info("%s %s %s %s %d %.3fs rows=%s", client, rid, method, path, status,
+                        took, "-" if sent is None else sent,
+                        extra={"fields": {"request_id": rid, "client": client,
+                                          "method": method, "path": path, "status": status,
+                                          "seconds": round(took, 4), "rows": sent}})
+
+        response.call_on_close(line)
+        return response
