@@ -61,11 +61,20 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
         OPENAPI_SWAGGER_UI_PATH="docs",
         # Relative, so that the page finds its files under any prefix a proxy adds.
         OPENAPI_SWAGGER_UI_URL="docs/static/",
-        API_SPEC_OPTIONS={"info": {"description": _API_DESCRIPTION}},
+        API_SPEC_OPTIONS={
+            "info": {"description": _API_DESCRIPTION},
+            # With keys configured every operation but /health needs one (CONTRACT §5).
+            **({"security": [{"ApiKey": []}, {"Bearer": []}]} if settings.auth.api_keys
+               else {}),
+        },
     )
     for name, converter in CONVERTERS.items():
         app.url_map.converters[name] = converter
     api = Api(app)
+    # Both ways of sending a key, so that Swagger UI's "Authorize" button offers them.
+    api.spec.components.security_scheme(
+        "ApiKey", {"type": "apiKey", "in": "header", "name": "X-API-Key"})
+    api.spec.components.security_scheme("Bearer", {"type": "http", "scheme": "bearer"})
     for converter in CONVERTERS.values():
         api.register_converter(converter, lambda conv: dict(conv.openapi))
     for collection in COLLECTIONS:

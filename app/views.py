@@ -67,8 +67,8 @@ class Clock(_Segment):
 CONVERTERS: dict[str, type[_Segment]] = {"pagenumber": PageNumber, "recordid": RecordId,
                                          "isodate": IsoDate, "clock": Clock}
 
-_ERRORS = {400: "BAD_REQUEST", 404: "NOT_FOUND", 503: "SERVICE_UNAVAILABLE",
-           500: "INTERNAL_SERVER_ERROR"}
+_ERRORS = {400: "BAD_REQUEST", 401: "UNAUTHORIZED", 404: "NOT_FOUND",
+           503: "SERVICE_UNAVAILABLE", 500: "INTERNAL_SERVER_ERROR"}
 _PAGE_HEADERS = {
     "X-Pagination": {"description": "flask-smorest pagination metadata: total, total_pages "
                                     "and, when there are records, first_page, last_page and "
@@ -199,7 +199,7 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
     @blp.route("")
     @blp.response(200, many, description=f"Every {c.name} record in canonical order, "
                                          f"streamed as it is read.")
-    @_errors(blp, 503, 500)
+    @_errors(blp, 401, 503, 500)
     def get_all() -> Response:
         """gets all
 
@@ -213,7 +213,7 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
     @blp.arguments(PageArgs, location="query", as_kwargs=True)
     @blp.response(200, many, headers=_PAGE_HEADERS,
                   description="The records of the page; [] beyond the last page.")
-    @_errors(blp, 400, 503, 500)
+    @_errors(blp, 400, 401, 503, 500)
     def get_page(pagenumber: str, page_size: int) -> Any:
         """gets by page
 
@@ -236,7 +236,7 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
     @blp.route(f"/<{converter}:{key_name}>", parameters=[_path(key_name, key_doc)])
     @blp.doc(summary="finds by row number" if c.numbered else "finds by ID")
     @blp.response(200, c.schema, description="The record.")
-    @_errors(blp, 400, 404, 503, 500)
+    @_errors(blp, 400, 401, 404, 503, 500)
     def get_one(**path: str) -> Any:
         """finds by key
 
@@ -280,7 +280,7 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
         @blp.arguments(RangeArgs, location="query", as_kwargs=True)
         @blp.response(200, many, headers=_PAGE_HEADERS,
                       description="The records in the range, oldest first (numberrow null).")
-        @_errors(blp, 400, 503, 500)
+        @_errors(blp, 400, 401, 503, 500)
         def get_range(tglawal: str, jam_awal: str, tglakhir: str, jam_akhir: str, on: str,
                       page: int | None = None, page_size: int | None = None) -> Any:
             """gets by date
@@ -316,6 +316,7 @@ def meta_blueprint(collections: tuple[Collection, ...], db: Database,
 
     @blp.route("/")
     @blp.response(200, IndexSchema)
+    @_errors(blp, 401)
     def index() -> Any:
         """lists the collections
 
@@ -337,6 +338,7 @@ def meta_blueprint(collections: tuple[Collection, ...], db: Database,
         }
 
     @blp.route("/health")
+    @blp.doc(security=[])  # open even when API keys are configured
     @blp.response(200, HealthSchema)
     @blp.alt_response(503, schema=HealthSchema,
                       description="The database cannot be reached (with Retry-After).")
