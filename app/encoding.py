@@ -13,7 +13,10 @@ same bytes either way; tests/test_encoding.py checks it on generated rows.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import csv
+import io
+import math
+from collections.abc import Callable, Sequence
 from operator import itemgetter
 from typing import Any
 
@@ -48,6 +51,7 @@ class RecordEncoder:
         self.fields = [name for name, f in declared.items()
                        if name != "numberrow" and not f.dump_only]
         self.names = (["numberrow"] if self.numbered else []) + self.fields
+        self.output = list(declared)  # every field as sent, in order (computed ones too)
         self._checks = [_UNCHANGED.get(type(declared[name])) for name in self.fields]
         # Computed fields (vehicles' datetimes) or an unknown field type: always the schema.
         self._always_schema = (len(self.names) != len(declared)
@@ -90,9 +94,56 @@ class RecordEncoder:
         names = self.names
         return [dict(zip(names, v, strict=False)) for v in values]
 
-    def encode(self, columns: Sequence[str], rows: Sequence[Sequence[Any]],
-               first: int | None) -> bytes:
-        """The JSON array of these rows' records: `[{...},{...}]`."""
+    def values(self, columns: Sequence[str], rows: Sequence[Sequence[Any]],
+               first: int | None) -> list[tuple[Any, ...]]:
+        """Each record's values as sent, in the order of `self.output`."""
         values, plain = self.batch(columns, rows, first)
-        records = self.records(values)
-        return dumps(records if plain else self.schema.dump(records))
+        if plain:
+            return values
+        output = self.output
+        return [tuple(d[n] for n in output) for d in self.schema.dump(self.records(values))]
+
+    def pick(self, fields: Sequence[str] | None) -> Callable[[tuple[Any, ...]], tuple[Any, ...]]:
+        """The values of `fields` (all when None), in that order, from a record's values."""
+        if not fields or list(fields) == self.output:
+            return lambda v: v
+        getter = itemgetter(*[self.output.index(f) for f in fields])
+        if len(fields) == 1:
+            return lambda v: (getter(v),)
+        return getter  # type: ignore[return-value]
+
+    def json(self, values: list[tuple[Any, ...]], fields: Sequence[str] | None = None) -> bytes:
+        """The JSON array of these records: `[{...},{...}]`."""
+        names, pick = list(fields or self.output), self.pick(fields)
+        return dumps([dict(zip(names, pick(v), strict=False)) for v in values])
+
+    def encode(self, columns: Sequence[str], rows: Sequence[Sequence[Any]],
+               first: int | None, fields: Sequence[str] | None = None) -> bytes:
+        return self.json(self.values(columns, rows, first), fields)
+
+    def csv(self, values: list[tuple[Any, ...]], fields: Sequence[str] | None = None) -> str:
+        """CSV lines (RFC 4180: CRLF, quotes where needed) of these records."""
+        pick = self.pick(fields)
+        out = io.StringIO()
+        csv.writer(out, lineterminator="\r\n").writerows(
+            [[_cell(x) for x in pick(v)] for v in values])
+        return out.getvalue()
+
+    def csv_header(self, fields: Sequence[str] | None = None) -> str:
+        out = io.StringIO()
+        csv.writer(out, lineterminator="\r\n").writerow(fields or self.output)
+        return out.getvalue()
+
+
+def _cell(value: Any) -> str:
+    """A CSV cell: the value exactly as in JSON, a string without its quotes, NULL empty."""
+    if value is None:
+        return ""
+    kind = type(value)
+    if kind is str:
+        return value
+    if kind is float:
+        if value != value or value in (math.inf, -math.inf):
+            return ""  # JSON has null there
+        return repr(value).replace("e-0", "e-")  # 1e-06 -> 1e-6, as orjson writes it
+    return dumps(value).decode()  # int, bool: as JSON writes them

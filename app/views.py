@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import flask_smorest
 import marshmallow as ma
 from flask import Response, g, request, send_from_directory, url_for
 from marshmallow import fields, validate
+from webargs.fields import DelimitedList
 from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import NotFound
 from werkzeug.routing import BaseConverter
@@ -126,8 +128,53 @@ def _page_headers(meta: dict[str, int], url: Callable[[int], str]) -> dict[str, 
     return headers
 
 
-def _json(body: bytes, headers: dict[str, str] | None = None) -> Response:
-    return Response(body, mimetype="application/json", headers=headers)
+class Representation:
+    """How the client asked for records: JSON or CSV (CONTRACT §3), and which fields."""
+
+    def __init__(self, encoder: RecordEncoder, format: str | None,
+                 fields: list[str] | None):
+        if format is None:  # ?format= wins; else the Accept header; JSON by default
+            best = request.accept_mimetypes.best_match(["application/json", "text/csv"])
+            format = "csv" if best == "text/csv" else "json"
+        self.encoder, self.csv, self.fields = encoder, format == "csv", fields
+        self.mimetype = "text/csv" if self.csv else "application/json"
+
+    def body(self, values: list[tuple[Any, ...]], single: bool = False) -> bytes:
+        if self.csv:
+            return (self.encoder.csv_header(self.fields)
+                    + self.encoder.csv(values, self.fields)).encode()
+        array = self.encoder.json(values, self.fields)
+        return array[1:-1] if single else array
+
+    def response(self, body: Any, filename: str,
+                 headers: dict[str, str] | None = None) -> Response:
+        response = Response(body, mimetype=self.mimetype, headers=headers)
+        if self.csv:
+            response.headers["Content-Disposition"] = f'attachment; filename="{filename}"'
+        response.headers.add("Vary", "Accept")
+        return response
+
+    def whole(self, body: bytes, filename: str,
+              headers: dict[str, str] | None = None) -> Response:
+        """A response read whole: a strong ETag of its bytes, 304 when the client has it."""
+        response = self.response(body, filename, headers)
+        response.headers["Cache-Control"] = "no-cache"  # proxies revalidate every time
+        response.set_etag(hashlib.blake2b(body, digest_size=16).hexdigest())
+        return response.make_conditional(request)
+
+    def stream(self, batches: Iterator[list[Any]],
+               encode: Callable[[list[Any]], list[tuple[Any, ...]]], what: str,
+               on_abandon: Callable[[], None]) -> SpooledStream:
+        """The body of a streamed response: a JSON array or CSV lines, batch by batch."""
+        if self.csv:
+            return SpooledStream(
+                batches, lambda rows, first: self.encoder.csv(encode(rows), self.fields).encode(),
+                self.encoder.csv_header(self.fields).encode(), b"", what, on_abandon)
+
+        def json_part(rows: list[Any], first: bool) -> bytes:
+            array = self.encoder.json(encode(rows), self.fields)
+            return array[1:-1] if first else b"," + array[1:-1]
+        return SpooledStream(batches, json_part, b"[", b"]", what, on_abandon)
 
 
 def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Blueprint:
@@ -137,14 +184,37 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
                     description=f"{c.schema.Meta.description} Key: {key_name}. Canonical "
                                 f"order: {', '.join(c.order)} (ascending, NULLs first).")
     many = c.schema(many=True)
+    encoder = RecordEncoder(c.schema)
 
+    def check_fields(value: list[str]) -> None:
+        if not value or "" in value:
+            raise ma.ValidationError(f"name the fields, comma-separated, e.g. "
+                                     f"fields={','.join(encoder.output[:2])}")
+        unknown = [f for f in value if f not in encoder.output]
+        if unknown:
+            raise ma.ValidationError(
+                f"unknown field{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; "
+                f"the fields of {c.name} are: {', '.join(encoder.output)}")
+        if len(set(value)) != len(value):
+            raise ma.ValidationError("a field is named twice")
+
+    # Every record endpoint takes these (CONTRACT §3 "CSV", "Field selection").
+    representation_args = {
+        "format": fields.String(validate=validate.OneOf(["json", "csv"]), metadata={
+            "description": "json (the default) or csv; `Accept: text/csv` also asks for "
+                           "CSV: a header row, RFC 4180 quoting, values as in JSON, NULL "
+                           "as an empty cell."}),
+        "fields": DelimitedList(fields.String(metadata={"enum": encoder.output}),
+                                validate=check_fields, metadata={
+            "description": "Only these fields, in this order, comma-separated."}),
+    }
     page_size_field = QueryInteger(
         load_default=api.page_size, validate=validate.Range(1, api.max_page_size),
         metadata={"description": f"Records per page, 1 to {api.max_page_size} "
                                  f"(default {api.page_size})."})
-    PageArgs = ma.Schema.from_dict({"page_size": page_size_field}, name=f"{c.name}PageArgs")
-
-    encoder = RecordEncoder(c.schema)
+    RecordArgs = ma.Schema.from_dict(representation_args, name=f"{c.name}RecordArgs")
+    PageArgs = ma.Schema.from_dict({"page_size": page_size_field, **representation_args},
+                                   name=f"{c.name}PageArgs")
 
     def check(result: Result) -> Result:
         """A site's SQL that lacks a field fails as an error response before any row is
@@ -156,57 +226,58 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
         return result
 
     def read(query: str, values: dict[str, Any], first: int | None,
-             limit: int | None = None) -> bytes:
-        """The whole result (or its first `limit` rows), read before anything is sent, as
-        a JSON array."""
+             limit: int | None = None) -> list[tuple[Any, ...]]:
+        """The records of a whole result (or its first `limit`), read before anything is
+        sent."""
         result = check(db.execute(c.name, query, values))
         rows = result.all()[:limit]
         g.rows = len(rows)  # for the access log
-        return encoder.encode(result.columns, rows, first)
+        return encoder.values(result.columns, rows, first)
 
     def page_of(query: str, values: dict[str, Any], page: int, page_size: int,
-                count: int, numbered: bool) -> bytes:
+                count: int, numbered: bool) -> list[tuple[Any, ...]]:
         window = params.window(page, page_size)
         if window["skip"] >= count or window["last_row"] > params.INT64_MAX:
             g.rows = 0
-            return b"[]"  # beyond the last page: no query needed
+            return []  # beyond the last page: no query needed
         return read(query, values | window, window["first_row"] if numbered else None)
 
-    def stream(query: str, values: dict[str, Any], first: int | None) -> Response:
+    def stream(query: str, values: dict[str, Any], first: int | None, out: Representation,
+               filename: str) -> Response:
         if request.method == "HEAD":
             # Headers only: no need to read a whole table, but a database that cannot be
             # reached still answers 503 as GET would.
             db.ping()
-            return _json(b"")
+            return out.response(b"", filename)
         result = check(db.execute(c.name, query, values))
         result.start()  # a failure before the first row is still a 503
         position = first
 
-        def encode(rows: list[Any], first_batch: bool) -> bytes:
+        def encode(rows: list[Any]) -> list[tuple[Any, ...]]:
             nonlocal position
-            array = encoder.encode(result.columns, rows, position)
+            converted = encoder.values(result.columns, rows, position)
             if position is not None:
                 position += len(rows)
-            return array[1:-1] if first_batch else b"," + array[1:-1]
+            return converted
 
-        body = SpooledStream(result.batches(), encode, b"[", b"]", result.what,
-                             on_abandon=result.abandon)
+        body = out.stream(result.batches(), encode, result.what, result.abandon)
         g.rows = lambda: body.rows  # counted as they are read, for the access log
-        response = _json(body)  # type: ignore[arg-type]
+        response = out.response(body, filename)
         response.call_on_close(body.close)
         return response
 
     @blp.route("")
+    @blp.arguments(RecordArgs, location="query", as_kwargs=True)
     @blp.response(200, many, description=f"Every {c.name} record in canonical order, "
                                          f"streamed as it is read.")
-    @_errors(blp, 401, 503, 500)
-    def get_all() -> Response:
+    @_errors(blp, 400, 401, 503, 500)
+    def get_all(format: str | None = None, fields: list[str] | None = None) -> Response:
         """gets all
 
         Every record of the collection in canonical order, sent as the database returns it
-        (a chunked JSON array; the table may hold millions of rows).
+        (a chunked JSON array or CSV; the table may hold millions of rows).
         """
-        return stream("all", {}, 1)
+        return stream("all", {}, 1, Representation(encoder, format, fields), f"{c.name}.csv")
 
     @blp.route("/page/<pagenumber:pagenumber>", parameters=[_path(
         "pagenumber", "Page number, 1 is the first; a page beyond the last is [].")])
@@ -214,35 +285,42 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
     @blp.response(200, many, headers=_PAGE_HEADERS,
                   description="The records of the page; [] beyond the last page.")
     @_errors(blp, 400, 401, 503, 500)
-    def get_page(pagenumber: str, page_size: int) -> Any:
+    def get_page(pagenumber: str, page_size: int, format: str | None = None,
+                 fields: list[str] | None = None) -> Any:
         """gets by page
 
         Page `pagenumber` (1 is the first) of the collection in canonical order.
         A page beyond the last is an empty array.
         """
+        out = Representation(encoder, format, fields)
         page = params.integer(pagenumber, "pagenumber", minimum=1)
         total = db.scalar(c.name, "count")
-        body = page_of("page", {}, page, page_size, total, c.numbered)
+        records = page_of("page", {}, page, page_size, total, c.numbered)
 
         def url(p: int) -> str:
-            query = {"page_size": page_size} if "page_size" in request.args else {}
+            query = {k: v for k, v in request.args.items()
+                     if k in ("page_size", "format", "fields")}
             return url_for(request.endpoint or "", pagenumber=p, _external=True, **query)
-        return _json(body, _page_headers(_pagination(total, page, page_size), url))
+        return out.whole(out.body(records), f"{c.name}-page-{page}.csv",
+                         _page_headers(_pagination(total, page, page_size), url))
 
     converter = "pagenumber" if c.numbered else "recordid"
     key_doc = ("1-based position of the record in the canonical order, as numbered in "
                f"GET /{c.name}." if c.numbered else "The record's id, an integer.")
 
     @blp.route(f"/<{converter}:{key_name}>", parameters=[_path(key_name, key_doc)])
+    @blp.arguments(RecordArgs, location="query", as_kwargs=True)
     @blp.doc(summary="finds by row number" if c.numbered else "finds by ID")
     @blp.response(200, c.schema, description="The record.")
     @_errors(blp, 400, 401, 404, 503, 500)
-    def get_one(**path: str) -> Any:
+    def get_one(format: str | None = None, fields: list[str] | None = None,
+                **path: str) -> Any:
         """finds by key
 
         One record: by its integer ID, or in the collections without a usable key by its
         1-based position (numberrow) in the canonical order.
         """
+        out = Representation(encoder, format, fields)
         key = path[key_name]
         if c.numbered:
             n = params.integer(key, "numberrow", minimum=1)
@@ -250,11 +328,11 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
         else:
             k = params.integer(key, "ID")
             # A legacy table may repeat an ID: the first record is the answer.
-            found = (b"[]" if abs(k) > params.INT64_MAX
-                     else read("by_key", {"key": k}, None, limit=1))
-        if found == b"[]":
+            found = [] if abs(k) > params.INT64_MAX else read("by_key", {"key": k}, None,
+                                                               limit=1)
+        if not found:
             raise NotFound(f"no {c.name} record with {key_name} {key}")
-        return _json(found[1:-1])  # the array's one record
+        return out.whole(out.body(found, single=True), f"{c.name}-{key}.csv")
 
     if c.dates:
         pairs = "; ".join(f"{on} = {DATE_PAIRS[on][0]} + {DATE_PAIRS[on][1]}"
@@ -273,6 +351,7 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
                 metadata={"description": f"Records per page, 1 to {api.max_page_size} "
                                          f"(default {api.page_size}); given alone, it asks "
                                          f"for page 1."}),
+            **representation_args,
         }, name=f"{c.name}RangeArgs")
 
         @blp.route("/date/<isodate:tglawal>/<clock:jam_awal>/<isodate:tglakhir>/"
@@ -282,7 +361,8 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
                       description="The records in the range, oldest first (numberrow null).")
         @_errors(blp, 400, 401, 503, 500)
         def get_range(tglawal: str, jam_awal: str, tglakhir: str, jam_akhir: str, on: str,
-                      page: int | None = None, page_size: int | None = None) -> Any:
+                      page: int | None = None, page_size: int | None = None,
+                      format: str | None = None, fields: list[str] | None = None) -> Any:
             """gets by date
 
             The records whose date and time lie between tglawal jam_awal and tglakhir
@@ -291,19 +371,23 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
             HH:MM:00). A record with a NULL date is never in a range; a NULL time counts as
             00:00:00. numberrow is null here. Unpaged, the range is streamed.
             """
+            out = Representation(encoder, format, fields)
             values = params.date_range(tglawal, jam_awal, tglakhir, jam_akhir)
             query = f"range_{on}"
+            filename = f"{c.name}-{tglawal}_{tglakhir}.csv"
             if page is None and page_size is None:
-                return stream(query, values, None)
+                return stream(query, values, None, out, filename)
             page, page_size = page or 1, page_size or api.page_size
             total = db.scalar(c.name, f"{query}_count", values)
-            body = page_of(f"{query}_page", values, page, page_size, total, False)
+            records = page_of(f"{query}_page", values, page, page_size, total, False)
 
             def url(p: int) -> str:
+                query = {k: v for k, v in request.args.items() if k in ("format", "fields")}
                 return url_for(request.endpoint or "", _external=True,
                                **(request.view_args or {}),
-                               on=on, page=p, page_size=page_size)
-            return _json(body, _page_headers(_pagination(total, page, page_size), url))
+                               on=on, page=p, page_size=page_size, **query)
+            return out.whole(out.body(records), filename,
+                             _page_headers(_pagination(total, page, page_size), url))
 
     return blp
 

@@ -1,0 +1,157 @@
+"""CSV (`?format=csv`, `Accept: text/csv`), `?fields=` and conditional requests (ETag, 304),
+CONTRACT §3: what an ERP integrator or a spreadsheet user relies on."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+import pytest
+
+from tests.contract import COLLECTIONS, expected
+
+WEIGHINGS = [
+    {"id": 1, "custcode": "+62 31 7512345", "drivername": 'Budi "Kancil", Jr.',
+     "remark": "line one\nline two, with comma", "tgl_dt1": "2026-11-01", "jam_dt1": "07:00:00",
+     "weigh1": -0.5, "weigh2": 12000.0, "productcode": "=SUM(A1:A2)"},
+    {"id": 2, "custcode": "Café – Sidoarjo ✓ 日本", "tgl_dt1": "2026-11-02", "jam_dt1": None,
+     "weigh1": 1e-06, "adjustweigh": 0.1},
+    {"id": 3},  # every other column NULL
+]
+
+
+def json_cell(value: Any) -> str:
+    """What a CSV cell must hold for a JSON value (CONTRACT §3: as in JSON, NULL empty);
+    numbers are kept as the JSON text wrote them (see as_written)."""
+    return "" if value is None else value
+
+
+def as_written(text: str) -> Any:
+    """JSON with every number as the string of digits the response wrote."""
+    return json.loads(text, parse_float=str, parse_int=str)
+
+
+def read_csv(text: str) -> list[list[str]]:
+    return list(csv.reader(io.StringIO(text, newline="")))
+
+
+@pytest.mark.parametrize("collection", ["transactions", "weighing"])
+def test_csv_read_back_gives_the_json_values(make_client, collection: str) -> None:
+    client = make_client({collection: WEIGHINGS})
+    as_json = as_written(client.get(f"/{collection}").get_data(as_text=True))
+    response = client.get(f"/{collection}?format=csv")
+    assert response.status_code == 200
+    assert response.headers["Content-Type"] == "text/csv; charset=utf-8"
+    assert response.headers["Content-Disposition"] == f'attachment; filename="{collection}.csv"'
+    text = response.get_data().decode("utf-8")
+    assert text.endswith("\r\n")  # RFC 4180 line ends
+    rows = read_csv(text)
+    names = COLLECTIONS[collection][0]
+    assert rows[0] == names
+    assert rows[1:] == [[json_cell(record[n]) for n in names] for record in as_json]
+    # Values exactly as stored: no formula-injection prefix, signs and + kept.
+    by_id = {r[names.index("id")]: dict(zip(names, r, strict=True)) for r in rows[1:]}
+    assert by_id["1"]["custcode"] == "+62 31 7512345"
+    assert by_id["1"]["productcode"] == "=SUM(A1:A2)"
+    assert by_id["1"]["weigh1"] == "-0.5"
+    assert by_id["1"]["remark"] == "line one\nline two, with comma"
+    assert by_id["2"]["custcode"] == "Café – Sidoarjo ✓ 日本"
+    assert by_id["3"]["custcode"] == ""
+
+
+def test_accept_text_csv_asks_for_csv(make_client) -> None:
+    client = make_client({"customers": [{"id": 1, "CustCode": "C1"}]})
+    response = client.get("/customers", headers={"Accept": "text/csv"})
+    assert response.headers["Content-Type"] == "text/csv; charset=utf-8"
+    assert read_csv(response.get_data(as_text=True)) == [
+        ["id", "CustCode", "CustName", "Address", "City", "Phone", "Contact", "Remark"],
+        ["1", "C1", "", "", "", "", "", ""]]
+    browser = client.get("/customers", headers={"Accept": "text/html,*/*;q=0.8"})
+    assert browser.headers["Content-Type"] == "application/json"
+    assert client.get("/customers?format=json", headers={"Accept": "text/csv"}).headers[
+        "Content-Type"] == "application/json"  # ?format= wins
+
+
+def test_csv_pages_and_ranges_with_file_names(make_client) -> None:
+    client = make_client({"transactions": WEIGHINGS})
+    page = client.get("/transactions/page/1?page_size=2&format=csv")
+    assert page.headers["Content-Disposition"] == 'attachment; filename="transactions-page-1.csv"'
+    assert [r[0] for r in read_csv(page.get_data(as_text=True))] == ["id", "1", "2"]
+    assert json.loads(page.headers["X-Pagination"])["total"] == 3
+    assert "format=csv" in page.headers["Link"]
+    ranged = client.get("/transactions/date/2026-11-01/00:00/2026-11-30/23:59:59?format=csv")
+    assert ranged.headers["Content-Disposition"] == (
+        'attachment; filename="transactions-2026-11-01_2026-11-30.csv"')
+    assert [r[0] for r in read_csv(ranged.get_data(as_text=True))] == ["id", "1", "2"]
+
+
+def test_csv_of_an_empty_table_is_its_header(make_client) -> None:
+    client = make_client({})
+    assert client.get("/products?format=csv").get_data(as_text=True) == (
+        "id,ProductCode,ProductName,Unit,Remark\r\n")
+
+
+def test_fields_in_the_order_asked(make_client) -> None:
+    client = make_client({"weighing": WEIGHINGS})
+    want = ["weigh1", "id", "numberrow", "custcode"]
+    records = client.get("/weighing?fields=" + ",".join(want)).get_json()
+    full = [expected("weighing", row, n) for n, row in enumerate(WEIGHINGS, 1)]
+    assert records == [{f: r[f] for f in want} for r in full]
+    assert [list(r) for r in records] == [want] * 3
+    one = client.get("/weighing/2?fields=custcode,numberrow").get_json()
+    assert list(one.items()) == [("custcode", full[1]["custcode"]), ("numberrow", 2)]
+    page = client.get("/weighing/page/2?page_size=2&fields=id").get_json()
+    assert page == [{"id": 3}]
+    ranged = client.get("/weighing/date/2026-11-01/00:00/2026-11-02/00:00?fields=id,jam_dt1")
+    assert ranged.get_json() == [{"id": 1, "jam_dt1": "07:00:00"}, {"id": 2, "jam_dt1": None}]
+    csv_rows = read_csv(client.get("/weighing?format=csv&fields=custcode,id").get_data(
+        as_text=True))
+    assert csv_rows == [["custcode", "id"], ["+62 31 7512345", "1"],
+                        ["Café – Sidoarjo ✓ 日本", "2"], ["", "3"]]
+
+
+def test_vehicles_computed_fields_can_be_chosen(make_client) -> None:
+    client = make_client({"vehicles": [{"id": 1, "Number": "L 1 A", "tgl_create": "2026-01-02",
+                                        "jam_create": None}]})
+    assert client.get("/vehicles?fields=CreatedDate,Number").get_json() == [
+        {"CreatedDate": "2026-01-02T00:00:00", "Number": "L 1 A"}]
+
+
+@pytest.mark.parametrize("query", ["fields=id,nope,zz", "fields=", "fields=id,id",
+                                   "fields=ID", "format=xml", "format="])
+def test_bad_fields_or_format_is_400_naming_them(make_client, query: str) -> None:
+    client = make_client({"customers": [{"id": 1}]})
+    for url in (f"/customers?{query}", f"/customers/1?{query}",
+                f"/customers/page/1?{query}"):
+        response = client.get(url)
+        assert response.status_code == 400, url
+        body = response.get_json()
+        assert body["code"] == 400 and body["status"] == "Bad Request"
+        if "nope" in query:
+            assert "nope, zz" in body["message"] and "CustCode" in body["message"]
+
+
+def test_etag_and_304_on_records_pages_and_range_pages(make_client) -> None:
+    client = make_client({"transactions": WEIGHINGS})
+    for url in ("/transactions/1", "/transactions/page/1?page_size=2",
+                "/transactions/date/2026-11-01/00:00/2026-11-30/00:00?page=1",
+                "/transactions/1?format=csv", "/transactions/page/1?fields=id"):
+        first = client.get(url)
+        tag = first.headers["ETag"]
+        assert tag.startswith('"') and not tag.startswith('W/'), url  # strong
+        assert first.headers["Cache-Control"] == "no-cache"
+        again = client.get(url, headers={"If-None-Match": tag})
+        assert again.status_code == 304 and again.data == b"", url
+        assert again.headers["ETag"] == tag
+        other = client.get(url, headers={"If-None-Match": '"something-else"'})
+        assert other.status_code == 200 and other.data == first.data
+    # Another representation is another tag.
+    assert client.get("/transactions/1").headers["ETag"] != client.get(
+        "/transactions/1?format=csv").headers["ETag"]
+
+
+def test_streams_carry_no_etag(make_client) -> None:
+    client = make_client({"transactions": WEIGHINGS})
+    assert "ETag" not in client.get("/transactions").headers
