@@ -15,6 +15,7 @@ from werkzeug.exceptions import Unauthorized
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import errors, logs
+from .check import check_sql_command
 from .collections import COLLECTIONS, required_queries
 from .config import Settings, load_settings
 from .db import Database
@@ -88,6 +89,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     _register_headers(app, settings)
     app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1, x_proto=1, x_host=1, x_port=1,
                             x_prefix=1)  # type: ignore[method-assign]
+    app.cli.add_command(check_sql_command)
     # `flask --app wsgi demo-db` comes from setup.cfg's flask.commands entry point, which
     # Flask loads without building the app: the database it creates need not exist yet.
     log.info("Jembatan serves %s (settings: %s)", db.describe, settings.source)

@@ -37,7 +37,13 @@ class DatabaseUnavailable(Exception):
 
 
 class QueryFailed(Exception):
-    """The database refused a query (a site's SQL that does not fit its tables): a 500."""
+    """The database refused a query (a site's SQL that does not fit its tables): a 500.
+
+    `detail` holds the database's own words, for the log and `check-sql`, never a client."""
+
+    def __init__(self, message: str, detail: str = ""):
+        super().__init__(message)
+        self.detail = detail or message
 
 
 def mask_password(text: str) -> str:
@@ -292,7 +298,7 @@ class Database:
         detail = mask_password(str(exc))
         if reason is None:
             log.error("query %s failed: %s", what, detail)
-            return QueryFailed(f"query {what} failed")
+            return QueryFailed(f"query {what} failed", detail)
         log.warning("query %s: %s (%s)", what, reason, detail)
         if reason != "query timed out":  # a cancelled query leaves the connection usable
             conn.broken = True
@@ -342,6 +348,10 @@ class Database:
         """The first column of the first row as an integer (counts; ODBC may send text)."""
         rows = self.execute(stem, name, values).all()
         return int(rows[0][0]) if rows and rows[0][0] is not None else 0
+
+    def dialect(self) -> str | None:
+        """The `-- dialect:` whose texts this database runs (None: the main texts)."""
+        return self._connection().dialect
 
     def ping(self) -> None:
         """One round trip to the server, for /health."""
