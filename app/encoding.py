@@ -17,6 +17,7 @@ import csv
 import io
 import math
 from collections.abc import Callable, Sequence
+from itertools import chain
 from operator import itemgetter
 from typing import Any
 
@@ -124,15 +125,31 @@ class RecordEncoder:
     def csv(self, values: list[tuple[Any, ...]], fields: Sequence[str] | None = None) -> str:
         """CSV lines (RFC 4180: CRLF, quotes where needed) of these records."""
         pick = self.pick(fields)
+        rows = [pick(v) for v in values]
         out = io.StringIO()
-        csv.writer(out, lineterminator="\r\n").writerows(
-            [[_cell(x) for x in pick(v)] for v in values])
+        writer = csv.writer(out, lineterminator="\r\n")
+        if _csv_writes_as_json(rows):
+            writer.writerows(rows)  # None, str, int, plain floats: the csv module's own way
+        else:
+            writer.writerows([[_cell(x) for x in row] for row in rows])
         return out.getvalue()
 
     def csv_header(self, fields: Sequence[str] | None = None) -> str:
         out = io.StringIO()
         csv.writer(out, lineterminator="\r\n").writerow(fields or self.output)
         return out.getvalue()
+
+
+def _csv_writes_as_json(rows: list[tuple[Any, ...]]) -> bool:
+    """Whether the csv module alone writes every value as CONTRACT §3 wants: it writes None
+    empty and str, int as they are, but a float in exponent form as 1e-06 where JSON has
+    1e-6, and NaN as nan; so floats must lie where str() writes no exponent."""
+    kinds = set(map(type, chain.from_iterable(rows)))
+    if not kinds <= {str, int, float, NONE}:
+        return False
+    return float not in kinds or all(
+        v == 0.0 or 1e-4 <= abs(v) < 1e16
+        for v in chain.from_iterable(rows) if v.__class__ is float)
 
 
 def _cell(value: Any) -> str:
