@@ -160,7 +160,9 @@ class Representation:
         response = self.response(body, filename, headers)
         response.headers["Cache-Control"] = "no-cache"  # proxies revalidate every time
         response.set_etag(hashlib.blake2b(body, digest_size=16).hexdigest())
-        return response.make_conditional(request)
+        if "If-None-Match" in request.headers or "If-Modified-Since" in request.headers:
+            return response.make_conditional(request)  # 304 when the client has it
+        return response
 
     def stream(self, batches: Iterator[list[Any]],
                encode: Callable[[list[Any]], list[tuple[Any, ...]]], what: str,
@@ -267,7 +269,7 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
         return response
 
     @blp.route("")
-    @blp.arguments(RecordArgs, location="query", as_kwargs=True)
+    @blp.arguments(RecordArgs(), location="query", as_kwargs=True)
     @blp.response(200, many, description=f"Every {c.name} record in canonical order, "
                                          f"streamed as it is read.")
     @_errors(blp, 400, 401, 503, 500)
@@ -281,7 +283,7 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
 
     @blp.route("/page/<pagenumber:pagenumber>", parameters=[_path(
         "pagenumber", "Page number, 1 is the first; a page beyond the last is [].")])
-    @blp.arguments(PageArgs, location="query", as_kwargs=True)
+    @blp.arguments(PageArgs(), location="query", as_kwargs=True)
     @blp.response(200, many, headers=_PAGE_HEADERS,
                   description="The records of the page; [] beyond the last page.")
     @_errors(blp, 400, 401, 503, 500)
@@ -309,7 +311,7 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
                f"GET /{c.name}." if c.numbered else "The record's id, an integer.")
 
     @blp.route(f"/<{converter}:{key_name}>", parameters=[_path(key_name, key_doc)])
-    @blp.arguments(RecordArgs, location="query", as_kwargs=True)
+    @blp.arguments(RecordArgs(), location="query", as_kwargs=True)
     @blp.doc(summary="finds by row number" if c.numbered else "finds by ID")
     @blp.response(200, c.schema, description="The record.")
     @_errors(blp, 400, 401, 404, 503, 500)
@@ -356,7 +358,7 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
 
         @blp.route("/date/<isodate:tglawal>/<clock:jam_awal>/<isodate:tglakhir>/"
                    "<clock:jam_akhir>", parameters=_RANGE_PATH)
-        @blp.arguments(RangeArgs, location="query", as_kwargs=True)
+        @blp.arguments(RangeArgs(), location="query", as_kwargs=True)
         @blp.response(200, many, headers=_PAGE_HEADERS,
                       description="The records in the range, oldest first (numberrow null).")
         @_errors(blp, 400, 401, 503, 500)
