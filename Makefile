@@ -7,8 +7,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
-# The tests read SQLite through unixODBC and the SQLite ODBC driver (driver name "SQLite3").
-TEST_DEBS := unixodbc libsqliteodbc
+# The tests read SQLite through unixODBC and the SQLite ODBC driver (driver name "SQLite3"),
+# and run every query's main text on a throwaway PostgreSQL server through its ODBC driver
+# (driver name "PostgreSQL Unicode").
+TEST_DEBS := unixodbc libsqliteodbc postgresql odbc-postgresql chromium fonts-liberation
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 .PHONY: run test lint demo-db debs debs-test python-venv clean
@@ -62,3 +64,34 @@ $(BIN)/.installed-test: setup.cfg pyproject.toml | $(BIN)/python
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache
+
+# --- make bench: Jembatan against Datasette and the no-HTTP limit (README.md, Benchmark) ---
+# `make bench BENCH_ROWS=100000 BENCH_SECONDS=3` is a quick run, on a database of its own.
+BENCH_ROWS ?= 1000000
+BENCH_SECONDS ?= 10
+BENCH_DB := bench/data/$(if $(filter 1000000,$(BENCH_ROWS)),,rows-$(BENCH_ROWS)/)bench.sqlite3
+# wrk drives the HTTP runs; the ODBC contender reads through unixODBC's SQLite driver.
+BENCH_DEBS := wrk unixodbc libsqliteodbc
+DATASETTE_VENV := bench/.venv-datasette
+
+.PHONY: bench debs-bench
+
+bench: $(BIN)/.installed-bench $(DATASETTE_VENV)/.installed debs-bench $(BENCH_DB)
+	BENCH_DB=$(BENCH_DB) BENCH_SECONDS=$(BENCH_SECONDS) $(BIN)/python bench/run.py
+
+debs-bench:
+	$(call apt_install,$(BENCH_DEBS))
+
+$(BIN)/.installed-bench: setup.cfg pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[bench]'
+	touch $(BIN)/.installed $@
+
+# Datasette in a venv of its own, so that its dependencies never touch Jembatan's.
+$(DATASETTE_VENV)/.installed: bench/requirements-datasette.txt | python-venv
+	$(PYTHON) -m venv $(DATASETTE_VENV)
+	$(DATASETTE_VENV)/bin/pip install --quiet --disable-pip-version-check -r $<
+	touch $@
+
+# Built once (about a minute for a million rows) and reused until app/schema.sql changes.
+$(BENCH_DB): app/schema.sql | $(BIN)/.installed
+	$(BIN)/flask --app wsgi demo-db --force --path $@ --rows $(BENCH_ROWS)

@@ -1,11 +1,19 @@
-"""Fixtures: a real SQLite file built from rows written in each test, served through
-Python's sqlite3 and through pyodbc with the SQLite ODBC driver (Debian libsqliteodbc)."""
+"""Fixtures: a database built from rows written in each test, on every engine:
+
+- `sqlite3`: a real SQLite file through Python's sqlite3 (the embedded default);
+- `odbc`: the same file through pyodbc and the SQLite ODBC driver (Debian libsqliteodbc);
+- `postgresql`: a throwaway PostgreSQL cluster (tests/postgres.py) through its ODBC driver,
+  which runs each query's main text, the one SQL Server runs; one schema per database;
+- `mssql`, only when JEMBATAN_TEST_MSSQL names a real SQL Server (tests/mssql.py).
+
+`pytest -m "not postgresql"` leaves out the PostgreSQL runs.
+"""
 
 from __future__ import annotations
 
 import itertools
 import sqlite3
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -13,12 +21,21 @@ import pytest
 from flask.testing import FlaskClient
 
 from app import create_app
+from tests import mssql
+from tests.postgres import Cluster
 
 SCHEMA = Path(__file__).resolve().parent.parent / "app" / "schema.sql"
-ENGINES = ("sqlite3", "odbc")
+FILE_ENGINES = ("sqlite3", "odbc")
+SERVER_ENGINES = ("postgresql",) + (("mssql",) if mssql.connection_string() else ())
+ENGINES = FILE_ENGINES + SERVER_ENGINES
+# A server engine's runs carry its mark: `-m "not postgresql"` deselects them.
+ENGINE_PARAMS = [pytest.param(e, marks=getattr(pytest.mark, e)) if e in SERVER_ENGINES else e
+                 for e in ENGINES]
+
+Tables = Mapping[str, list[dict[str, Any]]]
 
 
-def build_database(path: Path, tables: Mapping[str, list[dict[str, Any]]]) -> Path:
+def build_database(path: Path, tables: Tables) -> Path:
     """A SQLite file with the embedded schema and exactly these rows."""
     con = sqlite3.connect(path)
     con.executescript(SCHEMA.read_text())
@@ -41,22 +58,84 @@ def database_settings(engine: str, path: Path) -> dict[str, Any]:
     return {"sqlite": str(path)} if engine == "sqlite3" else {"odbc": odbc_string(path)}
 
 
-@pytest.fixture(params=ENGINES)
+def open_database(request: pytest.FixtureRequest, engine: str, tables: Tables,
+                  path: Path) -> dict[str, Any]:
+    """The `database` settings of a new database on `engine` holding exactly these rows.
+
+    `path` is the SQLite file for the file engines. On PostgreSQL the rows go into a schema
+    of their own, dropped when the scope of `request` ends. On SQL Server the ten tables are
+    dropped and created again: the last database opened is the only one (see ensure_rows).
+    """
+    if engine in FILE_ENGINES:
+        return database_settings(engine, build_database(path, tables))
+    if engine == "postgresql":
+        cluster: Cluster = request.getfixturevalue("postgres_cluster")
+        schema = cluster.create_schema(tables)
+        request.addfinalizer(lambda: cluster.drop_schema(schema))
+        return {"odbc": cluster.connection_string(schema=schema)}
+    if engine == "mssql":
+        server: mssql.Server = request.getfixturevalue("mssql_server")
+        server.load(tables)
+        return {"odbc": server.odbc}
+    raise ValueError(f"unknown engine {engine!r}")
+
+
+def ensure_rows(request: pytest.FixtureRequest, engine: str, tables: Tables) -> None:
+    """For a database opened by a fixture wider than one test: put its rows back where
+    another test may have replaced them since (SQL Server's shared tables)."""
+    if engine == "mssql":
+        request.getfixturevalue("mssql_server").ensure(tables)
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster() -> Iterator[Cluster]:
+    """One PostgreSQL cluster for the whole run, on a free port, removed at the end."""
+    cluster = Cluster()
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.remove()
+
+
+@pytest.fixture(scope="session")
+def mssql_server() -> Iterator[mssql.Server]:
+    odbc = mssql.connection_string()
+    if odbc is None:  # not reached: the engine is collected only with the variable set
+        pytest.skip(f"{mssql.ENV} is not set")
+    server = mssql.Server(odbc)
+    server.open()  # here, so that a server that cannot be reached fails the run at once
+    yield server
+    server.close()
+
+
+@pytest.fixture(params=ENGINE_PARAMS)
 def engine(request: pytest.FixtureRequest) -> str:
     return request.param
+
+
+@pytest.fixture
+def make_database(request: pytest.FixtureRequest, tmp_path: Path,
+                  engine: str) -> Callable[[Tables], dict[str, Any]]:
+    """make_database({"weighing": [row, ...]}) -> the `database` settings of a new database
+    holding exactly these rows on this test's engine."""
+    counter = itertools.count()
+
+    def make(tables: Tables) -> dict[str, Any]:
+        return open_database(request, engine, tables, tmp_path / f"db{next(counter)}.sqlite3")
+
+    return make
 
 
 MakeClient = Callable[..., FlaskClient]
 
 
 @pytest.fixture
-def make_client(tmp_path: Path, engine: str) -> MakeClient:
+def make_client(make_database: Callable[[Tables], dict[str, Any]]) -> MakeClient:
     """make_client({"weighing": [row, ...]}, api={"page_size": 2}) -> a Flask test client."""
-    counter = itertools.count()
 
-    def make(tables: Mapping[str, list[dict[str, Any]]], **settings: Any) -> FlaskClient:
-        path = build_database(tmp_path / f"db{next(counter)}.sqlite3", tables)
-        database = database_settings(engine, path) | settings.pop("database", {})
+    def make(tables: Tables, **settings: Any) -> FlaskClient:
+        database = make_database(tables) | settings.pop("database", {})
         app = create_app({"database": database, **settings})
         return app.test_client()
 

@@ -299,13 +299,12 @@ def edit(path: Path, old: str, new: str) -> None:
     ('"Remark" AS "Remark"', 'Remark_gone AS "Remark"'),  # a column the table lacks
     ('"Remark" AS "Remark"', '"Remark" AS "Remark_gone"'),  # a field the API needs is absent
 ], ids=["no-such-column", "field-renamed"])
-def test_broken_site_query_is_500_with_a_request_id(tmp_path, engine, caplog, change):
+def test_broken_site_query_is_500_with_a_request_id(tmp_path, make_database, caplog, change):
     copy = sql_copy(tmp_path)
     edit(copy / "customers.sql", *change)
-    path = build_database(tmp_path / "plant.sqlite3",
-                          {"customers": [{"id": 1, "CustName": "PT Maju", "Remark": "x"}],
-                           "products": [{"id": 1, "ProductName": "Semen"}]})
-    app = create_app({"database": database_settings(engine, path) | {"sql_dir": str(copy)}})
+    database = make_database({"customers": [{"id": 1, "CustName": "PT Maju", "Remark": "x"}],
+                              "products": [{"id": 1, "ProductName": "Semen"}]})
+    app = create_app({"database": database | {"sql_dir": str(copy)}})
     client = app.test_client()
     seen = set()
     with caplog.at_level(logging.ERROR):

@@ -15,18 +15,19 @@ from flask.testing import FlaskClient
 
 from app import create_app
 from app.schemas import Date, JoinedDateTime, Number, Time
-from tests.conftest import ENGINES, MakeClient, build_database, database_settings
+from tests.conftest import ENGINE_PARAMS, MakeClient, ensure_rows, open_database
 from tests.contract import COLLECTIONS
 
 WEIGHING_ROW = {"id": 1, "vehno": "B 1234 XY", "tgl_dt1": "2026-03-01", "jam_dt1": "07:05:03",
                 "weigh1": 12500.5}
 
 
-def module_client(factory: pytest.TempPathFactory, engine: str,
-                  tables: dict[str, list[dict[str, Any]]], **settings: Any) -> FlaskClient:
+def module_client(request: pytest.FixtureRequest, factory: pytest.TempPathFactory,
+                  engine: str, tables: dict[str, list[dict[str, Any]]],
+                  **settings: Any) -> FlaskClient:
     """A client shared by a module's tests (building the app for each one is slow)."""
-    path = build_database(factory.mktemp("db") / "db.sqlite3", tables)
-    return create_app({"database": database_settings(engine, path), **settings}).test_client()
+    database = open_database(request, engine, tables, factory.mktemp("db") / "db.sqlite3")
+    return create_app({"database": database, **settings}).test_client()
 
 
 # -- index and health ----------------------------------------------------------------------
@@ -58,9 +59,10 @@ def test_health(make_client: MakeClient) -> None:
 
 
 @pytest.fixture(scope="module")
-def spec(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def spec(request: pytest.FixtureRequest,
+         tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The document does not depend on the engine: built once, over sqlite3."""
-    r = module_client(tmp_path_factory, "sqlite3", {}).get("/openapi.json")
+    r = module_client(request, tmp_path_factory, "sqlite3", {}).get("/openapi.json")
     assert r.status_code == 200
     assert r.mimetype == "application/json"
     return r.get_json()
@@ -351,12 +353,21 @@ def test_joined_datetime(day: Any, clock: Any, wire: str) -> None:
 # -- API keys (CONTRACT §5) ----------------------------------------------------------------
 
 
-@pytest.fixture(scope="module", params=ENGINES)
-def locked(request: pytest.FixtureRequest,
-           tmp_path_factory: pytest.TempPathFactory) -> FlaskClient:
-    return module_client(tmp_path_factory, request.param,
-                         {"weighing": [WEIGHING_ROW], "customers": [{"id": 1}]},
-                         auth={"api_keys": ["k1"]})
+LOCKED_ROWS = {"weighing": [WEIGHING_ROW], "customers": [{"id": 1}]}
+
+
+@pytest.fixture(scope="module", params=ENGINE_PARAMS)
+def locked_app(request: pytest.FixtureRequest,
+               tmp_path_factory: pytest.TempPathFactory) -> tuple[str, FlaskClient]:
+    return request.param, module_client(request, tmp_path_factory, request.param, LOCKED_ROWS,
+                                        auth={"api_keys": ["k1"]})
+
+
+@pytest.fixture
+def locked(request: pytest.FixtureRequest, locked_app: tuple[str, FlaskClient]) -> FlaskClient:
+    engine, client = locked_app
+    ensure_rows(request, engine, LOCKED_ROWS)
+    return client
 
 
 DATA_PATHS = ["/weighing", "/weighing/page/1", "/weighing/1",

@@ -1,0 +1,191 @@
+"""The test engines themselves: the server schema scripts match the embedded schema, each
+engine runs the text it should (a server the main text, SQLite its `-- dialect: sqlite`
+variant), and the PostgreSQL cluster of tests/postgres.py survives stop, kill and start."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import shutil
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlglot
+from sqlglot import exp
+
+from app import create_app
+from tests import mssql
+from tests.conftest import FILE_ENGINES, SCHEMA
+from tests.postgres import SCHEMA_SQL as POSTGRESQL_SQL
+from tests.postgres import Cluster, parse_ddl
+from tests.test_tsql import violations
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# The embedded (SQLite) type of a column -> what each server script may give it.
+TYPES = {
+    "postgresql": {"INTEGER": {"INTEGER", "BIGINT"}, "REAL": {"DOUBLE PRECISION"},
+                   "DATE": {"DATE"}, "TIME": {"TIME"}},
+    "mssql": {"INTEGER": {"int", "bigint"}, "REAL": {"float"}, "DATE": {"date"},
+              "TIME": {"time(6)", "time(7)"}},
+}
+TEXT = {"postgresql": "VARCHAR({})", "mssql": "nvarchar({})"}
+
+
+def embedded_columns() -> dict[str, list[tuple[str, str]]]:
+    con = sqlite3.connect(":memory:")
+    con.executescript(SCHEMA.read_text())
+    tables = [r[0] for r in con.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY rowid")]
+    out = {t: [(r[1], r[2]) for r in con.execute(f'PRAGMA table_info("{t}")')] for t in tables}
+    con.close()
+    return out
+
+
+@pytest.mark.parametrize(("server", "script"), [("postgresql", POSTGRESQL_SQL),
+                                                ("mssql", mssql.SCHEMA_SQL)])
+def test_server_schema_scripts_match_the_embedded_schema(server: str, script: Path) -> None:
+    text = script.read_text(encoding="utf-8")
+    scripted = parse_ddl(text)
+    embedded = embedded_columns()
+    assert list(scripted) == list(embedded)
+    assert len(embedded) == 10
+    for table, columns in embedded.items():
+        assert list(scripted[table]) == [name for name, _ in columns], table
+        for name, sqlite_type in columns:
+            given = scripted[table][name]
+            text_length = re.fullmatch(r"VARCHAR\((\d+)\)", sqlite_type)
+            allowed = ({TEXT[server].format(text_length.group(1))} if text_length
+                       else TYPES[server][sqlite_type])
+            assert given in allowed, (table, name, sqlite_type, given)
+    # Every statement of the script is a CREATE TABLE: the loaders run it as it is.
+    assert len(mssql.script_statements(text)) == 10
+    assert all(s.startswith("CREATE TABLE") for s in mssql.script_statements(text))
+
+
+def test_mssql_is_collected_only_with_its_variable() -> None:
+    from tests.conftest import ENGINES
+
+    assert ("mssql" in ENGINES) == (mssql.connection_string() is not None)
+    assert "postgresql" in ENGINES
+
+
+def break_query(sql_dir: Path, name: str, dialect: str | None) -> None:
+    """Make one block of customers.sql read a table that does not exist."""
+    path = sql_dir / "customers.sql"
+    blocks = re.split(r"(?m)^(?=--\s*name:)", path.read_text(encoding="utf-8"))
+    for i, block in enumerate(blocks):
+        lines = block.splitlines()
+        if not lines or lines[0].strip() != f"-- name: {name}":
+            continue
+        has_dialect = len(lines) > 1 and lines[1].startswith("-- dialect:")
+        if has_dialect == (dialect is not None):
+            assert 'FROM "customers"' in block
+            blocks[i] = block.replace('FROM "customers"', 'FROM "no_such_table"')
+            break
+    else:
+        raise AssertionError(f"no {name} ({dialect}) block in {path}")
+    path.write_text("".join(blocks), encoding="utf-8")
+
+
+@pytest.mark.parametrize("broken", [None, "sqlite"], ids=["main-text", "sqlite-variant"])
+def test_each_engine_runs_its_text(tmp_path, make_database, engine, broken):
+    """A server engine runs the main text (as SQL Server does) and never the SQLite
+    variant; both SQLite engines run the variant."""
+    sql_dir = tmp_path / "site-sql"
+    shutil.copytree(ROOT / "sql", sql_dir)
+    break_query(sql_dir, "all", broken)
+    database = make_database({"customers": [{"id": 2}, {"id": 1}]})
+    client = create_app({"database": database | {"sql_dir": str(sql_dir)}}).test_client()
+    runs_variant = engine in FILE_ENGINES
+    fails = runs_variant == (broken == "sqlite")
+    response = client.get("/customers")
+    if fails:
+        assert response.status_code == 500
+    else:
+        assert response.status_code == 200
+        assert [r["id"] for r in response.get_json()] == [1, 2]
+
+
+@pytest.mark.postgresql
+def test_cluster_stop_kill_start() -> None:
+    pyodbc = pytest.importorskip("pyodbc")
+    cluster = Cluster()
+    try:
+        cluster.start()
+        schema = cluster.create_schema({"customers": [{"id": 1, "CustName": "PT Maju"}]})
+        reader = cluster.connection_string(schema=schema)
+        assert re.search(r"Server=127\.0\.0\.1;Port=\d+;", reader)
+
+        def names() -> list[str]:
+            with closing(pyodbc.connect(reader, autocommit=True)) as conn:
+                return [r[0] for r in conn.execute('SELECT "CustName" FROM "customers"')]
+
+        assert names() == ["PT Maju"]
+        assert cluster.pid is not None
+        cluster.kill()
+        assert not cluster.running
+        with pytest.raises(pyodbc.Error):
+            names()
+        cluster.start()  # crash recovery: the data is still there
+        assert names() == ["PT Maju"]
+        cluster.stop()
+        assert not cluster.running
+        cluster.start()
+        assert names() == ["PT Maju"]
+        # The app's login reads and nothing else.
+        with closing(pyodbc.connect(reader, autocommit=True)) as conn, \
+                pytest.raises(pyodbc.Error):
+            conn.execute('DELETE FROM "customers"')
+        cluster.drop_schema(schema)
+    finally:
+        cluster.remove()
+    assert not cluster.base.exists()
+
+
+class RecordingCursor:
+    """Stands in for a SQL Server connection and cursor: keeps what would be sent."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, list[Any]]] = []
+
+    def cursor(self) -> RecordingCursor:
+        return self
+
+    def execute(self, sql: str, params: Any = ()) -> None:
+        self.sent.append((sql, list(params)))
+
+    def close(self) -> None:
+        pass
+
+
+def test_mssql_loader_sends_t_sql_that_2008_r2_runs() -> None:
+    """Without a SQL Server: what the mssql loader would send parses as T-SQL, uses nothing
+    2008 R2 lacks (no DROP TABLE IF EXISTS either), stays within SQL Server's 2,100
+    parameters and 1,000 rows per INSERT, and carries dates as dates and times as text."""
+    server = mssql.Server("Driver=unused")
+    recorder = RecordingCursor()
+    server._conn = recorder
+    weighing = [{"id": n, "tgl_dt1": "2026-11-01", "jam_dt1": "07:00:00.500000",
+                 "vehno": "B 1 XY", "weigh1": 0.1} for n in range(1, 3)]
+    server.load({"weighing": weighing, "customers": [{"id": n} for n in range(1500)],
+                 "vehicles": [{"id": 1, "Number": None}, {}]})
+    statements = [sql for sql, _ in recorder.sent]
+    assert sum(s.startswith("IF OBJECT_ID(") for s in statements) == 10
+    assert sum(s.startswith("CREATE TABLE") for s in statements) == 10
+    for sql, params in recorder.sent:
+        assert violations(sql) == [], sql
+        for node in sqlglot.parse_one(sql, read="tsql").walk():
+            assert not (isinstance(node, exp.Drop) and node.args.get("exists")), sql
+        assert len(params) <= 2100 and sql.count("), (") < 1000
+    inserted = [params for sql, params in recorder.sent if 'INTO "weighing"' in sql]
+    assert inserted == [[1, dt.date(2026, 11, 1), "07:00:00.500000", "B 1 XY", 0.1,
+                         2, dt.date(2026, 11, 1), "07:00:00.500000", "B 1 XY", 0.1]]
+    assert sum(len(p) for sql, p in recorder.sent if 'INTO "customers"' in sql) == 1500
+    assert 'INSERT INTO "vehicles" DEFAULT VALUES' in statements
+    server.ensure({"weighing": weighing, "customers": [{"id": n} for n in range(1500)],
+                   "vehicles": [{"id": 1, "Number": None}, {}]})
+    assert len(recorder.sent) == len(statements)  # the same rows: nothing sent again
