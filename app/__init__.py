@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import flask_smorest
-from flask import Flask, Response, request
+from flask import Flask, Response, redirect, request, url_for
 from flask.json.provider import DefaultJSONProvider
 from swagger_ui_bundle import swagger_ui_path
 from werkzeug.exceptions import Unauthorized
@@ -40,6 +40,9 @@ class JsonProvider(DefaultJSONProvider):
 
 class Api(flask_smorest.Api):
     ERROR_SCHEMA = ErrorSchema
+    # Only the error responses each operation documents: a catch-all "default" would let
+    # any status pass as documented.
+    DEFAULT_ERROR_RESPONSE_NAME = None
 
 
 def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
@@ -50,6 +53,8 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     db = Database(settings.database, queries, settings.log.slow_query)
 
     app = Flask(__name__)
+    # "//" or an encoded "/" in a path is no route (a JSON 404), not an HTML redirect.
+    app.url_map.merge_slashes = False
     app.json = JsonProvider(app)
     app.extensions["jembatan"] = {"settings": settings, "db": db}
     prefix = settings.api.url_prefix
@@ -72,17 +77,22 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     for name, converter in CONVERTERS.items():
         app.url_map.converters[name] = converter
     api = Api(app)
-    # Both ways of sending a key, so that Swagger UI's "Authorize" button offers them.
-    api.spec.components.security_scheme(
-        "ApiKey", {"type": "apiKey", "in": "header", "name": "X-API-Key"})
-    api.spec.components.security_scheme("Bearer", {"type": "http", "scheme": "bearer"})
+    if settings.auth.api_keys:
+        # Both ways of sending a key, so that Swagger UI's "Authorize" button offers them.
+        api.spec.components.security_scheme(
+            "ApiKey", {"type": "apiKey", "in": "header", "name": "X-API-Key"})
+        api.spec.components.security_scheme("Bearer", {"type": "http", "scheme": "bearer"})
     for converter in CONVERTERS.values():
         api.register_converter(converter, lambda conv: dict(conv.openapi))
     for collection in COLLECTIONS:
         api.register_blueprint(collection_blueprint(collection, db, settings.api))
     api.register_blueprint(meta_blueprint(COLLECTIONS, db, settings.api))
-    app.add_url_rule(f"{prefix}/docs/static/<path:filename>", "docs_static",
-                     swagger_files(str(swagger_ui_path)))
+    docs_files = swagger_files(str(swagger_ui_path))
+    app.add_url_rule(f"{prefix}/docs/static/<path:filename>", "docs_static", docs_files)
+    app.add_url_rule(f"{prefix}/favicon.ico", "favicon",
+                     lambda: docs_files("favicon-32x32.png"))
+    app.add_url_rule(f"{prefix}/docs/", "docs_slash",
+                     lambda: redirect(url_for("api-docs.openapi_swagger_ui")))
     errors.register(app)
     logs.install(app)
     _register_auth(app, settings)
@@ -97,7 +107,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
 
 
 _OPEN_ENDPOINTS = {"api-docs.openapi_json", "api-docs.openapi_swagger_ui", "docs_static",
-                   "service.health"}
+                   "docs_slash", "favicon", "service.health"}
 
 
 def _register_auth(app: Flask, settings: Settings) -> None:

@@ -17,12 +17,21 @@ INT64_MAX = 2**63 - 1
 MIDNIGHT = dt.time(0, 0, 0)
 
 
+def bounded_int(text: str) -> int:
+    """int() of ASCII digits, but past 64 bits only ±(INT64_MAX + 1): no row can hold such
+    a value, and int() refuses strings of more than 4,300 digits."""
+    digits = text.lstrip("-").lstrip("0")
+    if len(digits) > 19:
+        return -(INT64_MAX + 1) if text.startswith("-") else INT64_MAX + 1
+    return int(text)
+
+
 def integer(text: str, what: str, minimum: int | None = None) -> int:
-    if not _INTEGER.fullmatch(text) or (minimum is not None and int(text) < minimum):
+    if not _INTEGER.fullmatch(text) or (minimum is not None and bounded_int(text) < minimum):
         kind = "an integer" if minimum is None else f"an integer of at least {minimum}"
         raise BadRequest(f"{what} must be {kind} written in digits, e.g. "
                          f"{max(minimum or 1, 1)}; got {text[:40]!r}")
-    return int(text)
+    return bounded_int(text)
 
 
 def date(text: str, what: str) -> dt.date:

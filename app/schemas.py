@@ -82,6 +82,11 @@ class JoinedDateTime(fields.DateTime):
     """
 
     def __init__(self, date_field: str, time_field: str, **kwargs: Any):
+        # Plant local time with no offset, which OpenAPI's date-time format would require.
+        kwargs.setdefault("metadata", {}).update({
+            "format": "local-date-time",
+            "pattern": r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{6})?$",
+            "description": f"{date_field} + {time_field} (a null time counts as 00:00:00)"})
         super().__init__(dump_only=True, allow_none=True, **kwargs)
         self.date_field, self.time_field = date_field, time_field
 

@@ -39,7 +39,7 @@ class QueryInteger(fields.Integer):
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> int:
         if not isinstance(value, str) or not params._INTEGER.fullmatch(value):
             raise ma.ValidationError("Not a valid integer: write it in digits, e.g. 50.")
-        return int(value)
+        return params.bounded_int(value)
 
 
 # Path segments are taken as text and parsed by the view, so that a malformed one is a 400
@@ -62,7 +62,7 @@ class IsoDate(_Segment):
 
 
 class Clock(_Segment):
-    openapi = {"type": "string", "pattern": "^[0-9]{2}:[0-9]{2}(:[0-9]{2})?$",
+    openapi = {"type": "string", "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?$",
                "example": "07:30"}
 
 
@@ -79,6 +79,13 @@ _PAGE_HEADERS = {
     "Link": {"description": "RFC 8288 links first, last, prev and next where they exist",
              "schema": {"type": "string"}},
 }
+
+
+# Every record endpoint also answers CSV (?format=csv, Accept: text/csv).
+_CSV_DOC = {"schema": {"type": "string"}, "content_type": "text/csv", "success": True,
+            "description": "With ?format=csv or Accept: text/csv: a header row of the field "
+                           "names, then one row per record (RFC 4180), values as in JSON, "
+                           "NULL empty."}
 
 
 def _path(name: str, description: str) -> dict[str, str]:
@@ -208,7 +215,8 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
                            "as an empty cell."}),
         "fields": DelimitedList(fields.String(metadata={"enum": encoder.output}),
                                 validate=check_fields, metadata={
-            "description": "Only these fields, in this order, comma-separated."}),
+            "description": "Only these fields, in this order, comma-separated.",
+            "minItems": 1, "uniqueItems": True}),
     }
     page_size_field = QueryInteger(
         load_default=api.page_size, validate=validate.Range(1, api.max_page_size),
@@ -269,6 +277,7 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
         return response
 
     @blp.route("")
+    @blp.alt_response(200, **_CSV_DOC)
     @blp.arguments(RecordArgs(), location="query", as_kwargs=True)
     @blp.response(200, many, description=f"Every {c.name} record in canonical order, "
                                          f"streamed as it is read.")
@@ -283,6 +292,7 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
 
     @blp.route("/page/<pagenumber:pagenumber>", parameters=[_path(
         "pagenumber", "Page number, 1 is the first; a page beyond the last is [].")])
+    @blp.alt_response(200, **_CSV_DOC)
     @blp.arguments(PageArgs(), location="query", as_kwargs=True)
     @blp.response(200, many, headers=_PAGE_HEADERS,
                   description="The records of the page; [] beyond the last page.")
@@ -312,6 +322,7 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
 
     @blp.route(f"/<{converter}:{key_name}>", parameters=[_path(key_name, key_doc)])
     @blp.arguments(RecordArgs(), location="query", as_kwargs=True)
+    @blp.alt_response(200, **_CSV_DOC)
     @blp.doc(summary="finds by row number" if c.numbered else "finds by ID")
     @blp.response(200, c.schema, description="The record.")
     @_errors(blp, 400, 401, 404, 503, 500)
@@ -358,6 +369,7 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
 
         @blp.route("/date/<isodate:tglawal>/<clock:jam_awal>/<isodate:tglakhir>/"
                    "<clock:jam_akhir>", parameters=_RANGE_PATH)
+        @blp.alt_response(200, **_CSV_DOC)
         @blp.arguments(RangeArgs(), location="query", as_kwargs=True)
         @blp.response(200, many, headers=_PAGE_HEADERS,
                       description="The records in the range, oldest first (numberrow null).")
