@@ -153,6 +153,16 @@ Transporter = shape("Transporter", "id:int TransCode:str TransName:str Address:s
                     "Phone:str Contact:str Remark:str", "A haulage company.")
 
 
+_EXAMPLES: dict[type, Any] = {Integer: 1, Number: 12500.5, String: "text",
+                              Date: "2026-11-01", Time: "07:30:00",
+                              JoinedDateTime: "2026-11-01T07:30:00"}
+
+
+def example(schema: type[ma.Schema]) -> dict[str, Any]:
+    """A record of this shape with a plausible value in every field, for the OpenAPI doc."""
+    return {name: _EXAMPLES.get(type(field)) for name, field in schema._declared_fields.items()}
+
+
 def with_first(schema: type[ma.Schema], name: str, **first: fields.Field) -> type[ma.Schema]:
     """The same shape with `first` fields put in front (numberrow; biao1's id)."""
     return _schema(name, {**first, **schema._declared_fields}, schema.Meta.description)

@@ -21,7 +21,7 @@ from .collections import DATE_PAIRS, Collection
 from .config import ApiSettings
 from .db import Database, DatabaseUnavailable, QueryFailed, Result
 from .encoding import RecordEncoder
-from .schemas import HealthSchema, IndexSchema
+from .schemas import HealthSchema, IndexSchema, example
 from .streaming import SpooledStream
 
 
@@ -194,6 +194,8 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
                                 f"order: {', '.join(c.order)} (ascending, NULLs first).")
     many = c.schema(many=True)
     encoder = RecordEncoder(c.schema)
+    record_example = example(c.schema)
+    range_example = record_example | ({"numberrow": None} if c.numbered else {})
 
     def check_fields(value: list[str]) -> None:
         if not value or "" in value:
@@ -279,8 +281,9 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
     @blp.route("")
     @blp.alt_response(200, **_CSV_DOC)
     @blp.arguments(RecordArgs(), location="query", as_kwargs=True)
-    @blp.response(200, many, description=f"Every {c.name} record in canonical order, "
-                                         f"streamed as it is read.")
+    @blp.response(200, many, example=[record_example],
+                  description=f"Every {c.name} record in canonical order, streamed as it is "
+                              f"read.")
     @_errors(blp, 400, 401, 503, 500)
     def get_all(format: str | None = None, fields: list[str] | None = None) -> Response:
         """gets all
@@ -294,7 +297,7 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
         "pagenumber", "Page number, 1 is the first; a page beyond the last is [].")])
     @blp.alt_response(200, **_CSV_DOC)
     @blp.arguments(PageArgs(), location="query", as_kwargs=True)
-    @blp.response(200, many, headers=_PAGE_HEADERS,
+    @blp.response(200, many, headers=_PAGE_HEADERS, example=[record_example],
                   description="The records of the page; [] beyond the last page.")
     @_errors(blp, 400, 401, 503, 500)
     def get_page(pagenumber: str, page_size: int, format: str | None = None,
@@ -324,7 +327,7 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
     @blp.arguments(RecordArgs(), location="query", as_kwargs=True)
     @blp.alt_response(200, **_CSV_DOC)
     @blp.doc(summary="finds by row number" if c.numbered else "finds by ID")
-    @blp.response(200, c.schema, description="The record.")
+    @blp.response(200, c.schema, description="The record.", example=record_example)
     @_errors(blp, 400, 401, 404, 503, 500)
     def get_one(format: str | None = None, fields: list[str] | None = None,
                 **path: str) -> Any:
@@ -371,7 +374,7 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
                    "<clock:jam_akhir>", parameters=_RANGE_PATH)
         @blp.alt_response(200, **_CSV_DOC)
         @blp.arguments(RangeArgs(), location="query", as_kwargs=True)
-        @blp.response(200, many, headers=_PAGE_HEADERS,
+        @blp.response(200, many, headers=_PAGE_HEADERS, example=[range_example],
                       description="The records in the range, oldest first (numberrow null).")
         @_errors(blp, 400, 401, 503, 500)
         def get_range(tglawal: str, jam_awal: str, tglakhir: str, jam_akhir: str, on: str,

@@ -424,3 +424,24 @@ def test_open_endpoints_with_keys(locked: FlaskClient) -> None:
 
 def test_no_keys_no_auth(make_client: MakeClient) -> None:
     assert make_client({}).get("/customers").status_code == 200
+
+
+def test_openapi_document_is_valid_and_every_operation_is_documented(tmp_path) -> None:
+    from openapi_spec_validator import validate
+
+    from app import create_app
+    from tests.conftest import build_database
+
+    database = build_database(tmp_path / "db.sqlite3", {})
+    spec = create_app({"database": {"sqlite": str(database)}}).test_client().get(
+        "/openapi.json").get_json()
+    validate(spec)  # raises on an invalid OpenAPI 3 document
+    for path, item in spec["paths"].items():
+        operation = item["get"]
+        assert operation.get("summary"), path
+        ok = operation["responses"]["200"]
+        assert "example" in ok["content"]["application/json"] or path in ("/", "/health"), path
+        for parameter in item.get("parameters", []) + operation.get("parameters", []):
+            assert parameter.get("description"), (path, parameter["name"])
+        if path not in ("/", "/health"):
+            assert {"400", "401", "503"} <= set(operation["responses"]), path
