@@ -1,0 +1,166 @@
+"""The limit: what Jembatan does for each work, minus HTTP, in one process.
+
+The same named queries (sql/transactions.sql as app.queries loads it, in its sqlite dialect,
+which is also what Jembatan runs over the SQLite ODBC driver), the same parameters
+(app.params), binding (app.db.bind) and fetch size (app.db.FETCH_SIZE), and the same
+RecordEncoder, used the way app/views.py uses them: a page counts the table first; a range
+and the full table are read in batches and each batch is encoded and joined into one array.
+No Flask, no gunicorn, no socket.
+
+    taskset -c 0 .venv/bin/python bench/limit.py PLAN.json sqlite3|pyodbc WORK...
+
+(bench/run.py writes the plan, bench/data/plan.json: the database, the seconds per work and
+the ranges the works draw from.)
+
+prints one JSON object: per work, operations (or rows) per second and latency.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import random
+import sqlite3
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from app import params
+from app.collections import COLLECTIONS, required_queries
+from app.config import SHIPPED_SQL_DIR
+from app.db import FETCH_SIZE, bind
+from app.encoding import RecordEncoder
+from app.queries import load_queries
+
+TRANSACTIONS = next(c for c in COLLECTIONS if c.name == "transactions")
+
+
+def odbc_string(path: Path | str) -> str:
+    return f"Driver=SQLite3;Database={Path(path).resolve()};StepAPI=1"
+
+
+class Limit:
+    """Jembatan's work for the `transactions` collection on one connection."""
+
+    def __init__(self, db_path: str, driver: str):
+        self.queries = load_queries(SHIPPED_SQL_DIR, required_queries())
+        self.encoder = RecordEncoder(TRANSACTIONS.schema)
+        if driver == "sqlite3":  # as app.db.Database._connect opens it
+            uri = Path(db_path).resolve().as_uri() + "?mode=ro"
+            self.conn = sqlite3.connect(uri, uri=True, isolation_level=None)
+            self.typed = False
+        else:
+            import pyodbc
+
+            self.conn = pyodbc.connect(odbc_string(db_path), autocommit=True, readonly=True)
+            self.typed = True
+
+    def execute(self, name: str, values: dict[str, Any] | None = None) -> Any:
+        query = self.queries.get("transactions", name, "sqlite")
+        cursor = self.conn.cursor()
+        cursor.execute(query.sql, bind(values or {}, query.params, self.typed))
+        return cursor
+
+    def batches(self, cursor: Any) -> Iterator[list[Any]]:
+        try:
+            while rows := cursor.fetchmany(FETCH_SIZE):
+                yield rows
+        finally:
+            cursor.close()
+
+    def columns(self, cursor: Any) -> tuple[str, ...]:
+        return tuple(d[0] for d in cursor.description)
+
+    def read(self, name: str, values: dict[str, Any], limit: int | None = None) -> bytes:
+        """A page or one record: read whole, then encoded (views.read)."""
+        cursor = self.execute(name, values)
+        columns = self.columns(cursor)
+        rows = [row for batch in self.batches(cursor) for row in batch]
+        return self.encoder.encode(columns, rows[:limit], None)
+
+    def stream(self, name: str, values: dict[str, Any] | None = None) -> tuple[int, int]:
+        """A streamed result (views.stream): each batch encoded, joined into one array.
+        Returns (records, bytes); the bytes are counted, not kept."""
+        cursor = self.execute(name, values)
+        columns = self.columns(cursor)
+        records, size = 0, 2  # "[" and "]"
+        for rows in self.batches(cursor):
+            array = self.encoder.encode(columns, rows, records + 1)
+            size += len(array[1:-1] if records == 0 else b"," + array[1:-1])
+            records += len(rows)
+        return records, size
+
+    # -- the works ---------------------------------------------------------------------
+
+    def row(self, key: int) -> int:
+        return len(self.read("by_key", {"key": key}, limit=1)[1:-1])
+
+    def page(self, page: int, page_size: int = 100) -> int:
+        total = int(self.execute("count").fetchone()[0])
+        window = params.window(page, page_size)
+        if window["skip"] >= total:
+            return 2
+        return len(self.read("page", window))
+
+    def range(self, start: str, end: str, end_time: str) -> int:
+        return self.stream("range_dt1", params.date_range(start, "00:00", end, end_time))[1]
+
+
+def draws(plan: dict[str, Any], rng: random.Random) -> dict[str, Callable[[], tuple]]:
+    """Random arguments for each work, drawn as the wrk scripts draw them."""
+    page, rng_ = plan["page"], plan["range"]
+    first_day = dt.date.fromisoformat(rng_["first_day"])
+
+    def a_range() -> tuple[str, str, str]:
+        start = first_day + dt.timedelta(days=rng.randrange(rng_["days"]))
+        end = start + dt.timedelta(days=rng_["window_days"] - 1)
+        return start.isoformat(), end.isoformat(), rng_["end_time"]
+
+    return {
+        "row": lambda: (rng.randint(1, plan["max_id"]),),
+        "page": lambda: (rng.randint(page["first"], page["last"]), page["size"]),
+        "range": a_range,
+    }
+
+
+def measure(plan: dict[str, Any], driver: str, works: list[str]) -> dict[str, Any]:
+    limit = Limit(plan["db"], driver)
+    rng = random.Random()
+    draw = draws(plan, rng)
+    out: dict[str, Any] = {}
+    for work in works:
+        if work == "all":
+            started = time.perf_counter()
+            records, size = limit.stream("all")
+            seconds = time.perf_counter() - started
+            out[work] = {"rows": records, "bytes": size, "seconds": seconds,
+                         "rows_s": records / seconds}
+            continue
+        fn = getattr(limit, work)
+        for _ in range(3):  # warm-up
+            fn(*draw[work]())
+        latencies: list[float] = []
+        started = time.perf_counter()
+        deadline = started + plan["seconds"]
+        while time.perf_counter() < deadline and len(latencies) < 10_000_000:
+            args = draw[work]()
+            t = time.perf_counter()
+            fn(*args)
+            latencies.append(time.perf_counter() - t)
+        seconds = time.perf_counter() - started
+        latencies.sort()
+        out[work] = {"ops_s": len(latencies) / seconds, "ops": len(latencies),
+                     "p99_ms": latencies[int(0.99 * (len(latencies) - 1))] * 1000,
+                     "mean_ms": sum(latencies) / len(latencies) * 1000}
+    return out
+
+
+def main(argv: list[str]) -> None:
+    plan, driver, works = json.loads(Path(argv[0]).read_text()), argv[1], argv[2:]
+    print(json.dumps(measure(plan, driver, works)))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

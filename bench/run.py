@@ -1,0 +1,392 @@
+"""`make bench`: Jembatan against Datasette and against the no-HTTP limit, on one SQLite file.
+
+    .venv/bin/python bench/run.py     (make bench builds the database and installs first)
+
+Environment: BENCH_DB (the SQLite file, default bench/data/bench.sqlite3), BENCH_SECONDS
+(seconds per measured wrk run and per limit, default 10), BENCH_ONLY (a comma-separated
+subset of limit,jembatan,deploy,odbc,datasette,profile). Figures are printed as they come.
+A whole run on the default database writes bench/results.json and bench/RESULTS.md; any
+other run (another BENCH_DB, a BENCH_ONLY) writes them to bench/data/ instead.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import importlib.util
+import json
+import math
+import os
+import platform
+import random
+import shlex
+import sqlite3
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import harness
+import report
+from harness import ALL_CORES, CLIENT_CORE, ROOT, SERVER_CORE, Server
+
+BENCH = ROOT / "bench"
+DEFAULT_DB = BENCH / "data" / "bench.sqlite3"
+DB = Path(os.environ.get("BENCH_DB", DEFAULT_DB)).resolve()
+DB_ARG = str(DB.relative_to(ROOT)) if DB.is_relative_to(ROOT) else str(DB)  # as commands say
+SECONDS = float(os.environ.get("BENCH_SECONDS", "10"))
+WARMUP = min(2.0, max(1.0, SECONDS / 5))
+ONLY = set(filter(None, os.environ.get("BENCH_ONLY", "").split(",")))
+DATASETTE = "bench/.venv-datasette/bin/datasette"
+LOGS = BENCH / "data" / "logs"
+PAGE_SIZE = 100
+RANGE_ROWS = 1000  # rows a date range should hold
+
+# Datasette's equivalents of Jembatan's page and range queries (sql/transactions.sql, sqlite).
+PAGE_SQL = "select * from transactions order by id limit 100 offset :offset"
+RANGE_SQL = ("select * from transactions where tgl_dt1 between :start and :end"
+             " and (tgl_dt1 > :start or coalesce(jam_dt1, '00:00:00') >= '00:00:00')"
+             " and (tgl_dt1 < :end or coalesce(jam_dt1, '00:00:00') <= :end_time)"
+             " order by tgl_dt1, jam_dt1, id")
+
+
+def _load_profiling() -> Any:
+    """bench/profile.py, loaded by path: `import profile` would be the standard library's."""
+    spec = importlib.util.spec_from_file_location("bench_profile", BENCH / "profile.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def wanted(part: str) -> bool:
+    return not ONLY or part in ONLY
+
+
+def say(text: str) -> None:
+    print(text, flush=True)
+
+
+# --- the plan: what the works ask for, derived from the data ------------------------------
+
+def make_plan() -> dict[str, Any]:
+    conn = sqlite3.connect(DB.as_uri() + "?mode=ro", uri=True)
+    rows, max_id = conn.execute('SELECT COUNT(*), MAX("id") FROM "transactions"').fetchone()
+    first, last, opens, closes = conn.execute(
+        'SELECT MIN("tgl_dt1"), MAX("tgl_dt1"), MIN("jam_dt1"), MAX("jam_dt1") '
+        'FROM "transactions"').fetchone()
+    span = (dt.date.fromisoformat(last) - dt.date.fromisoformat(first)).days + 1
+    per_day = rows / span
+    # Entry weighings spread evenly over the office hours (checked below): so many whole
+    # days, then the last day up to the hour that brings the range to about RANGE_ROWS.
+    whole, part = divmod(RANGE_ROWS / per_day, 1)
+    open_s, close_s = (sum(int(x) * m for x, m in zip(t.split(":"), (3600, 60, 1),
+                                                       strict=True)) for t in (opens, closes))
+    end_s = int(open_s + part * (close_s - open_s))
+    plan = {
+        "db": DB_ARG, "seconds": SECONDS, "rows": rows, "max_id": max_id,
+        "page": {"size": PAGE_SIZE, "first": math.ceil(rows / PAGE_SIZE) // 2 + 1,
+                 "last": math.ceil(rows / PAGE_SIZE)},
+        "range": {"first_day": first, "days": span - int(whole), "window_days": int(whole) + 1,
+                  "end_time": f"{end_s // 3600:02d}:{end_s // 60 % 60:02d}:{end_s % 60:02d}"},
+    }
+    # The distribution: rows per day and per hour, and what sampled windows really hold.
+    days = [n for (n,) in conn.execute(
+        'SELECT COUNT(*) FROM "transactions" GROUP BY "tgl_dt1"')]
+    hours = [n for (n,) in conn.execute(
+        'SELECT COUNT(*) FROM "transactions" GROUP BY substr("jam_dt1", 1, 2)')]
+    rng, r = random.Random(4), plan["range"]
+    held = []
+    for _ in range(40):
+        start = dt.date.fromisoformat(first) + dt.timedelta(days=rng.randrange(r["days"]))
+        end = start + dt.timedelta(days=r["window_days"] - 1)
+        held.append(conn.execute(
+            'SELECT COUNT(*) FROM "transactions" WHERE "tgl_dt1" BETWEEN :s AND :e AND '
+            '("tgl_dt1" < :e OR COALESCE("jam_dt1", \'00:00:00\') <= :t)',
+            {"s": start.isoformat(), "e": end.isoformat(), "t": r["end_time"]}).fetchone()[0])
+    conn.close()
+    plan["distribution"] = {
+        "first_day": first, "last_day": last, "span_days": span, "rows_per_day": per_day,
+        "rows_per_day_min": min(days), "rows_per_day_max": max(days),
+        "hours": f"{opens}-{closes}", "rows_per_hour_min": min(hours),
+        "rows_per_hour_max": max(hours), "range_rows_mean": sum(held) / len(held),
+        "range_rows_min": min(held), "range_rows_max": max(held)}
+    return plan
+
+
+def warm_page_cache() -> None:
+    """Read the file once, so that whoever runs first does not pay for a cold cache."""
+    with open(DB, "rb") as f:
+        while f.read(16 << 20):
+            pass
+
+
+# --- the limit --------------------------------------------------------------------------------
+
+def run_limit(plan: dict[str, Any], driver: str, work: str) -> dict[str, Any]:
+    """One work of bench/limit.py, in a process of its own on the server's core."""
+    plan_file = BENCH / "data" / "plan.json"
+    plan_file.write_text(json.dumps(plan, indent=2) + "\n")
+    argv = ["taskset", "-c", SERVER_CORE, ".venv/bin/python", "bench/limit.py",
+            str(plan_file.relative_to(ROOT)), driver, work]
+    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, check=False,
+                          timeout=SECONDS + 1800)
+    if done.returncode:
+        raise RuntimeError(f"bench/limit.py {driver} {work} failed:\n{done.stderr}")
+    result = json.loads(done.stdout.splitlines()[-1])[work]
+    result["command"] = shlex.join(argv)
+    return result
+
+
+# --- the contenders ---------------------------------------------------------------------------
+
+def jembatan_config(name: str, odbc: bool) -> Path:
+    """A config file of its own, so that a developer's config.toml or JEMBATAN_* variables
+    do not change what is measured."""
+    path = BENCH / "data" / f"{name}.toml"
+    source = (f'odbc = "{_odbc_string()}"' if odbc else f'sqlite = "{DB}"')
+    path.write_text(f"# Written by bench/run.py\n[database]\n{source}\n")
+    return path
+
+
+def _odbc_string() -> str:
+    from limit import odbc_string
+
+    return odbc_string(DB)
+
+
+def server_env(config: Path | None = None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("JEMBATAN_")}
+    if config:
+        env["JEMBATAN_CONFIG"] = str(config)
+    return env
+
+
+JEMBATAN_PATHS = {"row": "/transactions/{id}", "page": "/transactions/page/{page}",
+                  "range": "/transactions/date/{start}/00:00/{end}/{end_time}",
+                  "json": "/transactions", "csv": "/transactions?format=csv"}
+# Jembatan had no CSV when this benchmark was written: CSV is measured once this page comes
+# back as text/csv, and reported "not implemented" until then.
+JEMBATAN_CSV_PROBE = "/transactions/page/1?page_size=1&format=csv"
+DATASETTE_PATHS = {
+    "row": "/bench/transactions/{id}.json",
+    "page": "/bench.json?sql=" + urllib.parse.quote(PAGE_SQL) + "&offset={offset}&_shape=array",
+    "range": "/bench.json?sql=" + urllib.parse.quote(RANGE_SQL)
+             + "&start={start}&end={end}&end_time={end_time}&_shape=array",
+    "csv": "/bench/transactions.csv?_stream=on&_size=max",
+}
+
+
+def contenders() -> list[dict[str, Any]]:
+    gunicorn = ".venv/bin/gunicorn"
+    one = ["--workers", "1", "--timeout", "300"]
+    deploy = ["--workers", "2", "--threads", "4", "--timeout", "120"]
+    return [
+        {"key": "jembatan", "label": "Jembatan, sqlite3, 1 sync worker (pinned)",
+         "argv": [gunicorn, *one], "config": ("jembatan-sqlite", False), "paths": JEMBATAN_PATHS,
+         "streams": ("json", "csv"), "server_cores": SERVER_CORE, "client_cores": CLIENT_CORE,
+         "wrk_threads": 1},
+        {"key": "deploy", "label": "Jembatan, sqlite3, README deployment (2 workers x 4 "
+                                   "threads, both cores)",
+         "argv": [gunicorn, *deploy], "config": ("jembatan-sqlite", False),
+         "paths": JEMBATAN_PATHS, "streams": ("json",), "server_cores": ALL_CORES,
+         "client_cores": ALL_CORES, "wrk_threads": 2},
+        {"key": "odbc", "label": "Jembatan, pyodbc + SQLite ODBC driver, 1 sync worker (pinned)",
+         "argv": [gunicorn, *one], "config": ("jembatan-odbc", True), "paths": JEMBATAN_PATHS,
+         "streams": ("json",), "server_cores": SERVER_CORE, "client_cores": CLIENT_CORE,
+         "wrk_threads": 1},
+        {"key": "datasette", "label": "Datasette (--immutable, pinned)", "argv": None,
+         "paths": DATASETTE_PATHS, "streams": ("csv",), "server_cores": SERVER_CORE,
+         "client_cores": CLIENT_CORE, "wrk_threads": 1},
+    ]
+
+
+def start(c: dict[str, Any]) -> Server:
+    port = harness.free_port()
+    LOGS.mkdir(parents=True, exist_ok=True)
+    log = LOGS / f"{c['key']}.log"
+    log.unlink(missing_ok=True)
+    if c["key"] == "datasette":
+        argv = [DATASETTE, "serve", "--immutable", DB_ARG, "-h", "127.0.0.1",
+                "-p", str(port), "--setting", "max_returned_rows", "2000",
+                "--setting", "sql_time_limit_ms", "60000", "--setting", "max_csv_mb", "0"]
+        return Server(c["label"], argv, port, "/-/versions.json", server_env(),
+                      c["server_cores"], log=log)
+    name, odbc = c["config"]
+    argv = [*c["argv"][:1], "--bind", f"127.0.0.1:{port}", *c["argv"][1:], "wsgi:app"]
+    return Server(c["label"], argv, port, "/health", server_env(jembatan_config(name, odbc)),
+                  c["server_cores"], worker_processes=True, log=log)
+
+
+def fill(template: str, **values: object) -> str:
+    for name, value in values.items():
+        template = template.replace("{" + name + "}", str(value))
+    return template
+
+
+def probe(port: int, c: dict[str, Any], plan: dict[str, Any]) -> dict[str, int]:
+    """One request of each work before timing: status 200 and how many records came back."""
+    r = plan["range"]
+    end = dt.date.fromisoformat(r["first_day"]) + dt.timedelta(days=r["window_days"] - 1)
+    page = plan["page"]["first"]
+    paths = {
+        "row": fill(c["paths"]["row"], id=plan["max_id"] // 2),
+        "page": fill(c["paths"]["page"], page=page, offset=(page - 1) * PAGE_SIZE),
+        "range": fill(c["paths"]["range"], start=r["first_day"], end=end.isoformat(),
+                      end_time=r["end_time"]),
+    }
+    counts = {}
+    for work, path in paths.items():
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=120) as resp:
+            body = json.loads(resp.read())
+        if isinstance(body, dict):  # Jembatan's record, or Datasette's row page
+            body = body.get("rows", [body])
+        counts[work] = len(body)
+    return counts
+
+
+def serves_csv(port: int, c: dict[str, Any]) -> bool:
+    if c["key"] == "datasette":
+        return True
+    url = f"http://127.0.0.1:{port}{JEMBATAN_CSV_PROBE}"
+    with urllib.request.urlopen(url, timeout=60) as resp:
+        return resp.headers.get_content_type() == "text/csv"
+
+
+def wrk_args(work: str, template: str, plan: dict[str, Any]) -> list[object]:
+    if work == "row":
+        return [template, plan["max_id"]]
+    if work == "page":
+        p = plan["page"]
+        return [template, p["first"], p["last"], p["size"]]
+    r = plan["range"]
+    first_day = int(dt.datetime.fromisoformat(r["first_day"]).replace(
+        tzinfo=dt.UTC).timestamp())
+    return [template, first_day, r["days"], r["window_days"], r["end_time"]]
+
+
+def measure_work(key: str, c: dict[str, Any], server: Server, work: str,
+                 plan: dict[str, Any]) -> dict[str, Any]:
+    result = harness.wrk(server.port, f"{work}.lua", wrk_args(work, c["paths"][work], plan),
+                         SECONDS, WARMUP, threads=c["wrk_threads"], cores=c["client_cores"])
+    say(f"   {key:<10} {result['req_s']:9.1f} req/s   p99 {result['p99_ms']:8.1f} ms"
+        f"   errors {result['errors']}")
+    return result
+
+
+def measure_stream(key: str, c: dict[str, Any], server: Server, kind: str,
+                   plan: dict[str, Any]) -> dict[str, Any]:
+    if kind == "csv" and not serves_csv(server.port, c):
+        say(f"   {key:<10} not implemented")
+        return {"not_implemented": True}
+    s = harness.stream(server.port, c["paths"][kind], server.pids(), plan["rows"], kind,
+                       cores=c["client_cores"])
+    url = f"http://127.0.0.1:{server.port}{c['paths'][kind]}"
+    s["command"] = (f"curl -so /dev/null {shlex.quote(url)}  # read by bench/harness.py "
+                    f"stream() on cores {c['client_cores']}")
+    say(f"   {key:<10} {s['rows_s']:9.0f} rows/s  first byte {s['first_byte_ms']:.1f} ms   "
+        f"peak RSS {s['rss_peak_mb']:.1f} MB (from {s['rss_baseline_mb']:.1f})   "
+        f"{'complete' if s['complete'] else 'INCOMPLETE'}: {s['check']}")
+    return s
+
+
+def run_all(plan: dict[str, Any], results: dict[str, Any]) -> None:
+    """Every server is started first and then idles while another is measured; each work is
+    measured on every contender back to back, so that a change in the machine's load over
+    the run falls on all of them alike rather than on whoever ran last."""
+    chosen = [c for c in contenders() if wanted(c["key"])]
+    drivers = ("sqlite3", "pyodbc") if wanted("limit") else ()
+    with contextlib.ExitStack() as stack:
+        servers: dict[str, Server] = {}
+        for c in chosen:
+            say(f"starting {c['label']}")
+            server = servers[c["key"]] = stack.enter_context(start(c))
+            out = results["contenders"][c["key"]] = {"label": c["label"],
+                                                     "command": server.command, "works": {}}
+            out["probe"] = probe(server.port, c, plan)
+            say(f"   records per request (probe): {out['probe']}")
+        for work, label in report.WORKS:
+            say(f"\n== {label}")
+            for driver in drivers:
+                lim = results["limit"].setdefault(driver, {})[work] = run_limit(plan, driver,
+                                                                                 work)
+                say(f"   {'limit ' + driver:<10} {lim['ops_s']:9.1f} ops/s   p99 "
+                    f"{lim['p99_ms']:8.1f} ms")
+            for c in chosen:
+                results["contenders"][c["key"]]["works"][work] = measure_work(
+                    c["key"], c, servers[c["key"]], work, plan)
+        for kind in ("json", "csv"):
+            say(f"\n== the full table, {kind.upper()}")
+            for driver in drivers if kind == "json" else ():
+                lim = results["limit"][driver]["all"] = run_limit(plan, driver, "all")
+                say(f"   {'limit ' + driver:<10} {lim['rows_s']:9.0f} rows/s")
+            for c in chosen:
+                if kind in c["streams"]:
+                    results["contenders"][c["key"]]["works"][kind] = measure_stream(
+                        c["key"], c, servers[c["key"]], kind, plan)
+
+
+# --- the machine ------------------------------------------------------------------------------
+
+def machine() -> dict[str, Any]:
+    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
+                if line.startswith("model name")), platform.processor())
+    mem = next(int(line.split()[1]) for line in open("/proc/meminfo")
+               if line.startswith("MemTotal"))
+
+    def version(argv: list[str]) -> str:
+        try:
+            done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=60)
+            return (done.stdout or done.stderr).strip().splitlines()[0]
+        except (OSError, IndexError, subprocess.TimeoutExpired):
+            return "not found"
+    return {
+        "nproc": os.cpu_count(), "cpu": cpu, "memory_gib": round(mem / 1024 / 1024, 1),
+        "kernel": platform.release(), "python": platform.python_version(),
+        "sqlite": sqlite3.sqlite_version,
+        "gunicorn": version([".venv/bin/gunicorn", "--version"]),
+        "datasette": version([DATASETTE, "--version"]),
+        "wrk": version(["wrk", "-v"]),
+        "py_spy": version([".venv/bin/py-spy", "--version"]),
+    }
+
+
+def main() -> int:
+    began = time.time()
+    results: dict[str, Any] = {
+        "date": dt.datetime.now().astimezone().isoformat(timespec="seconds"),
+        "machine": machine(), "load_average_start": os.getloadavg(),
+        "settings": {"seconds": SECONDS, "warmup": WARMUP, "db": DB_ARG},
+        "limit": {}, "contenders": {},
+    }
+    say(f"machine: {results['machine']}")
+    say(f"load average at start: {results['load_average_start']}")
+    plan = make_plan()
+    results["plan"] = plan
+    say(f"plan: {json.dumps({k: v for k, v in plan.items() if k != 'distribution'})}")
+    say(f"data: {json.dumps(plan['distribution'])}")
+    warm_page_cache()
+
+    run_all(plan, results)
+    if wanted("profile"):
+        say("\n== where the time goes (py-spy, one sync worker)")
+        results["profile"] = _load_profiling().profile(plan, SECONDS)
+
+    results["load_average_end"] = os.getloadavg()
+    results["wall_seconds"] = time.time() - began
+    results["targets"] = report.targets(results)
+    # Only a whole run on the default database replaces the published results.
+    where = BENCH if not ONLY and DB == DEFAULT_DB else BENCH / "data"
+    (where / "results.json").write_text(json.dumps(results, indent=2) + "\n")
+    (where / "RESULTS.md").write_text(report.render(results))
+    say("\n" + report.summary(results))
+    say(f"wrote {where.relative_to(ROOT)}/results.json and RESULTS.md; the run took "
+        f"{results['wall_seconds']:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
