@@ -161,3 +161,24 @@ def test_forwarded_proto_and_host(server: Server) -> None:
 def test_without_forwarded_headers_the_direct_address(server: Server) -> None:
     body = server.get("/").json()
     assert body["openapi"] == server.base + "/openapi.json"
+
+
+def test_conditional_requests_over_http(server: Server) -> None:
+    for path in ("/transactions/7", "/transactions/page/2?page_size=50",
+                 "/transactions/date/2026-01-01/00:00/2026-12-31/23:59:59?page=1",
+                 "/transactions/page/1?format=csv"):
+        first = server.get(path)
+        tag = first.headers["ETag"]
+        assert first.status_code == 200 and first.headers["Cache-Control"] == "no-cache"
+        again = server.get(path, headers={"If-None-Match": tag})
+        assert again.status_code == 304 and again.content == b""
+        assert server.get(path, headers={"If-None-Match": '"old"'}).content == first.content
+
+
+def test_hygiene_headers_over_http(server: Server) -> None:
+    r = server.get("/transactions/7", headers={"X-Request-ID": "erp-42"})
+    assert r.headers["X-Content-Type-Options"] == "nosniff"
+    assert r.headers["X-Request-ID"] == "erp-42"
+    assert not any(ch.isdigit() for ch in r.headers.get("Server", ""))  # no version banner
+    assert "Access-Control-Allow-Origin" not in server.get(
+        "/transactions/7", headers={"Origin": "https://elsewhere.example"}).headers
