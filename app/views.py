@@ -279,12 +279,12 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
         return response
 
     @blp.route("")
-    @blp.alt_response(200, **_CSV_DOC)
     @blp.arguments(RecordArgs(), location="query", as_kwargs=True)
     @blp.response(200, many, example=[record_example],
                   description=f"Every {c.name} record in canonical order, streamed as it is "
                               f"read.")
     @_errors(blp, 400, 401, 503, 500)
+    @blp.alt_response(200, **_CSV_DOC)
     def get_all(format: str | None = None, fields: list[str] | None = None) -> Response:
         """gets all
 
@@ -295,11 +295,11 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
 
     @blp.route("/page/<pagenumber:pagenumber>", parameters=[_path(
         "pagenumber", "Page number, 1 is the first; a page beyond the last is [].")])
-    @blp.alt_response(200, **_CSV_DOC)
     @blp.arguments(PageArgs(), location="query", as_kwargs=True)
     @blp.response(200, many, headers=_PAGE_HEADERS, example=[record_example],
                   description="The records of the page; [] beyond the last page.")
     @_errors(blp, 400, 401, 503, 500)
+    @blp.alt_response(200, **_CSV_DOC)
     def get_page(pagenumber: str, page_size: int, format: str | None = None,
                  fields: list[str] | None = None) -> Any:
         """gets by page
@@ -325,10 +325,10 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
 
     @blp.route(f"/<{converter}:{key_name}>", parameters=[_path(key_name, key_doc)])
     @blp.arguments(RecordArgs(), location="query", as_kwargs=True)
-    @blp.alt_response(200, **_CSV_DOC)
     @blp.doc(summary="finds by row number" if c.numbered else "finds by ID")
     @blp.response(200, c.schema, description="The record.", example=record_example)
     @_errors(blp, 400, 401, 404, 503, 500)
+    @blp.alt_response(200, **_CSV_DOC)
     def get_one(format: str | None = None, fields: list[str] | None = None,
                 **path: str) -> Any:
         """finds by key
@@ -372,11 +372,11 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
 
         @blp.route("/date/<isodate:tglawal>/<clock:jam_awal>/<isodate:tglakhir>/"
                    "<clock:jam_akhir>", parameters=_RANGE_PATH)
-        @blp.alt_response(200, **_CSV_DOC)
         @blp.arguments(RangeArgs(), location="query", as_kwargs=True)
         @blp.response(200, many, headers=_PAGE_HEADERS, example=[range_example],
                       description="The records in the range, oldest first (numberrow null).")
         @_errors(blp, 400, 401, 503, 500)
+        @blp.alt_response(200, **_CSV_DOC)
         def get_range(tglawal: str, jam_awal: str, tglakhir: str, jam_akhir: str, on: str,
                       page: int | None = None, page_size: int | None = None,
                       format: str | None = None, fields: list[str] | None = None) -> Any:
