@@ -8,6 +8,7 @@ import datetime as dt
 import io
 import json
 import math
+from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
@@ -135,31 +136,32 @@ def plain_value(field: Any) -> Any:
         type(field)]
 
 
+def odd_rows(collection: str) -> Iterator[tuple[list[str], str, Any, list[tuple[Any, ...]]]]:
+    """(columns, field, odd value, rows): a plain row, the same with one odd value, another
+    plain row; for every field of the collection and every odd value of its kind."""
+    fields = [(n, f) for n, f in BY_NAME[collection].schema._declared_fields.items()
+              if n != "numberrow" and not f.dump_only]
+    columns = [n for n, _ in fields]
+    plain = tuple(plain_value(f) for _, f in fields)
+    for i, (name, field) in enumerate(fields):
+        for odd in ODD[type(field)]:
+            yield columns, name, odd, [plain, plain[:i] + (odd,) + plain[i + 1:], plain]
+
+
 @pytest.mark.parametrize("collection", sorted(BY_NAME))
 def test_each_odd_value_alone_in_a_plain_batch(collection: str) -> None:
     c = BY_NAME[collection]
     encoder = RecordEncoder(c.schema)
-    fields = [(n, f) for n, f in c.schema._declared_fields.items()
-              if n != "numberrow" and not f.dump_only]
-    columns = [n for n, _ in fields]
-    plain = tuple(plain_value(f) for _, f in fields)
-    names = (["numberrow"] if c.numbered else []) + columns
-    for i, (name, field) in enumerate(fields):
-        for odd in ODD[type(field)]:
-            row = plain[:i] + (odd,) + plain[i + 1:]
-            rows = [plain, row, plain]
-            values = [((n,) if c.numbered else ()) + r for n, r in enumerate(rows, 5)]
-            got = encoder.encode(columns, rows, 5)
-            assert got == expected(c.schema, names, values), (name, odd)
+    for columns, name, odd, rows in odd_rows(collection):
+        names = (["numberrow"] if c.numbered else []) + columns
+        values = [((n,) if c.numbered else ()) + r for n, r in enumerate(rows, 5)]
+        got = encoder.encode(columns, rows, 5)
+        assert got == expected(c.schema, names, values), (name, odd)
 
 
 def csv_from_json(array: bytes, names: list[str]) -> str:
     """The CSV CONTRACT §3 asks for, derived from the JSON text: each value as written in
     JSON (a string without its quotes), NULL empty."""
-
-
-
-
     records = json.loads(array, parse_float=str, parse_int=str,
                          parse_constant=str)  # numbers exactly as the JSON wrote them
     out = io.StringIO()
@@ -173,15 +175,8 @@ def csv_from_json(array: bytes, names: list[str]) -> str:
 
 @pytest.mark.parametrize("collection", sorted(BY_NAME))
 def test_csv_cells_are_the_json_values(collection: str) -> None:
-    c = BY_NAME[collection]
-    encoder = RecordEncoder(c.schema)
-    fields = [(n, f) for n, f in c.schema._declared_fields.items()
-              if n != "numberrow" and not f.dump_only]
-    columns = [n for n, _ in fields]
-    plain = tuple(plain_value(f) for _, f in fields)
-    for i, (name, field) in enumerate(fields):
-        for odd in ODD[type(field)]:
-            rows = [plain, plain[:i] + (odd,) + plain[i + 1:]]
-            values = encoder.values(columns, rows, 1)
-            assert encoder.csv(values) == csv_from_json(encoder.json(values), encoder.output), (
-                name, odd)
+    encoder = RecordEncoder(BY_NAME[collection].schema)
+    for columns, name, odd, rows in odd_rows(collection):
+        values = encoder.values(columns, rows, 1)
+        assert encoder.csv(values) == csv_from_json(encoder.json(values), encoder.output), (
+            name, odd)
