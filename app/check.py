@@ -30,9 +30,8 @@ def _harmless(name: str) -> dict[str, Any]:
     return {k: v for k, v in values.items() if k in PARAMETERS[kind_of(name)]}
 
 
-def check_query(db: Database, c: Collection, name: str) -> list[str]:
+def check_query(db: Database, c: Collection, encoder: RecordEncoder, name: str) -> list[str]:
     """The problems of one query: empty when it runs and returns the record's columns."""
-    encoder = RecordEncoder(c.schema)
     try:
         result = db.execute(c.name, name, _harmless(name))
         columns = result.columns
@@ -74,8 +73,9 @@ def check_sql_command() -> None:
     failures = 0
     for c in COLLECTIONS:
         click.echo(f"\n{c.name} ({c.schema.__name__})")
+        encoder = RecordEncoder(c.schema)
         for name in c.query_names():
-            problems = check_query(db, c, name)
+            problems = check_query(db, c, encoder, name)
             failures += bool(problems)
             click.echo(f"  {name:<22} {'ERROR' if problems else 'OK'}")
             for problem in problems:

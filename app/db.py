@@ -31,6 +31,8 @@ FETCH_SIZE = 500  # rows per fetchmany: large enough to amortise the call, small
 class DatabaseUnavailable(Exception):
     """Unreachable, connection lost, busy or timed out: the client may retry (503)."""
 
+    retry_after = 5  # seconds a client should wait, sent as Retry-After
+
     def __init__(self, reason: str):
         super().__init__(reason)
         self.reason = reason

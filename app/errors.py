@@ -11,7 +11,6 @@ from werkzeug.exceptions import HTTPException, InternalServerError, MethodNotAll
 
 from . import logs
 from .db import DatabaseUnavailable
-from .views import RETRY_AFTER
 
 log = logging.getLogger("jembatan")
 
@@ -62,7 +61,7 @@ def handle_http(exc: HTTPException) -> Response:
 def handle_unavailable(exc: DatabaseUnavailable) -> Response:
     response = error_response(503, f"The database is unavailable ({exc.reason}); try again "
                                    f"in a few seconds.")
-    response.headers["Retry-After"] = str(RETRY_AFTER)
+    response.headers["Retry-After"] = str(exc.retry_after)
     return response
 
 

@@ -454,13 +454,10 @@ def meta_blueprint(collections: tuple[Collection, ...], db: Database,
         except (DatabaseUnavailable, QueryFailed) as exc:
             reason = exc.reason if isinstance(exc, DatabaseUnavailable) else "query failed"
             return ({"status": "unavailable", "database": reason}, 503,
-                    {"Retry-After": str(RETRY_AFTER)})
+                    {"Retry-After": str(DatabaseUnavailable.retry_after)})
         return {"status": "ok", "database": "ok"}
 
     return blp
-
-
-RETRY_AFTER = 5  # seconds a client should wait after a 503
 
 
 def swagger_files(directory: str) -> Callable[[str], Response]:
