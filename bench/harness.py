@@ -133,7 +133,7 @@ class Server:
 
 def wrk_argv(port: int, script: str, args: Sequence[object], seconds: float, threads: int,
              cores: str) -> list[str]:
-    return ["taskset", "-c", cores, "wrk", f"-t{threads}", "-c4", f"-d{seconds:g}s",
+    return ["taskset", "-c", cores, "wrk", f"-t{threads}", "-c4", f"-d{max(1, round(seconds))}s",
             "--latency", "--timeout", "60s", "-s", str(WRK_DIR / script),
             f"http://127.0.0.1:{port}", "--", *map(str, args)]
 

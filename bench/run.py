@@ -38,7 +38,7 @@ DEFAULT_DB = BENCH / "data" / "bench.sqlite3"
 DB = Path(os.environ.get("BENCH_DB", DEFAULT_DB)).resolve()
 DB_ARG = str(DB.relative_to(ROOT)) if DB.is_relative_to(ROOT) else str(DB)  # as commands say
 SECONDS = float(os.environ.get("BENCH_SECONDS", "10"))
-WARMUP = min(2.0, max(1.0, SECONDS / 5))
+WARMUP = min(2, max(1, round(SECONDS / 5)))  # whole seconds: wrk takes no fractions
 ONLY = set(filter(None, os.environ.get("BENCH_ONLY", "").split(",")))
 DATASETTE = "bench/.venv-datasette/bin/datasette"
 LOGS = BENCH / "data" / "logs"
@@ -118,7 +118,13 @@ def make_plan() -> dict[str, Any]:
 
 
 def warm_page_cache() -> None:
-    """Read the file once, so that whoever runs first does not pay for a cold cache."""
+    """Read the whole file, so that the measurement after it reads the database from memory.
+
+    Called before every measurement, not once: this machine's kernel runs DAMON with a
+    `pageout` scheme that evicts file pages left idle for about 30 s, so a contender measured
+    after the others had idled would otherwise read its pages from disk (a deep page then
+    took 56 ms instead of 24 ms). Reading 1.2 GB from memory takes about 0.15 s.
+    """
     with open(DB, "rb") as f:
         while f.read(16 << 20):
             pass
@@ -130,6 +136,7 @@ def run_limit(plan: dict[str, Any], driver: str, work: str) -> dict[str, Any]:
     """One work of bench/limit.py, in a process of its own on the server's core."""
     plan_file = BENCH / "data" / "plan.json"
     plan_file.write_text(json.dumps(plan, indent=2) + "\n")
+    warm_page_cache()
     argv = ["taskset", "-c", SERVER_CORE, ".venv/bin/python", "bench/limit.py",
             str(plan_file.relative_to(ROOT)), driver, work]
     done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, check=False,
@@ -270,6 +277,7 @@ def wrk_args(work: str, template: str, plan: dict[str, Any]) -> list[object]:
 
 def measure_work(key: str, c: dict[str, Any], server: Server, work: str,
                  plan: dict[str, Any]) -> dict[str, Any]:
+    warm_page_cache()
     result = harness.wrk(server.port, f"{work}.lua", wrk_args(work, c["paths"][work], plan),
                          SECONDS, WARMUP, threads=c["wrk_threads"], cores=c["client_cores"])
     say(f"   {key:<10} {result['req_s']:9.1f} req/s   p99 {result['p99_ms']:8.1f} ms"
@@ -282,6 +290,7 @@ def measure_stream(key: str, c: dict[str, Any], server: Server, kind: str,
     if kind == "csv" and not serves_csv(server.port, c):
         say(f"   {key:<10} not implemented")
         return {"not_implemented": True}
+    warm_page_cache()
     s = harness.stream(server.port, c["paths"][kind], server.pids(), plan["rows"], kind,
                        cores=c["client_cores"])
     url = f"http://127.0.0.1:{server.port}{c['paths'][kind]}"
