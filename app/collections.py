@@ -74,4 +74,4 @@ COLLECTIONS: tuple[Collection, ...] = (
 
 def required_queries() -> dict[str, list[str]]:
     """Every .sql file the service loads and the names each must hold."""
-    return {c.name: c.query_names() for c in COLLECTIONS} | {"health": ["ping"]}
+    return {c.name: c.query_names() for c in COLLECTIONS} | {"health": ["ping", "version"]}

@@ -26,6 +26,7 @@ from .queries import Queries
 log = logging.getLogger("jembatan.db")
 
 FETCH_SIZE = 500  # rows per fetchmany: large enough to amortise the call, small in memory
+COUNTS_KEPT = 256  # counts remembered per connection (one per collection and range asked)
 
 
 class DatabaseUnavailable(Exception):
@@ -136,6 +137,8 @@ class _Connection:
         self.used = False  # has served a query: a failure may mean it went stale
         self.broken = False  # lost or unusable: the next request reconnects
         self.detached = False  # given up by its thread while a stream still reads from it
+        # (stem, name, values) -> (database version, count); see Database.count
+        self.counts: dict[tuple[Any, ...], tuple[Any, int]] = {}
 
     def close(self) -> None:
         try:
@@ -155,6 +158,10 @@ class Result:
         self._closed = False
         self.columns: tuple[str, ...] = tuple(d[0] for d in cursor.description or ())
         self._first: list[tuple[Any, ...]] | None = None
+
+    @property
+    def connection(self) -> _Connection:
+        return self._conn
 
     def _fetch(self) -> list[tuple[Any, ...]]:
         with self._db.deadline(self._conn, self._cursor) as timed_out:
@@ -348,8 +355,34 @@ class Database:
 
     def scalar(self, stem: str, name: str, values: Mapping[str, Any] | None = None) -> int:
         """The first column of the first row as an integer (counts; ODBC may send text)."""
-        rows = self.execute(stem, name, values).all()
-        return int(rows[0][0]) if rows and rows[0][0] is not None else 0
+        return _first_int(self.execute(stem, name, values).all())
+
+    def count(self, stem: str, name: str, values: Mapping[str, Any] | None = None) -> int:
+        """A count query's answer, kept per connection for as long as the database's version
+        (health.version) stays the same.
+
+        Every page carries its total (X-Pagination), and on SQLite a COUNT(*) of a million
+        rows takes about 2 ms, a tenth of a deep page. SQLite's data_version changes as soon
+        as another connection commits, so a kept count is never stale. The version is read
+        before the count: a commit in between makes the next request count again. Where the
+        main text answers NULL (SQL Server, PostgreSQL), the count runs every time.
+        """
+        found = self.execute("health", "version")
+        conn, version = found.connection, found.all()
+        version = version[0][0] if version else None
+        if version is None:
+            return self.scalar(stem, name, values)
+        key = (stem, name, tuple(sorted((values or {}).items())))
+        kept = conn.counts.get(key)
+        if kept is not None and kept[0] == version:
+            return kept[1]
+        result = self.execute(stem, name, values)
+        total = _first_int(result.all())
+        if result.connection is conn:  # not a connection made afresh in between
+            if len(conn.counts) >= COUNTS_KEPT:
+                del conn.counts[next(iter(conn.counts))]  # the oldest
+            conn.counts[key] = (version, total)
+        return total
 
     def dialect(self) -> str | None:
         """The `-- dialect:` whose texts this database runs (None: the main texts)."""
@@ -358,6 +391,10 @@ class Database:
     def ping(self) -> None:
         """One round trip to the server, for /health."""
         self.execute("health", "ping").all()
+
+
+def _first_int(rows: list[tuple[Any, ...]]) -> int:
+    return int(rows[0][0]) if rows and rows[0][0] is not None else 0
 
 
 def _unavailable_reason(exc: Exception) -> str | None:

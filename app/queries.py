@@ -36,6 +36,7 @@ PARAMETERS: dict[str, tuple[str, ...]] = {
     "range_count": _RANGE,
     "range_page": _RANGE + _PAGE,
     "ping": (),
+    "version": (),
 }
 
 # Words that change data or run code; none may appear outside strings and quoted names.

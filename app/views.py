@@ -309,7 +309,7 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
         """
         out = Representation(encoder, format, fields)
         page = params.integer(pagenumber, "pagenumber", minimum=1)
-        total = db.scalar(c.name, "count")
+        total = db.count(c.name, "count")
         records = page_of("page", {}, page, page_size, total, c.numbered)
 
         def url(p: int) -> str:
@@ -395,7 +395,7 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
             if page is None and page_size is None:
                 return stream(query, values, None, out, filename)
             page, page_size = page or 1, page_size or api.page_size
-            total = db.scalar(c.name, f"{query}_count", values)
+            total = db.count(c.name, f"{query}_count", values)
             records = page_of(f"{query}_page", values, page, page_size, total, False)
 
             def url(p: int) -> str:

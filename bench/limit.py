@@ -3,7 +3,8 @@
 The same named queries (sql/transactions.sql as app.queries loads it, in its sqlite dialect,
 which is also what Jembatan runs over the SQLite ODBC driver), the same parameters
 (app.params), binding (app.db.bind) and fetch size (app.db.FETCH_SIZE), and the same
-RecordEncoder, used the way app/views.py uses them: a page counts the table first; a range
+RecordEncoder, used the way app/views.py uses them: a page asks for the table's count first
+(kept while SQLite's data_version holds, as app.db.Database.count keeps it); a range
 and the full table are read in batches and each batch is encoded and joined into one array.
 No Flask, no gunicorn, no socket.
 
@@ -56,9 +57,11 @@ class Limit:
 
             self.conn = pyodbc.connect(odbc_string(db_path), autocommit=True, readonly=True)
             self.typed = True
+        self.counts: dict[str, tuple[Any, int]] = {}
 
-    def execute(self, name: str, values: dict[str, Any] | None = None) -> Any:
-        query = self.queries.get("transactions", name, "sqlite")
+    def execute(self, name: str, values: dict[str, Any] | None = None,
+                stem: str = "transactions") -> Any:
+        query = self.queries.get(stem, name, "sqlite")
         cursor = self.conn.cursor()
         cursor.execute(query.sql, bind(values or {}, query.params, self.typed))
         return cursor
@@ -97,8 +100,17 @@ class Limit:
     def row(self, key: int) -> int:
         return len(self.read("by_key", {"key": key}, limit=1)[1:-1])
 
-    def page(self, page: int, page_size: int = 100) -> int:
+    def count(self) -> int:
+        version = self.execute("version", stem="health").fetchone()[0]
+        kept = self.counts.get("count")
+        if kept is not None and kept[0] == version:
+            return kept[1]
         total = int(self.execute("count").fetchone()[0])
+        self.counts["count"] = (version, total)
+        return total
+
+    def page(self, page: int, page_size: int = 100) -> int:
+        total = self.count()
         window = params.window(page, page_size)
         if window["skip"] >= total:
             return 2

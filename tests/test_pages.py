@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from app import create_app
+from tests.conftest import FILE_ENGINES, build_database, database_settings
 from tests.contract import COLLECTIONS
 from tests.test_lists import records, sample_row
 
@@ -193,3 +197,70 @@ def test_pagenumber_below_one_or_not_an_integer_is_400(make_client, collection):
         response = client.get(f"/{collection}/page/{number}")
         answers[number] = (response.status_code, error(response)["status"])
     assert answers == dict.fromkeys(BAD_PAGE_NUMBERS, (400, "Bad Request"))
+
+
+def write(path: Path, sql: str, rows: list[dict[str, Any]] | list[tuple[Any, ...]]) -> None:
+    """Another program (the weighbridge) commits to the file while the service runs."""
+    con = sqlite3.connect(path)
+    for row in rows:
+        if isinstance(row, dict):
+            names = ", ".join(f'"{n}"' for n in row)
+            con.execute(sql.format(names=names, marks=", ".join("?" for _ in row)),
+                        list(row.values()))
+        else:
+            con.execute(sql, row)
+    con.commit()
+    con.close()
+
+
+# Jembatan keeps a count while SQLite's data_version says the file is unchanged; rows are
+# committed here through the file, so this runs on the engines that read one.
+@pytest.mark.parametrize("engine", FILE_ENGINES)
+@pytest.mark.parametrize("collection", COLLECTIONS)
+def test_totals_follow_rows_another_program_commits(engine, tmp_path, collection):
+    rows = [sample_row(collection, n) for n in range(1, 8)]
+    path = build_database(tmp_path / "plant.sqlite3", {collection: rows[:3]})
+    app = create_app({"database": database_settings(engine, path), **SMALL})
+    client = app.test_client()
+    first = page_url(collection, 1)
+
+    def totals(n: int, pages: int) -> dict[str, int]:
+        return {"total": n, "total_pages": pages, "first_page": 1, "last_page": pages}
+
+    assert page(client, f"/{collection}/page/2") == answer(
+        records(collection, rows[2:3], first=3), totals(3, 2) | {"page": 2, "previous_page": 1},
+        {"first": first, "last": page_url(collection, 2), "prev": first})
+
+    insert = f'INSERT INTO "{collection}" ({{names}}) VALUES ({{marks}})'
+    write(path, insert, rows[3:7])
+    assert page(client, f"/{collection}/page/2") == answer(
+        records(collection, rows[2:4], first=3),
+        totals(7, 4) | {"page": 2, "previous_page": 1, "next_page": 3},
+        {"first": first, "last": page_url(collection, 4), "prev": first,
+         "next": page_url(collection, 3)})
+    assert page(client, f"/{collection}/page/4")["body"] == records(collection, rows[6:7], 7)
+
+    key = "no_produksi" if collection == "bricon2" else "id"
+    write(path, f'DELETE FROM "{collection}" WHERE "{key}" <> ?', [(rows[6][key],)])
+    assert page(client, f"/{collection}/page/2") == answer([], totals(1, 1), {
+        "first": first, "last": first})
+    assert page(client, f"/{collection}/page/1")["body"] == records(collection, rows[6:7])
+
+
+@pytest.mark.parametrize("engine", FILE_ENGINES)
+def test_range_totals_follow_rows_another_program_commits(engine, tmp_path):
+    rows = [sample_row("transactions", n) for n in range(1, 6)]
+    path = build_database(tmp_path / "plant.sqlite3", {"transactions": rows[:2]})
+    client = create_app({"database": database_settings(engine, path)}).test_client()
+    everything = "/transactions/date/1900-01-01/00:00/2999-12-31/23:59:59?page=1&page_size=2"
+
+    def total() -> int:
+        response = client.get(everything)
+        assert response.status_code == 200, response.get_data(as_text=True)
+        return json.loads(response.headers["X-Pagination"])["total"]
+
+    assert total() == 2
+    write(path, 'INSERT INTO "transactions" ({names}) VALUES ({marks})', rows[2:5])
+    assert total() == 5
+    write(path, 'DELETE FROM "transactions" WHERE "id" = ?', [(1,)])
+    assert total() == 4
