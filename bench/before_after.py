@@ -8,7 +8,9 @@ BENCH_DB, BENCH_SECONDS (as bench/run.py). Each revision is checked out in a wor
 own (/tmp/jembatan-rev-<sha>) and served by this checkout's gunicorn from there; both servers
 run at once on the server's core. Each work runs before, after, before, after: the first
 round plain (the figures), the second under py-spy (the top costs). Prints a markdown block,
-appends it to bench/data/before-after.md and writes the figures to before-after-<sha>.json.
+appends it to bench/data/before-after.md (with --record: to bench/before-after.md, the record
+of changes that make bench copies into RESULTS.md) and writes the figures to
+bench/data/before-after-<sha>.json.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import run
 from harness import ROOT, SERVER_CORE, Server
 
 OUT = ROOT / "bench" / "data"
+RECORD = ROOT / "bench" / "before-after.md"  # the changes' record, part of RESULTS.md
 VENV = ROOT / ".venv" / "bin"
 WORKS = ("row", "page", "range", "stream")
 TOP = 8
@@ -144,6 +147,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--before", help="the revision before (default REV^)")
     parser.add_argument("--after", help="the revision after (then no REV)")
+    parser.add_argument("--record", action="store_true",
+                        help="append the block to bench/before-after.md (part of RESULTS.md)")
     parser.add_argument("args", nargs="+", metavar="[REV] WORK")
     opts = parser.parse_args()
     args = opts.args if opts.after else opts.args[1:]
@@ -199,8 +204,8 @@ def main() -> int:
                       + [line for work in args
                          for line in table(work, shas, results["works"][work])])
     print("\n" + block)
-    with open(OUT / "before-after.md", "a") as f:
-        f.write(block + "\n")
+    with open(RECORD if opts.record else OUT / "before-after.md", "a") as f:
+        f.write("\n" + block + "\n")
     (OUT / f"before-after-{shas[1][:7]}.json").write_text(json.dumps(results, indent=2) + "\n")
     return 0
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 WORKS = (("row", "Row by id"), ("page", "100-row page, deep offset"),
@@ -261,4 +262,8 @@ def render(results: dict[str, Any]) -> str:
             for r in found["top"]:
                 add(f"| {r['own_percent']:.1f} | `{r['function']}` | {r['file']} |")
             add("")
+    record = Path(__file__).parent / "before-after.md"
+    if record.is_file():  # written by bench/before_after.py --record, one block per change
+        add(("" if L[-1] == "" else "\n") + "## Before and after each change\n")
+        add(record.read_text().split("\n", 1)[1].strip() + "\n")
     return "\n".join(L).rstrip() + "\n"
