@@ -6,14 +6,18 @@ records a second. Most batches need none of their conversions: the sqlite3 drive
 gives ints, finite floats, and ISO text of exactly 10 ("YYYY-MM-DD") and 8 ("HH:MM:SS")
 characters, which every field dumps unchanged. So each batch is checked column by column
 (at C speed: the set of types, the set of text lengths) and, when every value is one that
-its field would dump unchanged, the rows go to orjson as they are; any other batch (Decimal,
-date objects, a time with a fraction, a bool...) goes through the schema. The output is the
-same bytes either way; tests/test_encoding.py checks it on generated rows.
+its field would dump unchanged, the rows go to orjson as they are. In any other batch only
+the columns that need it are converted, each value by its own field's `_serialize` (what the
+schema's dump calls), or by `date.isoformat`/`time.isoformat` for a column of date or time
+objects (what ODBC drivers return, and what those fields call); a shape with computed fields
+(vehicles' datetimes) goes through the schema's dump. The output is the same bytes either
+way; tests/test_encoding.py checks it on generated rows.
 """
 
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import io
 import math
 from collections.abc import Callable, Sequence
@@ -37,6 +41,14 @@ _UNCHANGED: dict[type[ma.fields.Field], tuple[frozenset[type], int | None]] = {
 }
 
 
+# (field class, the column's value types but None) -> the field's conversion, at C speed.
+# `type(v) is date` excludes datetime (a subclass), which the field cuts to its date part.
+_FAST: dict[tuple[type[ma.fields.Field], frozenset[type]], Callable[[Any], str]] = {
+    (Date, frozenset({dt.date})): dt.date.isoformat,
+    (Time, frozenset({dt.time})): dt.time.isoformat,
+}
+
+
 def dumps(value: Any) -> bytes:
     """The one JSON encoder of records: compact UTF-8, keys in the order given."""
     return orjson.dumps(value)
@@ -54,6 +66,7 @@ class RecordEncoder:
         self.names = (["numberrow"] if self.numbered else []) + self.fields
         self.output = list(declared)  # every field as sent, in order (computed ones too)
         self._checks = [_UNCHANGED.get(type(declared[name])) for name in self.fields]
+        self._declared = [declared[name] for name in self.names]
         # Computed fields (vehicles' datetimes) or an unknown field type: always the schema.
         self._always_schema = (len(self.names) != len(declared)
                                or any(check is None for check in self._checks))
@@ -82,13 +95,24 @@ class RecordEncoder:
     def _plain(self, values: list[tuple[Any, ...]]) -> bool:
         if not values:
             return True
-        for (types, length), column in zip(self._checks, zip(*values, strict=True),
-                                           strict=True):
-            if not set(map(type, column)) <= types:
-                return False
-            if length is not None and set(map(len, filter(None, column))) - {length}:
-                return False
-        return True
+        return all(_unchanged(check, column) for check, column in
+                   zip(self._checks, zip(*values, strict=True), strict=True))
+
+    def _convert(self, values: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+        """The values as the schema dumps them, converting only the columns that need it."""
+        columns: list[Sequence[Any]] = []
+        for field, column in zip(self._declared, zip(*values, strict=True), strict=True):
+            check = _UNCHANGED[type(field)]
+            if _unchanged(check, column):
+                columns.append(column)
+                continue
+            fast = _FAST.get((type(field), frozenset(map(type, column)) - {NONE}))
+            if fast is not None:
+                columns.append([None if v is None else fast(v) for v in column])
+            else:
+                serialize = field._serialize
+                columns.append([serialize(v, None, None) for v in column])
+        return list(zip(*columns, strict=True))
 
     def records(self, values: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
         """Raw records (before the schema's conversions)."""
@@ -99,8 +123,10 @@ class RecordEncoder:
                first: int | None) -> list[tuple[Any, ...]]:
         """Each record's values as sent, in the order of `self.output`."""
         values, plain = self.batch(columns, rows, first)
-        if plain:
+        if plain or not values:
             return values
+        if not self._always_schema:
+            return self._convert(values)
         output = self.output
         return [tuple(d[n] for n in output) for d in self.schema.dump(self.records(values))]
 
@@ -138,6 +164,14 @@ class RecordEncoder:
         out = io.StringIO()
         csv.writer(out, lineterminator="\r\n").writerow(fields or self.output)
         return out.getvalue()
+
+
+def _unchanged(check: tuple[frozenset[type], int | None], column: Sequence[Any]) -> bool:
+    """Whether the field dumps every value of this column unchanged (see _UNCHANGED)."""
+    types, length = check
+    if not set(map(type, column)) <= types:
+        return False
+    return length is None or not set(map(len, filter(None, column))) - {length}
 
 
 def _csv_writes_as_json(rows: list[tuple[Any, ...]]) -> bool:
