@@ -87,16 +87,22 @@ class _Watchdog:
         self._fired: set[int] = set()
         self._tokens = itertools.count()
         self._thread: threading.Thread | None = None
+        self._wakes_at = float("inf")  # when the thread next looks, unless woken sooner
 
     def watch(self, seconds: float, cursor: Any) -> int:
         with self._cond:
             token = next(self._tokens)
-            self._watched[token] = (time.monotonic() + seconds, cursor)
+            deadline = time.monotonic() + seconds
+            self._watched[token] = (deadline, cursor)
             if self._thread is None:  # started in the worker process, after gunicorn forks
                 self._thread = threading.Thread(target=self._run, name="query watchdog",
                                                 daemon=True)
                 self._thread.start()
-            self._cond.notify()
+            # Wake the thread only for a deadline before the time it will look anyway: a
+            # stream watches each fetch, and waking a thread per batch costs real time.
+            if deadline < self._wakes_at:
+                self._wakes_at = deadline
+                self._cond.notify()
             return token
 
     def done(self, token: int) -> bool:
@@ -116,8 +122,10 @@ class _Watchdog:
                     del self._watched[token]
                     self._fired.add(token)
                 if not expired:
-                    nearest = min((d for d, _ in self._watched.values()), default=None)
-                    self._cond.wait(None if nearest is None else nearest - now)
+                    self._wakes_at = min((d for d, _ in self._watched.values()),
+                                         default=float("inf"))
+                    self._cond.wait(None if self._wakes_at == float("inf")
+                                    else self._wakes_at - now)
                     continue
             for _, cursor in expired:
                 try:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 import requests
 
+from app.db import _Watchdog
 from tests.postgres import Cluster
 from tests.servers import ROOT, Gunicorn, gunicorn
 
@@ -180,3 +182,35 @@ def test_query_slower_than_query_timeout(cluster: Cluster, schema: str,
         response = requests.get(server.base + "/customers/2", timeout=30)
         assert response.status_code == 200 and response.json()["CustCode"] == "SUP002"
         assert workers(server) == before
+
+
+class Statement:
+    """What the watchdog sees of a running ODBC statement: something to cancel."""
+
+    def __init__(self) -> None:
+        self.cancelled = threading.Event()
+        self.at = 0.0
+
+    def cancel(self) -> None:
+        self.at = time.monotonic()
+        self.cancelled.set()
+
+
+def test_watchdog_cancels_each_statement_at_its_own_deadline() -> None:
+    """It is woken only for a deadline earlier than the one it sleeps towards; a later one
+    it finds when it wakes. Either way each statement is cancelled at its time, and a
+    statement that finishes in time is not."""
+    dog = _Watchdog()
+    finished = dog.watch(0.2, Statement())
+    assert dog.done(finished) is False  # done in time: not cancelled
+    time.sleep(0.4)  # the thread woke at +0.2 s, found nothing, and sleeps until woken
+    started = time.monotonic()
+    late, soon, later = Statement(), Statement(), Statement()
+    late_token = dog.watch(3.0, late)  # wakes the thread, which then sleeps until +3 s
+    time.sleep(0.2)
+    soon_token = dog.watch(0.6, soon)  # at +0.8 s, earlier than +3 s: wakes it again
+    later_token = dog.watch(3.5, later)  # later: found when it wakes for `late`
+    assert soon.cancelled.wait(10) and late.cancelled.wait(10) and later.cancelled.wait(10)
+    assert 0.8 <= soon.at - started < 2.5  # at its own deadline, not at the later one
+    assert late.at - started >= 3.0 and later.at - started >= 3.5
+    assert dog.done(soon_token) and dog.done(late_token) and dog.done(later_token)
