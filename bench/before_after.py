@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import harness
+import limit
 import run
 from harness import ROOT, SERVER_CORE, Server
 
@@ -62,14 +63,15 @@ def gunicorn(tree: Path) -> list[str]:
     return ["env", "-C", str(tree), str(VENV / "gunicorn"), "--chdir", str(tree)]
 
 
-def side_env(tree: Path, sha: str) -> dict[str, str]:
+def side_env(tree: Path, sha: str, odbc: bool) -> dict[str, str]:
     """The server's environment (a config of its own), once gunicorn is seen to load the
     worktree's wsgi.py and app/ with it (python -v names every module's file)."""
     config = git("show", f"{sha}:app/config.py")
     if "JEMBATAN_CONFIG" not in config or '"sqlite"' not in config:
         sys.exit(f"{sha[:7]}: app/config.py reads no JEMBATAN_CONFIG or [database] sqlite")
     path = tree / "before-after.toml"  # goes with the worktree
-    path.write_text(f'# Written by bench/before_after.py\n[database]\nsqlite = "{run.DB}"\n')
+    source = (f'odbc = "{limit.odbc_string(run.DB)}"' if odbc else f'sqlite = "{run.DB}"')
+    path.write_text(f'# Written by bench/before_after.py\n[database]\n{source}\n')
     env = {k: v for k, v in os.environ.items() if not k.startswith("JEMBATAN_")}
     env.update(JEMBATAN_CONFIG=str(path), PYTHONPATH=str(tree))
     done = subprocess.run([*gunicorn(tree), "--check-config", "wsgi:app"], cwd=ROOT,
@@ -147,6 +149,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--before", help="the revision before (default REV^)")
     parser.add_argument("--after", help="the revision after (then no REV)")
+    parser.add_argument("--odbc", action="store_true",
+                        help="serve through pyodbc and the SQLite ODBC driver (StepAPI=1)")
     parser.add_argument("--record", action="store_true",
                         help="append the block to bench/before-after.md (part of RESULTS.md)")
     parser.add_argument("args", nargs="+", metavar="[REV] WORK")
@@ -177,7 +181,8 @@ def main() -> int:
                 argv = [*gunicorn(tree), "--bind", f"127.0.0.1:{port}", "--workers", "1",
                         "--timeout", "300", "wsgi:app"]
                 server = stack.enter_context(Server(
-                    f"Jembatan {side} ({sha[:7]})", argv, port, "/health", side_env(tree, sha),
+                    f"Jembatan {side} ({sha[:7]})", argv, port, "/health",
+                    side_env(tree, sha, opts.odbc),
                     SERVER_CORE, worker_processes=True,
                     log=OUT / "logs" / f"before-after-{side}.log"))
                 servers[side] = (server, tree)
@@ -199,7 +204,8 @@ def main() -> int:
         for tree in trees.values():
             with contextlib.suppress(subprocess.CalledProcessError):
                 git("worktree", "remove", "--force", str(tree))
-    block = "\n".join([f"### {subject} ({shas[1][:7]})\n", f"`{command}` ({run.DB_ARG}, "
+    via = ", served through pyodbc and the SQLite ODBC driver" if opts.odbc else ""
+    block = "\n".join([f"### {subject} ({shas[1][:7]})\n", f"`{command}` ({run.DB_ARG}{via}, "
                        f"{plan['rows']:,} rows, {run.SECONDS:g} s per wrk run)\n"]
                       + [line for work in args
                          for line in table(work, shas, results["works"][work])])
