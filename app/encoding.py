@@ -196,5 +196,4 @@ def _cell(value: Any) -> str:
     if kind is float:
         if value != value or value in (math.inf, -math.inf):
             return ""  # JSON has null there
-        return repr(value).replace("e-0", "e-")  # 1e-06 -> 1e-6, as orjson writes it
-    return dumps(value).decode()  # int, bool: as JSON writes them
+    return dumps(value).decode()  # int, bool, float: as JSON writes them (1e-6, 0.000015)

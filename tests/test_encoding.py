@@ -120,8 +120,8 @@ def test_the_schema_path_is_taken_for_values_that_need_converting() -> None:
 # Every value a driver may hand a field that the field does not dump unchanged, or does.
 ODD: dict[type, list[Any]] = {
     Integer: [None, 0, -7, 2**63 - 1, 12.0, Decimal("42"), True, "17"],
-    Number: [None, 0, 1.5, -0.0, 1e-06, 1e20, math.nan, math.inf, -math.inf, Decimal("12.50"),
-             Decimal("7"), Decimal("-0.001"), True, "3.25"],
+    Number: [None, 0, 1.5, -0.0, 1e-06, 1.5e-05, -2.5e-05, 9.99e-05, 1e20, math.nan, math.inf,
+             -math.inf, Decimal("12.50"), Decimal("7"), Decimal("-0.001"), True, "3.25"],
     String: [None, "", "Café – Sidoarjo ✓", "a\nb\t\"c\"\\", "日本", 5, 2.5],
     Date: [None, "2026-11-01", "2026-11-01 00:00:00", "2026-11-01T07:05:30.5",
            dt.date(2026, 11, 1), dt.datetime(2026, 11, 1, 7, 5, 30)],
