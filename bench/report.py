@@ -262,8 +262,11 @@ def render(results: dict[str, Any]) -> str:
             for r in found["top"]:
                 add(f"| {r['own_percent']:.1f} | `{r['function']}` | {r['file']} |")
             add("")
-    record = Path(__file__).parent / "before-after.md"
-    if record.is_file():  # written by bench/before_after.py --record, one block per change
-        add(("" if L[-1] == "" else "\n") + "## Before and after each change\n")
-        add(record.read_text().split("\n", 1)[1].strip() + "\n")
+    # Written by bench/before_after.py --record (one block per change) and levers.py --record.
+    for name, title in (("before-after.md", "Before and after each change"),
+                        ("levers.md", "The levers, measured")):
+        record = Path(__file__).parent / name
+        if record.is_file():
+            add(("" if L[-1] == "" else "\n") + f"## {title}\n")
+            add(record.read_text().split("\n", 1)[1].strip() + "\n")
     return "\n".join(L).rstrip() + "\n"
