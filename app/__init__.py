@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hmac
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import flask_smorest
@@ -45,6 +45,26 @@ class Api(flask_smorest.Api):
     DEFAULT_ERROR_RESPONSE_NAME = None
 
 
+class _Flask(Flask):
+    """Flask, remembering which functions are sync: it asks inspect about every handler and
+    view on every request (a dozen calls, the cost of a whole SQLite lookup)."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self._sync: dict[Callable[..., Any], Callable[..., Any]] = {}
+
+    def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        try:
+            return self._sync[func]
+        except KeyError:
+            sync = super().ensure_sync(func)
+            if len(self._sync) < 1024:  # bounded: a per-request closure is not kept
+                self._sync[func] = sync
+            return sync
+        except TypeError:  # an unhashable callable: as Flask does it
+            return super().ensure_sync(func)
+
+
 def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     """Build the service from settings (CONTRACT §6); `overrides` has the TOML's shape."""
     settings = load_settings(overrides)
@@ -52,7 +72,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     logs.configure(settings.log)
     db = Database(settings.database, queries, settings.log.slow_query)
 
-    app = Flask(__name__)
+    app = _Flask(__name__)
     # "//" or an encoded "/" in a path is no route (a JSON 404), not an HTML redirect.
     app.url_map.merge_slashes = False
     app.json = JsonProvider(app)

@@ -67,11 +67,18 @@ class RecordEncoder:
         self.output = list(declared)  # every field as sent, in order (computed ones too)
         self._checks = [_UNCHANGED.get(type(declared[name])) for name in self.fields]
         self._declared = [declared[name] for name in self.names]
+        self._fields = tuple(self.fields)
+        # Per column: the types its field dumps unchanged and the text length, if any.
+        self._types = [check[0] if check else frozenset() for check in self._checks]
+        self._lengths = [(i, check[1]) for i, check in enumerate(self._checks)
+                         if check and check[1] is not None]
         # Computed fields (vehicles' datetimes) or an unknown field type: always the schema.
         self._always_schema = (len(self.names) != len(declared)
                                or any(check is None for check in self._checks))
 
     def columns_missing(self, columns: Sequence[str]) -> list[str]:
+        if tuple(columns) == self._fields:  # the shipped SQL names them in order
+            return []
         return [name for name in self.fields if name not in columns]
 
     def batch(self, columns: Sequence[str], rows: Sequence[Sequence[Any]],
@@ -95,6 +102,12 @@ class RecordEncoder:
     def _plain(self, values: list[tuple[Any, ...]]) -> bool:
         if not values:
             return True
+        if len(values) <= 4:  # a record or a few: value by value beats column by column
+            types, lengths = self._types, self._lengths
+            return all(
+                all(type(v) in t for v, t in zip(row, types, strict=True))
+                and all(not row[i] or len(row[i]) == n for i, n in lengths)
+                for row in values)
         return all(_unchanged(check, column) for check, column in
                    zip(self._checks, zip(*values, strict=True), strict=True))
 
