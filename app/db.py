@@ -165,7 +165,8 @@ class Result:
         self._started = time.monotonic()
         self._closed = False
         self.columns: tuple[str, ...] = tuple(d[0] for d in cursor.description or ())
-        self._first: list[tuple[Any, ...]] | None = None
+        self._ahead: list[list[tuple[Any, ...]]] = []  # batches read before they are asked
+        self.ended = False  # the last row has been read
 
     @property
     def connection(self) -> _Connection:
@@ -179,19 +180,29 @@ class Result:
                 self.close()
                 raise self._db.failure(exc, self.what, self._conn, timed_out()) from None
 
-    def start(self) -> None:
-        """Read the first rows now, so that a failure is still an error response (503)
-        rather than a stream that breaks off before it began."""
-        if self._first is None:
-            self._first = self._fetch()
+    def read_ahead(self, rows: int) -> bool:
+        """Read now, until `rows` rows are held or the result ends; whether it ended.
+
+        A failure here is still an error response (503), not a stream that breaks off."""
+        held = sum(map(len, self._ahead))
+        while not self.ended and held < rows:
+            batch = self._fetch()
+            if not batch:
+                self.ended = True
+                break
+            self._ahead.append(batch)
+            held += len(batch)
+        return self.ended
 
     def batches(self) -> Iterator[list[tuple[Any, ...]]]:
         try:
-            rows = self._first if self._first is not None else self._fetch()
-            self._first = []
-            while rows:
-                yield rows
+            while self._ahead:
+                yield self._ahead.pop(0)
+            while not self.ended:
                 rows = self._fetch()
+                if not rows:
+                    break
+                yield rows
         finally:
             self.close()
 
