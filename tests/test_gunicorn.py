@@ -102,6 +102,37 @@ def test_all_records_streamed_complete(server: Server) -> None:
     assert list(records[0]) == list(expected("transactions", server.rows[0]))
 
 
+def in_range(rows: list[dict[str, Any]], on: str, start: str,
+             end: str) -> list[dict[str, Any]]:
+    """The records of whole days start..end on the pair `on`, in the range order."""
+    day, clock = f"tgl_{on}", f"jam_{on}"
+    inside = [r for r in rows if r.get(day) is not None and start <= r[day] <= end]
+    return sorted(inside, key=lambda r: (r[day], r.get(clock) or "", r["id"]))
+
+
+@pytest.mark.parametrize(("on", "start", "end", "whole"), [
+    ("dt1", "2026-03-01", "2026-03-31", True),  # 167 records
+    ("dt2", "2026-01-01", "2026-12-31", True),  # 1,600: every fifth has no tgl_dt2
+    ("dt1", "2026-01-01", "2026-12-31", False),  # all 2,000: no longer small
+])
+def test_a_range_under_2000_records_is_sent_whole(server: Server, on: str, start: str,
+                                                   end: str, whole: bool) -> None:
+    with server.get(f"/transactions/date/{start}/00:00/{end}/23:59:59", params={"on": on},
+                    stream=True) as r:
+        assert r.status_code == 200
+        body = r.content
+        if whole:
+            assert r.headers["Content-Length"] == str(len(body))
+            assert "Transfer-Encoding" not in r.headers
+        else:
+            assert r.headers.get("Transfer-Encoding") == "chunked"
+            assert "Content-Length" not in r.headers
+    assert "ETag" not in r.headers
+    records = [expected("transactions", row) for row in in_range(server.rows, on, start, end)]
+    assert len(records) == {"dt1": 2000 if not whole else 167, "dt2": 1600}[on]
+    assert json.loads(body) == records
+
+
 def test_page(server: Server) -> None:
     r = server.get("/transactions/page/3", params={"page_size": 7})
     assert r.status_code == 200
