@@ -5,7 +5,8 @@ which is also what Jembatan runs over the SQLite ODBC driver), the same paramete
 (app.params), binding (app.db.bind) and fetch size (app.db.FETCH_SIZE), and the same
 RecordEncoder, used the way app/views.py uses them: a page asks for the table's count first
 (kept while SQLite's data_version holds, as app.db.Database.count keeps it); a range
-and the full table are read in batches and each batch is encoded and joined into one array.
+and the full table are read in batches and each batch is encoded and joined into one array
+(or, for the work `csv`, written as CSV lines after a header).
 No Flask, no gunicorn, no socket.
 
     taskset -c 0 .venv/bin/python bench/limit.py PLAN.json sqlite3|pyodbc WORK...
@@ -95,6 +96,18 @@ class Limit:
             records += len(rows)
         return records, size
 
+    def stream_csv(self, name: str, values: dict[str, Any] | None = None) -> tuple[int, int]:
+        """A streamed result as CSV (views.Representation.stream): the header, then each
+        batch's lines. Returns (records, bytes)."""
+        cursor = self.execute(name, values)
+        columns = self.columns(cursor)
+        records, size = 0, len(self.encoder.csv_header().encode())
+        for rows in self.batches(cursor):
+            size += len(self.encoder.csv(self.encoder.values(columns, rows, records + 1))
+                        .encode())
+            records += len(rows)
+        return records, size
+
     # -- the works ---------------------------------------------------------------------
 
     def row(self, key: int) -> int:
@@ -143,9 +156,9 @@ def measure(plan: dict[str, Any], driver: str, works: list[str]) -> dict[str, An
     draw = draws(plan, rng)
     out: dict[str, Any] = {}
     for work in works:
-        if work == "all":
+        if work in ("all", "csv"):  # the full table, as JSON or as CSV
             started = time.perf_counter()
-            records, size = limit.stream("all")
+            records, size = (limit.stream if work == "all" else limit.stream_csv)("all")
             seconds = time.perf_counter() - started
             out[work] = {"rows": records, "bytes": size, "seconds": seconds,
                          "rows_s": records / seconds}

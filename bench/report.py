@@ -11,7 +11,7 @@ STREAM_KEYS = ("jembatan", "deploy", "odbc")
 # Issue 4's reference run on a quiet machine of this kind: Datasette 0.65 and the limit.
 REFERENCE = {("datasette", "row"): 1066, ("datasette", "page"): 27, ("datasette", "range"): 39,
              ("datasette", "csv"): 35000, ("sqlite3", "page"): 31, ("sqlite3", "range"): 114,
-             ("sqlite3", "all"): 117000}
+             ("sqlite3", "all"): 117000, ("sqlite3", "csv"): 103000}
 
 
 def _get(results: dict[str, Any], *path: str) -> Any:
@@ -33,7 +33,7 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
         return _get(results, "contenders", key, "works", work, "req_s")
 
     def lim(driver: str, work: str) -> float | None:
-        field = "rows_s" if work == "all" else "ops_s"
+        field = "rows_s" if work in ("all", "csv") else "ops_s"
         return _get(results, "limit", driver, work, field)
 
     def rows_s(key: str, kind: str) -> float | None:
@@ -69,6 +69,10 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
              _ratio(rows_s("jembatan", "json"), rows_s("datasette", "csv")), 2.5)
     at_least("Full table JSON >= 75 % of the limit",
              _ratio(rows_s("jembatan", "json"), lim("sqlite3", "all")), 0.75, "%")
+    at_least("Full table CSV >= 2.5x Datasette's CSV rows/s",
+             _ratio(rows_s("jembatan", "csv"), rows_s("datasette", "csv")), 2.5)
+    at_least("Full table CSV >= 75 % of the limit (CSV)",
+             _ratio(rows_s("jembatan", "csv"), lim("sqlite3", "csv")), 0.75, "%")
     for work, label in (("page", "deep page"), ("range", "range")):
         at_least(f"ODBC path >= 90 % of its own limit: {label}",
                  _ratio(req("odbc", work), lim("pyodbc", work)), 0.9, "%")
@@ -134,7 +138,8 @@ def render(results: dict[str, Any]) -> str:
             value = _get(results, "contenders", who, "works", work,
                          "rows_s" if work == "csv" else "req_s")
         else:
-            value = _get(results, "limit", who, work, "rows_s" if work == "all" else "ops_s")
+            value = _get(results, "limit", who, work,
+                         "rows_s" if work in ("all", "csv") else "ops_s")
         if value:
             gauge.append(f"{who} {work} {value / ref:.2f}")
     if gauge:
@@ -205,10 +210,11 @@ def render(results: dict[str, Any]) -> str:
                 f"({_num(s['rss_baseline_mb'])}) | "
                 f"{'yes' if s['complete'] else 'NO'}: {s['check']} |")
     for driver in ("sqlite3", "pyodbc"):
-        a = _get(lim, driver, "all")
-        if a:
-            add(f"| Limit {driver} | JSON | {_num(a['rows_s'], 0)} | "
-                f"{_num(a['bytes'] / a['seconds'] / 1e6)} | | | {a['rows']:,} records |")
+        for work, kind in (("all", "JSON"), ("csv", "CSV")):
+            a = _get(lim, driver, work)
+            if a:
+                add(f"| Limit {driver} | {kind} | {_num(a['rows_s'], 0)} | "
+                    f"{_num(a['bytes'] / a['seconds'] / 1e6)} | | | {a['rows']:,} records |")
     j, ds = _get(c, "jembatan", "works", "json", "rows_s"), _get(c, "datasette", "works",
                                                                   "csv", "rows_s")
     if j and ds:
@@ -216,7 +222,8 @@ def render(results: dict[str, Any]) -> str:
             f"{_num(_ratio(j, _get(lim, 'sqlite3', 'all', 'rows_s')), 2)}.")
     jc = _get(c, "jembatan", "works", "csv", "rows_s")
     if jc and ds:
-        add(f"Jembatan CSV / Datasette CSV: {_ratio(jc, ds):.2f}x.")
+        add(f"Jembatan CSV / Datasette CSV: {_ratio(jc, ds):.2f}x. Jembatan CSV / limit "
+            f"(CSV): {_num(_ratio(jc, _get(lim, 'sqlite3', 'csv', 'rows_s')), 2)}.")
 
     add("\n## Targets (issue 4)\n")
     add("| Target | Measured | Met | Margin |")
@@ -238,7 +245,7 @@ def render(results: dict[str, Any]) -> str:
                 add(v["works"][work]["command"])
     for driver, v in lim.items():
         add(f"# the limit, {driver} (each work in a process of its own)")
-        for work in ("row", "page", "range", "all"):
+        for work in ("row", "page", "range", "all", "csv"):
             if work in v:
                 add(v[work]["command"])
     add("```")

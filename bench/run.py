@@ -329,8 +329,10 @@ def run_all(plan: dict[str, Any], results: dict[str, Any]) -> None:
                     c["key"], c, servers[c["key"]], work, plan)
         for kind in ("json", "csv"):
             say(f"\n== the full table, {kind.upper()}")
-            for driver in drivers if kind == "json" else ():
-                lim = results["limit"][driver]["all"] = run_limit(plan, driver, "all")
+            # The limit of a CSV export is measured through sqlite3, as issue 4's was.
+            for driver in drivers if kind == "json" else drivers[:1]:
+                work = "all" if kind == "json" else "csv"
+                lim = results["limit"][driver][work] = run_limit(plan, driver, work)
                 say(f"   {'limit ' + driver:<10} {lim['rows_s']:9.0f} rows/s")
             for c in chosen:
                 if kind in c["streams"]:
