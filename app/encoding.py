@@ -68,6 +68,7 @@ class RecordEncoder:
         self._checks = [_UNCHANGED.get(type(declared[name])) for name in self.fields]
         self._declared = [declared[name] for name in self.names]
         self._fields = tuple(self.fields)
+        self._numbers = {name for name, f in declared.items() if isinstance(f, Number)}
         # Per column: the types its field dumps unchanged and the text length, if any.
         self._types = [check[0] if check else frozenset() for check in self._checks]
         self._lengths = [(i, check[1]) for i, check in enumerate(self._checks)
@@ -146,7 +147,7 @@ class RecordEncoder:
     def pick(self, fields: Sequence[str] | None) -> Callable[[tuple[Any, ...]], tuple[Any, ...]]:
         """The values of `fields` (all when None), in that order, from a record's values."""
         if not fields or list(fields) == self.output:
-            return lambda v: v
+            return _same
         getter = itemgetter(*[self.output.index(f) for f in fields])
         if len(fields) == 1:
             return lambda v: (getter(v),)
@@ -164,14 +165,35 @@ class RecordEncoder:
     def csv(self, values: list[tuple[Any, ...]], fields: Sequence[str] | None = None) -> str:
         """CSV lines (RFC 4180: CRLF, quotes where needed) of these records."""
         pick = self.pick(fields)
-        rows = [pick(v) for v in values]
+        rows = values if pick is _same else [pick(v) for v in values]
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\r\n")
-        if _csv_writes_as_json(rows):
+        if self._csv_writes_as_json(rows, fields or self.output):
             writer.writerows(rows)  # None, str, int, plain floats: the csv module's own way
         else:
             writer.writerows([[_cell(x) for x in row] for row in rows])
         return out.getvalue()
+
+    def _csv_writes_as_json(self, rows: Sequence[tuple[Any, ...]],
+                            names: Sequence[str]) -> bool:
+        """Whether the csv module alone writes every value as CONTRACT §3 wants: it writes
+        None empty and str, int as they are, but a float in exponent form as 1e-06 where JSON
+        has 1e-6 (or 0.000015), and NaN as nan; so floats must lie where str() writes no
+        exponent. Floats are only in Number fields' columns (every other field dumps str or
+        int), so only those are looked at, each at C speed (filter, min, max, map)."""
+        kinds = set(map(type, chain.from_iterable(rows)))
+        if not kinds <= {str, int, float, NONE}:
+            return False
+        if float not in kinds:
+            return True
+        for i, name in enumerate(names):
+            if name not in self._numbers:
+                continue
+            given = list(filter(None, map(itemgetter(i), rows)))  # None, 0, 0.0 need none
+            if given and not (1e-4 <= min(map(abs, given)) and max(map(abs, given)) < 1e16
+                              and not any(map(math.isnan, given))):
+                return False
+        return True
 
     def csv_header(self, fields: Sequence[str] | None = None) -> str:
         out = io.StringIO()
@@ -187,16 +209,8 @@ def _unchanged(check: tuple[frozenset[type], int | None], column: Sequence[Any])
     return length is None or not set(map(len, filter(None, column))) - {length}
 
 
-def _csv_writes_as_json(rows: list[tuple[Any, ...]]) -> bool:
-    """Whether the csv module alone writes every value as CONTRACT §3 wants: it writes None
-    empty and str, int as they are, but a float in exponent form as 1e-06 where JSON has
-    1e-6, and NaN as nan; so floats must lie where str() writes no exponent."""
-    kinds = set(map(type, chain.from_iterable(rows)))
-    if not kinds <= {str, int, float, NONE}:
-        return False
-    return float not in kinds or all(
-        v == 0.0 or 1e-4 <= abs(v) < 1e16
-        for v in chain.from_iterable(rows) if v.__class__ is float)
+def _same(values: tuple[Any, ...]) -> tuple[Any, ...]:
+    return values
 
 
 def _cell(value: Any) -> str:

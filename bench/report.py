@@ -190,11 +190,13 @@ def render(results: dict[str, Any]) -> str:
             + "; ".join(f"{key} {p}" for key, p in probes.items()) + ".")
 
     add("\n## Full table\n")
-    add("One GET of the whole table, read by a client on the other core (both cores in the "
-        "deployment configuration). First byte: from sending the request to the first byte "
-        "of the body. Peak RSS: VmRSS of the serving process(es), sampled every 50 ms "
+    add("A GET of the whole table, read by a client on the other core (both cores in the "
+        "deployment configuration), three times for each contender (and the limit three "
+        "times, each in a new process): rows/s and MB/s are the median run's, the other "
+        "figures the worst of the three. First byte: from sending the request to the first "
+        "byte of the body. Peak RSS: VmRSS of the serving process(es), sampled every 50 ms "
         "(gunicorn: its workers, summed; before the stream in brackets). Complete: status "
-        "200, every record there (and the JSON parses).\n")
+        "200, every record there (and the JSON parses), in every run.\n")
     add("| Contender | Format | rows/s | MB/s | First byte ms | Peak RSS MB | Complete |")
     add("|---|---|---|---|---|---|---|")
     for key, label in cols:
