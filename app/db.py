@@ -147,6 +147,7 @@ class _Connection:
         self.detached = False  # given up by its thread while a stream still reads from it
         # (stem, name, values) -> (database version, count); see Database.count
         self.counts: dict[tuple[Any, ...], tuple[Any, int]] = {}
+        self.versioned = True  # until health.version answers NULL on this connection
 
     def close(self) -> None:
         try:
@@ -384,12 +385,16 @@ class Database:
         rows takes about 2 ms, a tenth of a deep page. SQLite's data_version changes as soon
         as another connection commits, so a kept count is never stale. The version is read
         before the count: a commit in between makes the next request count again. Where the
-        main text answers NULL (SQL Server, PostgreSQL), the count runs every time.
+        main text answers NULL (SQL Server, PostgreSQL), the count runs every time, and the
+        version is not asked again on that connection.
         """
+        if not self._connection().versioned:  # its version query answered NULL before
+            return self.scalar(stem, name, values)
         found = self.execute("health", "version")
-        conn, version = found.connection, found.all()
-        version = version[0][0] if version else None
+        conn, rows = found.connection, found.all()
+        version = rows[0][0] if rows else None
         if version is None:
+            conn.versioned = False  # no round trip for it again on this connection
             return self.scalar(stem, name, values)
         key = (stem, name, tuple(sorted((values or {}).items())))
         kept = conn.counts.get(key)
