@@ -162,7 +162,10 @@ def render(results: dict[str, Any]) -> str:
         "one call after the other in one process on the server's core. Every server is "
         "started before the first measurement and idles while the others are measured; each "
         "work runs on every contender back to back, so that a change in the machine's load "
-        "during the run falls on all of them alike.\n")
+        "during the run falls on all of them alike. Each work is measured in two such rounds "
+        "and the better round of each contender (and of the limit) is the one shown: "
+        "interference from outside only ever slows a round down. Every round's figure is in "
+        "results.json (`rounds`), and errors are those of both rounds.\n")
     cols = [("jembatan", "Jembatan 1 worker"), ("deploy", "Jembatan deployment"),
             ("odbc", "Jembatan ODBC"), ("datasette", "Datasette")]
     add("| Work | " + " | ".join(label for _, label in cols) + " | Limit sqlite3 | Limit "

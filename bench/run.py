@@ -45,6 +45,9 @@ LOGS = BENCH / "data" / "logs"
 PAGE_SIZE = 100
 RANGE_ROWS = 1000  # rows a date range should hold
 STREAM_RUNS = 3  # full-table reads per contender and per limit; the median run is reported
+# Rounds of each request work, every contender and the limit measured in each; the better
+# round is reported: interference from outside the benchmark only ever slows a round down.
+WORK_ROUNDS = 2
 
 # Datasette's equivalents of Jembatan's page and range queries (sql/transactions.sql, sqlite).
 PAGE_SQL = "select * from transactions order by id limit 100 offset :offset"
@@ -342,14 +345,17 @@ def run_all(plan: dict[str, Any], results: dict[str, Any]) -> None:
             say(f"   records per request (probe): {out['probe']}")
         for work, label in report.WORKS:
             say(f"\n== {label}")
-            for driver in drivers:
-                lim = results["limit"].setdefault(driver, {})[work] = run_limit(plan, driver,
-                                                                                 work)
-                say(f"   {'limit ' + driver:<10} {lim['ops_s']:9.1f} ops/s   p99 "
-                    f"{lim['p99_ms']:8.1f} ms")
-            for c in chosen:
-                results["contenders"][c["key"]]["works"][work] = measure_work(
-                    c["key"], c, servers[c["key"]], work, plan)
+            for n in range(WORK_ROUNDS):
+                say(f"   round {n + 1} of {WORK_ROUNDS}")
+                for driver in drivers:
+                    lim = run_limit(plan, driver, work)
+                    keep_best(results["limit"].setdefault(driver, {}), work, lim, "ops_s")
+                    say(f"   {'limit ' + driver:<10} {lim['ops_s']:9.1f} ops/s   p99 "
+                        f"{lim['p99_ms']:8.1f} ms")
+                for c in chosen:
+                    keep_best(results["contenders"][c["key"]]["works"], work,
+                              measure_work(c["key"], c, servers[c["key"]], work, plan),
+                              "req_s")
         for kind in ("json", "csv"):
             say(f"\n== the full table, {kind.upper()}")
             # The limit of a CSV export is measured through sqlite3, as issue 4's was.
@@ -361,6 +367,16 @@ def run_all(plan: dict[str, Any], results: dict[str, Any]) -> None:
                 if kind in c["streams"]:
                     results["contenders"][c["key"]]["works"][kind] = measure_stream(
                         c["key"], c, servers[c["key"]], kind, plan)
+
+
+def keep_best(into: dict[str, Any], work: str, result: dict[str, Any], key: str) -> None:
+    """The better round of a work so far, every round's figure beside it, and the errors of
+    all rounds (a failed request in any round is reported)."""
+    before = into.get(work)
+    best = result if before is None or result[key] > before[key] else before
+    into[work] = best | {
+        "rounds": (before["rounds"] if before else []) + [result[key]],
+        "errors": (before.get("errors", 0) if before else 0) + result.get("errors", 0)}
 
 
 # --- the machine ------------------------------------------------------------------------------
