@@ -35,15 +35,20 @@ ENGINE_PARAMS = [pytest.param(e, marks=getattr(pytest.mark, e)) if e in SERVER_E
 Tables = Mapping[str, list[dict[str, Any]]]
 
 
-def build_database(path: Path, tables: Tables) -> Path:
-    """A SQLite file with the embedded schema and exactly these rows."""
-    con = sqlite3.connect(path)
-    con.executescript(SCHEMA.read_text())
+def insert_rows(con: sqlite3.Connection, tables: Tables) -> None:
+    """INSERT these rows, each with the columns it names."""
     for table, rows in tables.items():
         for row in rows:
             names = ", ".join(f'"{n}"' for n in row)
             marks = ", ".join("?" for _ in row)
             con.execute(f'INSERT INTO "{table}" ({names}) VALUES ({marks})', list(row.values()))
+
+
+def build_database(path: Path, tables: Tables) -> Path:
+    """A SQLite file with the embedded schema and exactly these rows."""
+    con = sqlite3.connect(path)
+    con.executescript(SCHEMA.read_text())
+    insert_rows(con, tables)
     con.commit()
     con.close()
     return path

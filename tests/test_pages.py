@@ -3,16 +3,18 @@ X-Pagination header and an RFC 8288 Link header (CONTRACT §3 "Pages", §4)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from app import create_app
-from tests.conftest import FILE_ENGINES, build_database, database_settings
+from tests.conftest import FILE_ENGINES, build_database, database_settings, insert_rows
 from tests.contract import COLLECTIONS
 from tests.test_lists import records, sample_row
 
@@ -199,18 +201,15 @@ def test_pagenumber_below_one_or_not_an_integer_is_400(make_client, collection):
     assert answers == dict.fromkeys(BAD_PAGE_NUMBERS, (400, "Bad Request"))
 
 
-def write(path: Path, sql: str, rows: list[dict[str, Any]] | list[tuple[Any, ...]]) -> None:
-    """Another program (the weighbridge) commits to the file while the service runs."""
+@contextlib.contextmanager
+def weighbridge(path: Path) -> Iterator[sqlite3.Connection]:
+    """Another program (the weighbridge) committing to the file while the service runs."""
     con = sqlite3.connect(path)
-    for row in rows:
-        if isinstance(row, dict):
-            names = ", ".join(f'"{n}"' for n in row)
-            con.execute(sql.format(names=names, marks=", ".join("?" for _ in row)),
-                        list(row.values()))
-        else:
-            con.execute(sql, row)
-    con.commit()
-    con.close()
+    try:
+        with con:  # commits on leaving
+            yield con
+    finally:
+        con.close()
 
 
 # Jembatan keeps a count while SQLite's data_version says the file is unchanged; rows are
@@ -231,8 +230,8 @@ def test_totals_follow_rows_another_program_commits(engine, tmp_path, collection
         records(collection, rows[2:3], first=3), totals(3, 2) | {"page": 2, "previous_page": 1},
         {"first": first, "last": page_url(collection, 2), "prev": first})
 
-    insert = f'INSERT INTO "{collection}" ({{names}}) VALUES ({{marks}})'
-    write(path, insert, rows[3:7])
+    with weighbridge(path) as con:
+        insert_rows(con, {collection: rows[3:7]})
     assert page(client, f"/{collection}/page/2") == answer(
         records(collection, rows[2:4], first=3),
         totals(7, 4) | {"page": 2, "previous_page": 1, "next_page": 3},
@@ -241,7 +240,8 @@ def test_totals_follow_rows_another_program_commits(engine, tmp_path, collection
     assert page(client, f"/{collection}/page/4")["body"] == records(collection, rows[6:7], 7)
 
     key = "no_produksi" if collection == "bricon2" else "id"
-    write(path, f'DELETE FROM "{collection}" WHERE "{key}" <> ?', [(rows[6][key],)])
+    with weighbridge(path) as con:
+        con.execute(f'DELETE FROM "{collection}" WHERE "{key}" <> ?', (rows[6][key],))
     assert page(client, f"/{collection}/page/2") == answer([], totals(1, 1), {
         "first": first, "last": first})
     assert page(client, f"/{collection}/page/1")["body"] == records(collection, rows[6:7])
@@ -260,7 +260,9 @@ def test_range_totals_follow_rows_another_program_commits(engine, tmp_path):
         return json.loads(response.headers["X-Pagination"])["total"]
 
     assert total() == 2
-    write(path, 'INSERT INTO "transactions" ({names}) VALUES ({marks})', rows[2:5])
+    with weighbridge(path) as con:
+        insert_rows(con, {"transactions": rows[2:5]})
     assert total() == 5
-    write(path, 'DELETE FROM "transactions" WHERE "id" = ?', [(1,)])
+    with weighbridge(path) as con:
+        con.execute('DELETE FROM "transactions" WHERE "id" = ?', (1,))
     assert total() == 4
