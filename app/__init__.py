@@ -16,8 +16,8 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import errors, logs
 from .check import check_sql_command
-from .collections import COLLECTIONS, required_queries
-from .config import Settings, load_settings
+from .collections import COLLECTIONS
+from .config import SHIPPED_SQL_DIR, Settings, load_settings
 from .db import Database
 from .queries import load_queries
 from .schemas import ErrorSchema
@@ -68,7 +68,7 @@ class _Flask(Flask):
 def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     """Build the service from settings (CONTRACT §6); `overrides` has the TOML's shape."""
     settings = load_settings(overrides)
-    queries = load_queries(settings.database.sql_dir, required_queries())
+    queries = load_queries(settings.database.sql_dir, COLLECTIONS, SHIPPED_SQL_DIR)
     logs.configure(settings.log)
     db = Database(settings.database, queries, settings.log.slow_query)
 

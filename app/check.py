@@ -1,5 +1,6 @@
-"""`flask --app wsgi check-sql`: run every named query once against the configured
-database and compare what comes back with the record shapes, for a site adapting sql/."""
+"""`flask --app wsgi check-sql [COLLECTION] [--show]`: for a site adapting sql/, run every
+query of each collection once against the configured database and compare what comes back
+with the record shape, or (--show) print every query exactly as it is sent."""
 
 from __future__ import annotations
 
@@ -16,9 +17,11 @@ from . import params
 from .collections import COLLECTIONS, Collection
 from .db import Database, DatabaseUnavailable, QueryFailed
 from .encoding import RecordEncoder
-from .queries import PARAMETERS, kind_of
+from .queries import PARAMETERS, kind_of, parse_file
 
 SAMPLE_ROWS = 50  # rows read from each query: enough to look at, never a whole table
+_TODO = re.compile(r'\bAS\s*"([^"]+)"[^\n]*--\s*TODO\b', re.I)
+_NULL = re.compile(r'^\s*NULL\s+AS\s*"([^"]+)"', re.I | re.M)
 
 
 def _harmless(name: str) -> dict[str, Any]:
@@ -51,7 +54,7 @@ def check_query(db: Database, c: Collection, encoder: RecordEncoder, name: str) 
     for field in missing:
         near = difflib.get_close_matches(field, extra, n=1, cutoff=0.6)
         problems.append(f"no column {field}" + (f' (did you mean "{near[0]}"?)' if near else ""))
-    if extra:
+    if extra and name != "records":  # records may carry columns no read selects
         problems.append(f"columns the record does not have: {', '.join(extra)}")
     # SQLite reads an unknown "name" as the string 'name': every value would be that text.
     sql = db.queries.get(c.name, name, db.dialect()).sql
@@ -61,25 +64,95 @@ def check_query(db: Database, c: Collection, encoder: RecordEncoder, name: str) 
             if all(row[index] == source for row in rows):
                 problems.append(f'every {field} is the text "{source}": no such column, '
                                 f"which SQLite takes for a string")
-    return problems
+    return list(dict.fromkeys(problems))
+
+
+def mapping_notes(db: Database, c: Collection, dialect: str | None) -> tuple[list[str], list[str]]:
+    """The fields of a collection's `records` still marked `-- TODO` (a draft-mapping left
+    them), and those given as a plain NULL (the site has no such column)."""
+    blocks = [b for b in parse_file(db.queries.files[c.name]) if b.name == "records"]
+    block = next((b for b in blocks if b.dialect == dialect), blocks[0])
+    todo = [f for f in _TODO.findall(block.text) if f in c.fields]
+    nulls = [f for f in _NULL.findall(block.text) if f in c.fields and f not in todo]
+    return todo, nulls
+
+
+def _selected(collection: str | None) -> list[Collection]:
+    if collection is None:
+        return list(COLLECTIONS)
+    chosen = [c for c in COLLECTIONS if c.name == collection]
+    if not chosen:
+        raise click.BadParameter(f"no collection {collection!r}; the collections are: "
+                                 f"{', '.join(c.name for c in COLLECTIONS)}",
+                                 param_hint="COLLECTION")
+    return chosen
+
+
+def _engine(db: Database) -> tuple[str | None, str]:
+    """The dialect the configured database runs, and a line saying which texts that is."""
+    try:
+        dialect = db.dialect()
+    except DatabaseUnavailable as exc:
+        return None, (f"-- {db.describe} cannot be reached ({exc.reason}): the main texts, "
+                      f"which SQL Server and PostgreSQL run")
+    texts = "the SQLite texts" if dialect == "sqlite" else "the main texts (SQL Server's)"
+    return dialect, f"-- {texts}, as sent to {db.describe}"
+
+
+def print_queries(db: Database, collections: list[Collection]) -> None:
+    """Print every query of these collections exactly as it is sent (`?` placeholders)."""
+    dialect, engine = _engine(db)
+    click.echo(engine)
+    for c in collections:
+        for name in ["records", *c.query_names()]:
+            q = db.queries.get(c.name, name, dialect)
+            click.echo(f"\n-- {c.name}.{name}: {q.description}")
+            click.echo(f"-- from {q.source}")
+            if name != "records":
+                click.echo(f"-- parameters: {', '.join(q.params) or 'none'}")
+            click.echo(q.sql + ";")
 
 
 @click.command("check-sql")
+@click.argument("collection", required=False)
+@click.option("--show", is_flag=True,
+              help="Print every query as it is sent to the configured database, run nothing.")
 @with_appcontext
-def check_sql_command() -> None:
-    """Run every query once and compare its columns with the record shapes."""
+def check_sql_command(collection: str | None, show: bool) -> None:
+    """Run every query once and compare its columns with the record shapes.
+
+    With COLLECTION, only that collection's; with --show, print them instead."""
     db: Database = current_app.extensions["jembatan"]["db"]
+    chosen = _selected(collection)
+    if show:
+        print_queries(db, chosen)
+        return
     click.echo(f"Checking the queries of {db.settings.sql_dir} on {db.describe}")
     failures = 0
-    for c in COLLECTIONS:
+    dialect = None
+    try:
+        dialect = db.dialect()
+    except DatabaseUnavailable:
+        pass  # each query then says so
+    for c in chosen:
         click.echo(f"\n{c.name} ({c.schema.__name__})")
         encoder = RecordEncoder(c.schema)
-        for name in c.query_names():
+        todo, nulls = mapping_notes(db, c, dialect)
+        for name in ["records", *c.query_names()]:
             problems = check_query(db, c, encoder, name)
+            if name == "records" and todo:
+                problems.append(f"still to map (-- TODO): {', '.join(todo)}")
             failures += bool(problems)
             click.echo(f"  {name:<22} {'ERROR' if problems else 'OK'}")
             for problem in problems:
                 click.echo(f"      {problem}")
+            if name == "records" and nulls:
+                click.echo(f"      given as NULL (no such column at this site): "
+                           f"{', '.join(nulls)}")
+            if name == "records" and problems and not todo:
+                click.echo("  (every read of the collection reads records: fix it first)")
+                failures += len(c.query_names())
+                break
     click.echo(f"\n{failures} quer{'y' if failures == 1 else 'ies'} with problems" if failures
                else "\nEvery query runs and returns its record's columns.")
     if failures:

@@ -45,12 +45,30 @@ class Collection:
     def numbered(self) -> bool:
         return self.key == "numberrow"
 
-    def query_names(self) -> list[str]:
-        """The queries sql/<name>.sql must hold (numberrow lookups reuse `page`)."""
-        names = ["all", "count", "page"] + ([] if self.numbered else ["by_key"])
+    @property
+    def fields(self) -> tuple[str, ...]:
+        """The stored fields, in the record's order: what `records` gives (numberrow and
+        computed fields such as vehicles' CreatedDate are Jembatan's own)."""
+        return tuple(name for name, f in self.schema._declared_fields.items()
+                     if name != "numberrow" and not f.dump_only)
+
+    def range_order(self, on: str) -> tuple[str, ...]:
+        """What orders a range after its date and time: the canonical order less those."""
+        return tuple(f for f in self.order if f not in DATE_PAIRS[on])
+
+    def reads(self) -> list[tuple[str, str, str | None]]:
+        """(query name, shape of sql/shapes.sql, `on`) of every query the views run on this
+        collection (numberrow lookups reuse `page`)."""
+        out = [(shape, shape, None) for shape in ("all", "count", "page")]
+        if not self.numbered:
+            out.append(("by_key", "by_key", None))
         for on in self.dates:
-            names += [f"range_{on}", f"range_{on}_count", f"range_{on}_page"]
-        return names
+            out += [(f"range_{on}{suffix}", f"range{suffix}", on)
+                    for suffix in ("", "_count", "_page")]
+        return out
+
+    def query_names(self) -> list[str]:
+        return [name for name, _, _ in self.reads()]
 
 
 _WEIGHING_DATES = ("dt1", "dt2", "create", "update")
@@ -70,8 +88,3 @@ COLLECTIONS: tuple[Collection, ...] = (
     Collection("biao1", with_first(Production, "ProductionWithId", id=Integer(allow_none=True)),
                "id", ("id",), ("tanggal",)),
 )
-
-
-def required_queries() -> dict[str, list[str]]:
-    """Every .sql file the service loads and the names each must hold."""
-    return {c.name: c.query_names() for c in COLLECTIONS} | {"health": ["ping", "version"]}

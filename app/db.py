@@ -147,7 +147,7 @@ class _Connection:
         self.detached = False  # given up by its thread while a stream still reads from it
         # (stem, name, values) -> (database version, count); see Database.count
         self.counts: dict[tuple[Any, ...], tuple[Any, int]] = {}
-        self.versioned = True  # until health.version answers NULL on this connection
+        self.versioned = True  # until database.version answers NULL on this connection
 
     def close(self) -> None:
         try:
@@ -379,7 +379,7 @@ class Database:
 
     def count(self, stem: str, name: str, values: Mapping[str, Any] | None = None) -> int:
         """A count query's answer, kept per connection for as long as the database's version
-        (health.version) stays the same.
+        (database.version) stays the same.
 
         Every page carries its total (X-Pagination), and on SQLite a COUNT(*) of a million
         rows takes about 2 ms, a tenth of a deep page. SQLite's data_version changes as soon
@@ -390,7 +390,7 @@ class Database:
         """
         if not self._connection().versioned:  # its version query answered NULL before
             return self.scalar(stem, name, values)
-        found = self.execute("health", "version")
+        found = self.execute("database", "version")
         conn, rows = found.connection, found.all()
         version = rows[0][0] if rows else None
         if version is None:
@@ -414,7 +414,7 @@ class Database:
 
     def ping(self) -> None:
         """One round trip to the server, for /health."""
-        self.execute("health", "ping").all()
+        self.execute("database", "ping").all()
 
 
 def _first_int(rows: list[tuple[Any, ...]]) -> int:

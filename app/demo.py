@@ -1,8 +1,8 @@
 """The demo database: a SQLite file of realistic plant data (CONTRACT §7).
 
 `flask --app wsgi demo-db` writes it to the configured SQLite path; the tests and benchmarks call
-`build_demo_database` directly. The tables come from app/schema.sql only: this module holds no
-DDL, it fills what the schema creates.
+`build_demo_database` directly. The tables come from app/tables.py (generated from the record
+shapes): this module holds no DDL, it fills what that creates.
 
 The plant is an AAC (bata ringan) factory in East Java: trucks bring sand, lime, cement and
 aluminium paste over two weighbridges and carry blocks away; two batching lines (bricon2 and
@@ -29,6 +29,8 @@ from typing import Any
 
 import click
 
+from . import tables
+
 END_DATE = date(2026, 11, 20)  # the last day of weighing and production in the demo
 DEFAULT_SPAN_DAYS = 183  # about six months of weighing ending on END_DATE
 MAX_SPAN_DAYS = 3653  # a big --rows is spread over at most ten years (~275 rows a day at 1M)
@@ -50,7 +52,7 @@ _BRIDGES = {"transactions": None, "weighing": None, "timbangan1": "WB-01",
 _TICKET_PREFIX = {"transactions": "TRX", "weighing": "WGH", "timbangan1": "WB1",
                   "timbangan2": "WB2"}
 # The columns every weighing-shaped row is generated in; checked against the schema at build
-# time, so a changed schema.sql fails loudly instead of filling the wrong columns.
+# time, so a changed record shape fails loudly instead of filling the wrong columns.
 WEIGHING_COLUMNS = (
     "id", "accessedbyanother", "beingaccessedbyuser", "adjustunit", "adjustweigh", "custcode",
     "detctid", "dono", "drivername", "editedby", "ffa", "jam_create", "jam_dt1", "jam_dt2",
@@ -526,7 +528,6 @@ def _production(rng: random.Random, count: int, cal: _Calendar, plant: int,
 
 # --- building ---------------------------------------------------------------------------------
 
-SCHEMA = Path(__file__).with_name("schema.sql")
 # From this many weighing rows on, each weighing table is built in a worker process of its own
 # and copied in: generating and binding rows in Python is the slow part, and so it runs on every
 # core, and each table's indexes are built once after its rows rather than row by row.
@@ -563,27 +564,11 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def _schema_statements() -> tuple[list[str], list[str]]:
-    """schema.sql split into its CREATE TABLE and its CREATE INDEX statements."""
-    tables: list[str] = []
-    indexes: list[str] = []
-    statement = ""
-    for line in SCHEMA.read_text(encoding="utf-8").splitlines(keepends=True):
-        if not statement and (not line.strip() or line.lstrip().startswith("--")):
-            continue
-        statement += line
-        if sqlite3.complete_statement(statement):
-            is_index = statement.split(None, 2)[1].upper() in ("INDEX", "UNIQUE")
-            (indexes if is_index else tables).append(statement)
-            statement = ""
-    return tables, indexes
-
-
 def _fill_weighing(conn: sqlite3.Connection, table: str, count: int, seed: int,
                    span_days: int) -> None:
     columns = _table_columns(conn, table)
     if columns != WEIGHING_COLUMNS:
-        raise RuntimeError(f"schema.sql's {table} columns differ from WEIGHING_COLUMNS; "
+        raise RuntimeError(f"the {table} table's columns differ from WEIGHING_COLUMNS; "
                            "update app/demo.py to match")
     # The fleet is rebuilt from its own seed, so a worker process draws the same trucks.
     cal = _Calendar.ending(END_DATE, span_days)
@@ -597,15 +582,15 @@ def _build_part(part: Path, table: str, count: int, seed: int, span_days: int) -
     """One weighing table, alone in a file of its own (run in a worker process).
 
     Its indexes are made after the rows are in (a sorted build beats updating five indexes per
-    row); they are those of schema.sql, so the copy into the demo file keeps them as they are.
+    row); they are those of app/tables.py, so the copy into the demo file keeps them as they
+    are.
     """
     part.unlink(missing_ok=True)
     conn = _connect(part)
     try:
-        tables, indexes = _schema_statements()
-        conn.executescript("".join(tables))
+        conn.executescript(";\n".join(tables.table_statements("sqlite")) + ";")
         _fill_weighing(conn, table, count, seed, span_days)
-        conn.executescript("".join(indexes))
+        conn.executescript(";\n".join(tables.index_statements("sqlite")) + ";")
     finally:
         conn.close()
 
@@ -675,7 +660,7 @@ def _fill(conn: sqlite3.Connection, tmp: Path, rows: int | None, seed: int) -> N
         for table, plant, with_id in (("bricon2", 2, False), ("biao1", 1, True)):
             records = _production(_rng(seed, table), batches, cal, plant, with_id)
             if tuple(records[0]) != _table_columns(conn, table):
-                raise RuntimeError(f"schema.sql's {table} columns differ from the generated ones")
+                raise RuntimeError(f"the {table} table's columns differ from the generated ones")
             _insert_records(conn, table, records)
         conn.execute("COMMIT")
 
@@ -705,7 +690,7 @@ def build_demo_database(path: Path, rows: int | None = None, seed: int = 2026) -
     try:
         conn = _connect(tmp)
         try:
-            conn.executescript(SCHEMA.read_text(encoding="utf-8"))
+            conn.executescript(tables.script("sqlite"))
             _fill(conn, tmp, rows, seed)
             counts = {t: conn.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0]
                       for t in TABLES}

@@ -1,33 +1,48 @@
-"""The named queries of sql/*.sql: loaded and checked once at start.
+"""The named queries of sql/*.sql: loaded, checked and filled in once, at start.
 
 A file holds blocks in aiosql's style::
 
     -- name: page
     -- One line saying what the query is for.
-    SELECT ... WHERE "position" BETWEEN :first_row AND :last_row;
+    SELECT {fields} FROM "records" ... WHERE "position" BETWEEN :first_row AND :last_row;
 
     -- name: page
     -- dialect: sqlite
     -- Why SQLite needs another text.
-    SELECT ... LIMIT :row_count OFFSET :skip;
+    SELECT {fields} FROM "records" ORDER BY {order} LIMIT :row_count OFFSET :skip;
 
 The first text under a name is the production one (SQL Server); a `-- dialect:` block
-replaces it on that engine. `:params` become DB-API `?` placeholders.
+replaces it on that engine. Three kinds of file:
+
+- `<collection>.sql`, the site's mapping: its first query, `records`, says where each field
+  of the record comes from; it may also override any shape for that collection by name.
+- `shapes.sql`, every read, written once for all collections, reading from "records";
+- `database.sql`, queries about the database itself (health, versions, the catalog).
+
+This module is the one place where Python composes SQL, and only mechanically: it fills a
+shape's placeholders with quoted field names from the collection table (app/collections.py),
+puts `WITH "records" AS (<records>)` in front, and turns `:params` into DB-API `?`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from .collections import DATE_PAIRS, Collection
+
 DIALECTS = ("sqlite",)
+SHAPES_FILE = "shapes"
+DATABASE_FILE = "database"
+DATABASE_QUERIES = ("ping", "version", "columns")
 
 # What the runner passes to each kind of query; a query may use any subset of these.
 _PAGE = ("first_row", "last_row", "row_count", "skip")
 _RANGE = ("start_date", "start_time", "end_date", "end_time", "midnight")
 PARAMETERS: dict[str, tuple[str, ...]] = {
+    "records": (),
     "all": (),
     "count": (),
     "page": _PAGE,
@@ -37,7 +52,10 @@ PARAMETERS: dict[str, tuple[str, ...]] = {
     "range_page": _RANGE + _PAGE,
     "ping": (),
     "version": (),
+    "columns": ("table_name", "table_schema"),
 }
+SHAPES = ("all", "count", "page", "by_key", "range", "range_count", "range_page")
+RANGE_SHAPES = ("range", "range_count", "range_page")
 
 # Words that change data or run code; none may appear outside strings and quoted names.
 _FORBIDDEN = {"insert", "update", "delete", "merge", "drop", "alter", "create", "truncate",
@@ -49,6 +67,9 @@ _FORBIDDEN = {"insert", "update", "delete", "merge", "drop", "alter", "create", 
 _NAME_LINE = re.compile(r"^--\s*name:\s*(.*?)\s*$")
 _DIALECT_LINE = re.compile(r"^--\s*dialect:\s*(.*?)\s*$")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# {name} or {name:pattern}; an ODBC escape such as {fn NOW()} has a space and is left alone.
+_PLACEHOLDER = re.compile(r"\{([a-z_]+)(:|\})")
+WRAP = 96  # a filled-in list of names is wrapped to lines of about this width
 
 
 class QueryFileError(Exception):
@@ -56,15 +77,26 @@ class QueryFileError(Exception):
 
 
 @dataclass(frozen=True)
+class Block:
+    """One `-- name:` block of a file, as written."""
+
+    name: str
+    dialect: str | None
+    text: str  # the SQL as written, comments inside it kept, without the final ';'
+    source: str  # file:line of its `-- name:` line
+    description: str  # the comment lines under the name
+
+
+@dataclass(frozen=True)
 class Query:
+    """A query as the runner sends it."""
+
     name: str
     dialect: str | None
     sql: str  # with `?` placeholders
     params: tuple[str, ...]  # the parameter name behind each `?`, in order
-    source: str  # file:line, for logs
-    description: str  # the comment lines under the name
-
-
+    source: str  # where its text comes from (file:line), for messages and check-sql
+    description: str
 # Strings, quoted names ("x", [x]) and comments: nothing inside them is code.
 _SKIPPED = re.compile(r"""'(?:[^']|'')*'?|"(?:[^"]|"")*"?|\[[^\]]*\]?|--[^\n]*|/\*.*?(?:\*/|\Z)""",
                       re.S)
@@ -103,38 +135,65 @@ def convert(sql: str) -> tuple[str, tuple[str, ...], list[str]]:
     return "".join(out), tuple(names), words
 
 
-def _check_statement(sql: str, where: str) -> None:
-    code = "".join(t for k, t in _scan(sql) if k == "code")
-    body = code.strip().rstrip(";").strip()
+def without_comments(sql: str) -> str:
+    """The SQL less its comments and the blank lines and trailing blanks they leave.
+
+    Not sent to the server: some drivers (SQLite's ODBC one) trip over a ';' in a comment."""
+    pieces: list[list[str]] = []  # [kind, text], adjacent code merged
+    for kind, text in _scan(sql):
+        if kind == "skip" and text.startswith(("--", "/*")):
+            continue
+        if kind == "code" and pieces and pieces[-1][0] == "code":
+            pieces[-1][1] += text
+        else:
+            pieces.append([kind, text])
+    out = []
+    for kind, text in pieces:
+        if kind == "code":
+            text = re.sub(r"[ \t]+(?=\n)", "", text)
+            text = re.sub(r"\n(?:[ \t]*\n)+", "\n", text)
+        out.append(text)
+    return "".join(out).strip()
+
+
+def _code(sql: str) -> str:
+    return "".join(t for k, t in _scan(sql) if k == "code")
+
+
+def check_statement(sql: str, where: str, first: tuple[str, ...] = ("select", "with")) -> None:
+    """One read-only statement, starting with one of `first`; else a QueryFileError."""
+    body = _code(sql).strip().rstrip(";").strip()
     if not body:
         raise QueryFileError(f"{where}: the query has no SQL text")
     if ";" in body:
         raise QueryFileError(f"{where}: one statement per name (found ';' inside the query)")
     _, _, words = convert(sql)
-    if words[0] not in ("select", "with"):
-        raise QueryFileError(f"{where}: only SELECT or WITH queries are allowed "
-                             f"(Jembatan is read-only), found {words[0].upper()}")
+    if not words or words[0] not in first:
+        found = words[0].upper() if words else body[:20]
+        raise QueryFileError(f"{where}: this query must start with "
+                             f"{' or '.join(w.upper() for w in first)} (Jembatan is "
+                             f"read-only), found {found}")
     bad = sorted(set(words) & _FORBIDDEN)
     if bad:
         raise QueryFileError(f"{where}: a read-only query may not contain {', '.join(bad)}")
 
 
-def parse_file(path: Path) -> list[Query]:
+def parse_file(path: Path) -> list[Block]:
     """Every block of one file, checked for shape; names are checked by load_queries."""
     lines = path.read_text(encoding="utf-8").splitlines()
-    blocks: list[tuple[str, int, list[str]]] = []
+    found: list[tuple[str, int, list[str]]] = []
     for number, line in enumerate(lines, 1):
         m = _NAME_LINE.match(line)
         if m:
             if not _IDENT.fullmatch(m.group(1)):
                 raise QueryFileError(f"{path}:{number}: bad query name {m.group(1)!r}")
-            blocks.append((m.group(1), number, []))
-        elif blocks:
-            blocks[-1][2].append(line)
+            found.append((m.group(1), number, []))
+        elif found:
+            found[-1][2].append(line)
         elif line.strip() and not line.lstrip().startswith("--"):
             raise QueryFileError(f"{path}:{number}: SQL before the first '-- name:' line")
-    queries = []
-    for name, number, body in blocks:
+    blocks = []
+    for name, number, body in found:
         where = f"{path}:{number}"
         dialect = None
         if body and (m := _DIALECT_LINE.match(body[0])):
@@ -143,18 +202,173 @@ def parse_file(path: Path) -> list[Query]:
                 raise QueryFileError(f"{where}: unknown dialect {dialect!r} for {name!r}; "
                                      f"known: {', '.join(DIALECTS)}")
             body = body[1:]
-        # The leading comment lines describe the query; they are not sent to the server
-        # (some drivers, SQLite's ODBC one among them, trip over a ';' in a comment).
-        notes = []
+        notes = []  # the leading comment lines describe the query
         while body and (not body[0].strip() or body[0].lstrip().startswith("--")):
             notes.append(body.pop(0).strip().removeprefix("--").strip())
         text = "\n".join(body).strip()
-        _check_statement(text, where)
-        sql, params, _ = convert(text.rstrip().rstrip(";").rstrip())
-        queries.append(Query(name, dialect, sql, params, where, " ".join(filter(None, notes))))
-    if not queries:
+        check_statement(text, where)
+        text = text.rstrip().rstrip(";").rstrip()
+        blocks.append(Block(name, dialect, text, where, " ".join(filter(None, notes))))
+    if not blocks:
         raise QueryFileError(f"{path}: no '-- name:' query in the file")
-    return queries
+    return blocks
+
+
+class _File:
+    """The blocks of one file by (name, dialect), refusing a name given twice."""
+
+    def __init__(self, path: Path, allowed: Sequence[str]):
+        self.path = path
+        self.blocks = parse_file(path)
+        self.by_key: dict[tuple[str, str | None], Block] = {}
+        for b in self.blocks:
+            if b.name not in allowed:
+                raise QueryFileError(f"{b.source}: unknown query name {b.name!r}; "
+                                     f"{path.name} may hold: {', '.join(allowed)}")
+            if (b.name, b.dialect) in self.by_key:
+                variant = f" (dialect {b.dialect})" if b.dialect else ""
+                raise QueryFileError(f"{b.source}: duplicate query {b.name!r}{variant}, "
+                                     f"first at {self.by_key[(b.name, b.dialect)].source}")
+            self.by_key[(b.name, b.dialect)] = b
+        for b in self.blocks:
+            if b.dialect and not self.has(b.name):
+                raise QueryFileError(f"{b.source}: a '-- dialect: {b.dialect}' text of "
+                                     f"{b.name!r} needs a main text of the same name, which "
+                                     f"every other engine runs")
+
+    def has(self, name: str) -> bool:
+        return (name, None) in self.by_key
+
+    def get(self, name: str, dialect: str | None) -> Block:
+        return self.by_key.get((name, dialect)) or self.by_key[(name, None)]
+
+    def require(self, names: Sequence[str]) -> None:
+        missing = [n for n in names if not self.has(n)]
+        if missing:
+            raise QueryFileError(
+                f"{self.path}: missing quer{'y' if len(missing) == 1 else 'ies'} "
+                f"{', '.join(missing)} (each needs a main text without '-- dialect:')")
+
+
+def quote(name: str) -> str:
+    """A field name as a quoted SQL identifier."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _placeholders(c: Collection, on: str | None) -> dict[str, tuple[str, ...]]:
+    """What each placeholder stands for in a query of `c` (of a range on `on`)."""
+    values: dict[str, tuple[str, ...]] = {"fields": c.fields, "order": c.order}
+    if not c.numbered:
+        values["key"] = (c.key,)
+    if on is not None:
+        values |= {"date": (DATE_PAIRS[on][0],), "time": (DATE_PAIRS[on][1],),
+                   "order": c.range_order(on)}
+    return values
+
+
+def fill(template: str, values: dict[str, tuple[str, ...]], where: str) -> str:
+    """The template with each {name} or {name:pattern} replaced by its quoted names."""
+    out: list[str] = []
+    position = 0
+    while m := _PLACEHOLDER.search(template, position):
+        name, end = m.group(1), m.end()
+        pattern = "{}"
+        if m.group(2) == ":":  # the pattern runs to the brace that closes this one
+            depth = 1
+            while end < len(template) and depth:
+                depth += {"{": 1, "}": -1}.get(template[end], 0)
+                end += 1
+            if depth:
+                raise QueryFileError(f"{where}: {{{name}: is never closed")
+            pattern = template[m.end():end - 1]
+        if name not in values:
+            raise QueryFileError(f"{where}: no placeholder {{{name}}} here; this query may "
+                                 f"use {', '.join('{' + v + '}' for v in values)}")
+        before = template[position:m.start()]
+        items = [pattern.replace("{}", quote(field)) for field in values[name]]
+        if not items:  # nothing to list: drop the ", " that led to it
+            before = re.sub(r",\s*$", "", before)
+        out.append(before)
+        line = "".join(out).rsplit("\n", 1)[-1]
+        out.append(_wrapped(items, len(line), re.match(r"\s*", line).group() + "    "))
+        position = end
+    out.append(template[position:])
+    return "".join(out)
+
+
+def _wrapped(items: list[str], column: int, indent: str) -> str:
+    """Items joined by ", ", broken into lines (between items) where they would run past
+    WRAP."""
+    lines = [""]
+    width = column
+    for n, item in enumerate(items):
+        piece = item + ("," if n < len(items) - 1 else "")
+        if lines[-1] and width + 1 + len(piece) > WRAP:
+            lines.append(indent)
+            width = len(indent)
+        elif lines[-1]:
+            lines[-1] += " "
+            width += 1
+        lines[-1] += piece
+        width += len(piece)
+    return "\n".join(lines)
+
+
+def _described(text: str, values: dict[str, tuple[str, ...]]) -> str:
+    """A description with the placeholders it mentions filled in (others left as written)."""
+    for name, fields in values.items():
+        text = text.replace("{" + name + "}", ", ".join(map(quote, fields)))
+    return text
+
+
+def _check_records(block: Block, c: Collection) -> None:
+    """A records query: one SELECT with no parameters that names every stored field."""
+    check_statement(block.text, block.source, first=("select",))
+    _, params, _ = convert(block.text)
+    if params:
+        raise QueryFileError(f"{block.source}: records takes no parameters (found "
+                             f":{params[0]}); the shapes in sql/shapes.sql bind them")
+    code = _code(block.text)
+    named = set(re.findall(r'(?i)\bAS\s*"((?:[^"]|"")*)"', block.text))
+    missing = [f for f in c.fields if f not in named]
+    if missing:
+        raise QueryFileError(
+            f"{block.source}: records gives no {', '.join(missing)}: write each field as "
+            f'"column" AS "field" or an expression AS "field" (NULL AS "{missing[0]}" where '
+            f"the site has none)")
+    depth = 0
+    for piece in re.split(r"([()])", code):
+        depth += {"(": 1, ")": -1}.get(piece, 0)
+        if depth == 0 and re.search(r"(?i)\bORDER\s+BY\b", piece):
+            raise QueryFileError(f"{block.source}: records may not be ordered (ORDER BY): "
+                                 f"each read orders it, and SQL Server refuses ORDER BY in a "
+                                 f"common table expression")
+
+
+class Queries:
+    """Every query the runner sends, by (file stem, name, dialect)."""
+
+    def __init__(self) -> None:
+        self._by_key: dict[tuple[str, str, str | None], Query] = {}
+        self.files: dict[str, Path] = {}  # stem -> the file it was read from
+
+    def add(self, stem: str, query: Query) -> None:
+        self._by_key[(stem, query.name, query.dialect)] = query
+
+    def get(self, stem: str, name: str, dialect: str | None) -> Query:
+        return self._by_key.get((stem, name, dialect)) or self._by_key[(stem, name, None)]
+
+    def names(self, stem: str) -> list[str]:
+        """The names of a file's queries, in the order they were added."""
+        return list(dict.fromkeys(n for s, n, _ in self._by_key if s == stem))
+
+
+def _check_params(name: str, params: tuple[str, ...], where: str) -> None:
+    allowed = PARAMETERS[kind_of(name)]
+    unknown = [p for p in params if p not in allowed]
+    if unknown:
+        raise QueryFileError(f"{where}: unknown parameter :{unknown[0]} in {name!r}; "
+                             f"it may use {', '.join(allowed) or 'none'}")
 
 
 def kind_of(name: str) -> str:
@@ -167,47 +381,72 @@ def kind_of(name: str) -> str:
     return name
 
 
-class Queries:
-    """Every query of every file, by (file stem, name, dialect)."""
-
-    def __init__(self, files: Mapping[str, Iterable[Query]]):
-        self._by_key: dict[tuple[str, str, str | None], Query] = {}
-        for stem, queries in files.items():
-            for q in queries:
-                key = (stem, q.name, q.dialect)
-                if key in self._by_key:
-                    variant = f" (dialect {q.dialect})" if q.dialect else ""
-                    raise QueryFileError(f"{q.source}: duplicate query {q.name!r}{variant}, "
-                                         f"first at {self._by_key[key].source}")
-                self._by_key[key] = q
-
-    def get(self, stem: str, name: str, dialect: str | None) -> Query:
-        return self._by_key.get((stem, name, dialect)) or self._by_key[(stem, name, None)]
+def _own_or_shipped(sql_dir: Path, shipped_dir: Path, stem: str) -> Path:
+    """Jembatan's own files: the site's copy if it has one, else the shipped file, so that a
+    site that copied only its ten mapping files gets the shapes of the version it runs."""
+    own = sql_dir / f"{stem}.sql"
+    return own if own.is_file() else shipped_dir / f"{stem}.sql"
 
 
-def load_queries(sql_dir: Path, required: Mapping[str, Iterable[str]]) -> Queries:
-    """Load `<stem>.sql` for each stem of `required`; fail on anything missing or unknown."""
-    files: dict[str, list[Query]] = {}
-    for stem, names in required.items():
-        path = sql_dir / f"{stem}.sql"
+def load_queries(sql_dir: Path, collections: Sequence[Collection],
+                 shipped_dir: Path | None = None) -> Queries:
+    """Read and check every file, and fill in every read of every collection.
+
+    The collections' files come from `sql_dir`; shapes.sql and database.sql from there too
+    when present, else from `shipped_dir` (Jembatan's own sql/). Anything malformed, missing
+    or unknown is a QueryFileError naming the file and line."""
+    shipped_dir = shipped_dir or sql_dir
+    queries = Queries()
+    database = _File(_own_or_shipped(sql_dir, shipped_dir, DATABASE_FILE), DATABASE_QUERIES)
+    database.require(DATABASE_QUERIES)
+    queries.files[DATABASE_FILE] = database.path
+    for block in database.blocks:
+        sql, params, _ = convert(without_comments(block.text))
+        _check_params(block.name, params, block.source)
+        queries.add(DATABASE_FILE, Query(block.name, block.dialect, sql, params, block.source,
+                                         block.description))
+    shapes = _File(_own_or_shipped(sql_dir, shipped_dir, SHAPES_FILE), SHAPES)
+    shapes.require(SHAPES)
+    queries.files[SHAPES_FILE] = shapes.path
+    for c in collections:
+        path = sql_dir / f"{c.name}.sql"
         if not path.is_file():
             raise QueryFileError(f"{path}: missing (database.sql_dir is {sql_dir})")
-        queries = parse_file(path)
-        wanted = set(names)
-        for q in queries:
-            if q.name not in wanted:
-                raise QueryFileError(f"{q.source}: unknown query name {q.name!r}; "
-                                     f"{stem}.sql holds: {', '.join(sorted(wanted))}")
-            allowed = PARAMETERS[kind_of(q.name)]
-            unknown = [p for p in q.params if p not in allowed]
-            if unknown:
-                raise QueryFileError(f"{q.source}: unknown parameter :{unknown[0]} in "
-                                     f"{q.name!r}; it may use {', '.join(allowed) or 'none'}")
-        mains = {q.name for q in queries if q.dialect is None}
-        missing = sorted(wanted - mains)
-        if missing:
-            raise QueryFileError(f"{path}: missing quer{'y' if len(missing) == 1 else 'ies'} "
-                                 f"{', '.join(missing)} (each needs a main text without "
-                                 f"'-- dialect:')")
-        files[stem] = queries
-    return Queries(files)
+        queries.files[c.name] = path
+        names = [n for read in c.reads() for n in read[:2]]
+        own = _File(path, ["records", *dict.fromkeys(names)])
+        first = own.blocks[0]
+        if first.name != "records" or first.dialect is not None:
+            raise QueryFileError(f"{first.source}: {path.name} must start with '-- name: "
+                                 f"records', the query that says where each field of a "
+                                 f"{c.name} record comes from")
+        for dialect in (None, *DIALECTS):
+            _fill_collection(queries, c, own, shapes, dialect)
+    return queries
+
+
+def _fill_collection(queries: Queries, c: Collection, own: _File, shapes: _File,
+                     dialect: str | None) -> None:
+    """Every read of `c` on `dialect`: its own text of a read where its file has one, else
+    the shape, with the placeholders filled in and its records in front."""
+    records = own.get("records", dialect)
+    _check_records(records, c)
+    mapping = without_comments(records.text)
+    queries.add(c.name, Query("records", records.dialect, convert(mapping)[0], (),
+                              records.source, records.description))
+    for name, shape, on in c.reads():
+        source = own if own.has(name) or own.has(shape) else shapes
+        written = name if source.has(name) else shape
+        block, main = source.get(written, dialect), source.get(written, None)
+        values = _placeholders(c, on)
+        where = f"{block.source} ({c.name}.{name})"
+        check_statement(block.text, where, first=("select",))  # "records" comes first
+        text = fill(without_comments(block.text), values, where)
+        sql, params, _ = convert(f'WITH "records" AS (\n{mapping}\n)\n{text}')
+        _check_params(name, params, where)
+        note = (f" ({block.dialect}: {block.description})"
+                if block is not main and block.description else "")
+        queries.add(c.name, Query(name, block.dialect or records.dialect, sql, params,
+                                  f"{block.source} with records at {records.source}",
+                                  _described(main.description, values) + note))
+

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import re
 from decimal import Decimal
 from typing import Any
 
@@ -39,7 +40,13 @@ class Integer(fields.Integer):
 
 
 class String(fields.String):
-    pass
+    """Text; `length` is the column's declared size where the tables are created
+    (app/tables.py). Not a validation and not in the OpenAPI document: Jembatan only reads,
+    and a site's column may be wider."""
+
+    def __init__(self, *, length: int = 255, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.length = length
 
 
 def _wire_time(value: Any) -> str:
@@ -99,12 +106,15 @@ class JoinedDateTime(fields.DateTime):
 
 
 def _fields(spec: str) -> dict[str, fields.Field]:
-    """'id:int name:str ...' -> marshmallow fields, in that order, all nullable."""
+    """'id:int name:str note:str50 ...' -> marshmallow fields, in that order, all nullable
+    (`str50`: a String of length 50)."""
     kinds = {"int": Integer, "num": Number, "str": String, "date": Date, "time": Time}
     out: dict[str, fields.Field] = {}
     for item in spec.split():
         name, kind = item.split(":")
-        out[name] = kinds[kind](allow_none=True)
+        text = re.fullmatch(r"str(\d+)", kind)
+        out[name] = (String(allow_none=True, length=int(text.group(1))) if text
+                     else kinds[kind](allow_none=True))
     return out
 
 
@@ -119,11 +129,12 @@ def shape(name: str, spec: str, description: str, **extra: fields.Field) -> type
 
 
 _GROUPS = ("adonan", "afalan", "air", "aluminium", "kapur", "silo_1", "silo_2")
+# The batching tables' text columns are varchar(50), not 255: so the plant's seed declares them.
 _PRODUCTION = (
-    "no_produksi:int no_produksi_:int tanggal:date jam:time operator_name:str "
-    "mode_operator:str recipe:int level_change:int isproses:int temperature_sv:int "
-    "temperature_pv:int temperature_corr:int temperature_note:str "
-    + " ".join(f"{g}_before_add:int {g}_corr:int {g}_note:str {g}_pv:int {g}_sv:int"
+    "no_produksi:int no_produksi_:int tanggal:date jam:time operator_name:str50 "
+    "mode_operator:str50 recipe:int level_change:int isproses:int temperature_sv:int "
+    "temperature_pv:int temperature_corr:int temperature_note:str50 "
+    + " ".join(f"{g}_before_add:int {g}_corr:int {g}_note:str50 {g}_pv:int {g}_sv:int"
                for g in _GROUPS))
 
 Weighing = shape("Weighing", (

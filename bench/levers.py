@@ -33,7 +33,7 @@ from flask import Flask, Response
 from werkzeug.test import create_environ
 
 from app import create_app, params
-from app.collections import COLLECTIONS, required_queries
+from app.collections import COLLECTIONS
 from app.config import SHIPPED_SQL_DIR, load_settings
 from app.db import FETCH_SIZE, Database, bind
 from app.encoding import _UNCHANGED, RecordEncoder
@@ -46,7 +46,7 @@ RECORD = BENCH / "levers.md"  # --record: the tables, which make bench copies in
 ENCODE_ROWS, STREAM_ROWS, RANGE_ROWS = 200_000, 300_000, 1_000
 BATCH_SIZES = sorted({50, 100, 500, 2000, 10_000, FETCH_SIZE})
 SCHEMAS = {c.name: c.schema for c in COLLECTIONS}
-QUERIES = load_queries(SHIPPED_SQL_DIR, required_queries())
+QUERIES = load_queries(SHIPPED_SQL_DIR, COLLECTIONS)
 ENCODER = RecordEncoder(SCHEMAS["transactions"])
 NUMBERED = RecordEncoder(SCHEMAS["weighing"])  # numberrow, then the fields of transactions
 Statement = tuple[str, Sequence[Any]]

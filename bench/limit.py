@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from app import params
-from app.collections import COLLECTIONS, required_queries
+from app.collections import COLLECTIONS
 from app.config import SHIPPED_SQL_DIR
 from app.db import FETCH_SIZE, bind
 from app.encoding import RecordEncoder
@@ -47,7 +47,7 @@ class Limit:
     """Jembatan's work for the `transactions` collection on one connection."""
 
     def __init__(self, db_path: str, driver: str):
-        self.queries = load_queries(SHIPPED_SQL_DIR, required_queries())
+        self.queries = load_queries(SHIPPED_SQL_DIR, COLLECTIONS)
         self.encoder = RecordEncoder(TRANSACTIONS.schema)
         if driver == "sqlite3":  # as app.db.Database._connect opens it
             uri = Path(db_path).resolve().as_uri() + "?mode=ro"
@@ -114,7 +114,7 @@ class Limit:
         return len(self.read("by_key", {"key": key}, limit=1)[1:-1])
 
     def count(self) -> int:
-        version = self.execute("version", stem="health").fetchone()[0]
+        version = self.execute("version", stem="database").fetchone()[0]
         kept = self.counts.get("count")
         if kept is not None and kept[0] == version:
             return kept[1]

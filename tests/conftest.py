@@ -20,11 +20,10 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from app import create_app
+from app import create_app, tables
 from tests import mssql
 from tests.postgres import Cluster
 
-SCHEMA = Path(__file__).resolve().parent.parent / "app" / "schema.sql"
 FILE_ENGINES = ("sqlite3", "odbc")
 SERVER_ENGINES = ("postgresql",) + (("mssql",) if mssql.connection_string() else ())
 ENGINES = FILE_ENGINES + SERVER_ENGINES
@@ -44,11 +43,11 @@ def insert_rows(con: sqlite3.Connection, tables: Tables) -> None:
             con.execute(f'INSERT INTO "{table}" ({names}) VALUES ({marks})', list(row.values()))
 
 
-def build_database(path: Path, tables: Tables) -> Path:
-    """A SQLite file with the embedded schema and exactly these rows."""
+def build_database(path: Path, rows: Tables) -> Path:
+    """A SQLite file with the embedded tables (app/tables.py) and exactly these rows."""
     con = sqlite3.connect(path)
-    con.executescript(SCHEMA.read_text())
-    insert_rows(con, tables)
+    con.executescript(tables.script("sqlite"))
+    insert_rows(con, rows)
     con.commit()
     con.close()
     return path

@@ -1,31 +1,33 @@
-"""The opt-in `mssql` engine: a real SQL Server named by JEMBATAN_TEST_MSSQL (an ODBC
-connection string; see the top of tests/sql/mssql.sql). Without it the engine is not
-collected. SQL Server has no per-session search_path, so tests are isolated by dropping and
-creating the ten tables again before each test's rows go in: a database for the tests alone.
+"""The opt-in `mssql` engine: a real SQL Server (2008 R2 and later) named by
+JEMBATAN_TEST_MSSQL, so that every HTTP test also runs the main text of each query there, as
+production does. Without the variable the engine is not collected at all.
+
+How to run it: an empty database that a login may create and drop tables in, then::
+
+    JEMBATAN_TEST_MSSQL='Driver={ODBC Driver 18 for SQL Server};Server=...;\
+    Database=jembatan_test;UID=...;PWD=...;TrustServerCertificate=yes' make test
+
+(FreeTDS works too: Driver=FreeTDS;TDS_Version=7.3;...). SQL Server has no per-session
+search_path, so tests are isolated by dropping the ten tables and creating them again
+(app/tables.py's SQL Server DDL: date, time(6), float, int, nvarchar; no indexes, a test holds
+a handful of rows) before each test's rows go in: the database must be one for the tests
+alone, and two test runs must not share it.
 """
 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
-from tests.postgres import insert_rows, parse_ddl
+from app import tables
+from tests.postgres import insert_rows
 
 ENV = "JEMBATAN_TEST_MSSQL"
-SCHEMA_SQL = Path(__file__).resolve().parent / "sql" / "mssql.sql"
 
 
 def connection_string() -> str | None:
     return os.environ.get(ENV, "").strip() or None
-
-
-def script_statements(text: str) -> list[str]:
-    """The statements of a script: comment lines dropped, split at the ';' ending a line."""
-    code = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("--"))
-    return [s.strip() for s in re.split(r";\s*$", code, flags=re.M) if s.strip()]
 
 
 class Server:
@@ -33,9 +35,8 @@ class Server:
 
     def __init__(self, odbc: str):
         self.odbc = odbc
-        text = SCHEMA_SQL.read_text(encoding="utf-8")
-        self.tables = parse_ddl(text)
-        self.create = script_statements(text)
+        self.tables = tables.column_types("mssql")
+        self.create = tables.table_statements("mssql")
         self._conn: Any = None
         self.loaded: Any = None  # the rows last loaded, so that ensure() can skip a reload
 

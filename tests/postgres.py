@@ -34,8 +34,9 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from app import tables
+
 DRIVER = "PostgreSQL Unicode"
-SCHEMA_SQL = Path(__file__).resolve().parent / "sql" / "postgresql.sql"
 DATABASE = "jembatan"
 READER = "jembatan_ro"  # what the app logs in as: SELECT on the test schemas, nothing else
 OWNER = "postgres"  # the superuser that loads the rows
@@ -69,14 +70,6 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def parse_ddl(text: str) -> dict[str, dict[str, str]]:
-    """{table: {column: type}} of the CREATE TABLE statements of a schema script."""
-    tables: dict[str, dict[str, str]] = {}
-    for m in re.finditer(r'CREATE TABLE "(\w+)" \((.*?)\n\);', text, re.S):
-        tables[m.group(1)] = dict(re.findall(r'^\s*"(\w+)" ([^,\n]+?),?$', m.group(2), re.M))
-    return tables
 
 
 class Cluster:
@@ -239,16 +232,16 @@ class Cluster:
 
     @property
     def tables(self) -> dict[str, dict[str, str]]:
-        """{table: {column: type}} of tests/sql/postgresql.sql."""
+        """{table: {column: type}} of the ten tables on PostgreSQL (app/tables.py)."""
         if self._tables is None:
-            self._tables = parse_ddl(SCHEMA_SQL.read_text(encoding="utf-8"))
+            self._tables = tables.column_types("postgresql")
         return self._tables
 
     @property
     def ddl(self) -> str:
-        """tests/sql/postgresql.sql less its comment lines, ready to send."""
-        text = SCHEMA_SQL.read_text(encoding="utf-8")
-        return "\n".join(s for s in text.splitlines() if not s.lstrip().startswith("--"))
+        """The ten CREATE TABLE statements (no indexes: a test holds a handful of rows, and
+        every make_client gets a schema of its own), ready to send."""
+        return "; ".join(tables.table_statements("postgresql"))
 
     def create_schema(self, tables: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
         """A new schema with the ten tables holding exactly these rows; its name."""

@@ -1,4 +1,4 @@
-"""The test engines themselves: the server schema scripts match the embedded schema, each
+"""The test engines themselves: the tables of every engine come from one description, each
 engine runs the text it should (a server the main text, SQLite its `-- dialect: sqlite`
 variant), and the PostgreSQL cluster of tests/postgres.py survives stop, kill and start."""
 
@@ -16,11 +16,10 @@ import pytest
 import sqlglot
 from sqlglot import exp
 
-from app import create_app
-from tests import mssql
-from tests.conftest import FILE_ENGINES, SCHEMA
-from tests.postgres import SCHEMA_SQL as POSTGRESQL_SQL
-from tests.postgres import Cluster, parse_ddl
+from app import create_app, tables
+from tests import contract, mssql
+from tests.conftest import FILE_ENGINES
+from tests.postgres import Cluster
 from tests.test_tsql import violations
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,35 +34,50 @@ TYPES = {
 TEXT = {"postgresql": "VARCHAR({})", "mssql": "nvarchar({})"}
 
 
-def embedded_columns() -> dict[str, list[tuple[str, str]]]:
-    con = sqlite3.connect(":memory:")
-    con.executescript(SCHEMA.read_text())
-    tables = [r[0] for r in con.execute(
-        "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY rowid")]
-    out = {t: [(r[1], r[2]) for r in con.execute(f'PRAGMA table_info("{t}")')] for t in tables}
-    con.close()
+def created_columns(statements: list[str]) -> dict[str, list[tuple[str, str]]]:
+    """{table: [(column, type), ...]} of CREATE TABLE statements as the server receives them."""
+    out = {}
+    for statement in statements:
+        m = re.fullmatch(r'CREATE TABLE "(\w+)" \((.*)\)', statement, re.S)
+        assert m, statement
+        out[m.group(1)] = re.findall(r'^\s*"(\w+)" ([^,\n]+?),?$', m.group(2), re.M)
     return out
 
 
-@pytest.mark.parametrize(("server", "script"), [("postgresql", POSTGRESQL_SQL),
-                                                ("mssql", mssql.SCHEMA_SQL)])
-def test_server_schema_scripts_match_the_embedded_schema(server: str, script: Path) -> None:
-    text = script.read_text(encoding="utf-8")
-    scripted = parse_ddl(text)
-    embedded = embedded_columns()
-    assert list(scripted) == list(embedded)
-    assert len(embedded) == 10
+def test_the_tables_of_every_engine_come_from_one_description() -> None:
+    """app/tables.py creates, on SQLite, PostgreSQL and SQL Server, the ten tables of the
+    contract with its columns in its order, typed alike: what SQLite keeps as ISO text is a
+    DATE or TIME on the servers, REAL is 8 bytes everywhere."""
+    con = sqlite3.connect(":memory:")
+    con.executescript(tables.script("sqlite"))
+    embedded = {t: [(r[1], r[2]) for r in con.execute(f'PRAGMA table_info("{t}")')]
+                for (t,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                        "ORDER BY rowid")}
+    con.close()
+    assert list(embedded) == list(contract.COLLECTIONS)
     for table, columns in embedded.items():
-        assert list(scripted[table]) == [name for name, _ in columns], table
-        for name, sqlite_type in columns:
-            given = scripted[table][name]
-            text_length = re.fullmatch(r"VARCHAR\((\d+)\)", sqlite_type)
-            allowed = ({TEXT[server].format(text_length.group(1))} if text_length
-                       else TYPES[server][sqlite_type])
-            assert given in allowed, (table, name, sqlite_type, given)
-    # Every statement of the script is a CREATE TABLE: the loaders run it as it is.
-    assert len(mssql.script_statements(text)) == 10
-    assert all(s.startswith("CREATE TABLE") for s in mssql.script_statements(text))
+        assert [name for name, _ in columns] == contract.columns(table), table
+        kinds = {name: kind for name, kind in columns}
+        assert {n for n, k in kinds.items() if k == "DATE"} == {
+            n for n in kinds if n.startswith("tgl_") or n == "tanggal"}, table
+        assert {n for n, k in kinds.items() if k == "TIME"} == {
+            n for n in kinds if n.startswith("jam")}, table
+    for server in ("postgresql", "mssql"):
+        created = created_columns(tables.table_statements(server))
+        assert list(created) == list(embedded)
+        for table, columns in embedded.items():
+            assert [n for n, _ in created[table]] == [n for n, _ in columns], (server, table)
+            for (name, sqlite_type), (_, given) in zip(columns, created[table], strict=True):
+                text_length = re.fullmatch(r"VARCHAR\((\d+)\)", sqlite_type)
+                allowed = ({TEXT[server].format(text_length.group(1))} if text_length
+                           else TYPES[server][sqlite_type])
+                assert given in allowed, (server, table, name, sqlite_type, given)
+    # Pages walk an index on the canonical order; each date range seeks one on its pair.
+    for c, (_, _, ons) in contract.COLLECTIONS.items():
+        indexed = [i.columns for i in tables.indexes() if i.table == c]
+        assert indexed[0][:1] == (("tanggal",) if c == "bricon2" else ("id",))
+        for on in ons:
+            assert any(cols[:2] == contract.PAIRS[on] for cols in indexed), (c, on)
 
 
 def test_mssql_is_collected_only_with_its_variable() -> None:
@@ -74,8 +88,9 @@ def test_mssql_is_collected_only_with_its_variable() -> None:
 
 
 def break_query(sql_dir: Path, name: str, dialect: str | None) -> None:
-    """Make one block of customers.sql read a table that does not exist."""
-    path = sql_dir / "customers.sql"
+    """Make one text of a shape, in the site's own copy of shapes.sql, read a table that does
+    not exist."""
+    path = sql_dir / "shapes.sql"
     blocks = re.split(r"(?m)^(?=--\s*name:)", path.read_text(encoding="utf-8"))
     for i, block in enumerate(blocks):
         lines = block.splitlines()
@@ -83,8 +98,8 @@ def break_query(sql_dir: Path, name: str, dialect: str | None) -> None:
             continue
         has_dialect = len(lines) > 1 and lines[1].startswith("-- dialect:")
         if has_dialect == (dialect is not None):
-            assert 'FROM "customers"' in block
-            blocks[i] = block.replace('FROM "customers"', 'FROM "no_such_table"')
+            assert 'FROM "records"' in block
+            blocks[i] = block.replace('FROM "records"', 'FROM "no_such_table"')
             break
     else:
         raise AssertionError(f"no {name} ({dialect}) block in {path}")

@@ -296,19 +296,23 @@ def edit(path: Path, old: str, new: str) -> None:
 
 
 @pytest.mark.parametrize("change", [
-    ('"Remark" AS "Remark"', 'Remark_gone AS "Remark"'),  # a column the table lacks
-    ('"Remark" AS "Remark"', '"Remark" AS "Remark_gone"'),  # a field the API needs is absent
-], ids=["no-such-column", "field-renamed"])
+    # a column the table lacks
+    ('"Remark" AS "Remark"', 'Remark_gone AS "Remark"', None),
+    # a site's own read that leaves out a field the API needs
+    ('FROM "customers";', 'FROM "customers";\n\n-- name: all\n'
+     'SELECT "id", "CustName" FROM "records";', "/customers"),
+], ids=["no-such-column", "field-left-out"])
 def test_broken_site_query_is_500_with_a_request_id(tmp_path, make_database, caplog, change):
     copy = sql_copy(tmp_path)
-    edit(copy / "customers.sql", *change)
+    old, new, only = change
+    edit(copy / "customers.sql", old, new)
     database = make_database({"customers": [{"id": 1, "CustName": "PT Maju", "Remark": "x"}],
                               "products": [{"id": 1, "ProductName": "Semen"}]})
     app = create_app({"database": database | {"sql_dir": str(copy)}})
     client = app.test_client()
     seen = set()
     with caplog.at_level(logging.ERROR):
-        for url in ("/customers", "/customers/page/1", "/customers/1"):
+        for url in [only] if only else ("/customers", "/customers/page/1", "/customers/1"):
             response = client.get(url)
             body = assert_error(response, 500)
             request_id = body.get("request_id")
@@ -323,33 +327,40 @@ def test_broken_site_query_is_500_with_a_request_id(tmp_path, make_database, cap
     assert client.get("/products/1").get_json()["ProductName"] == "Semen"
 
 
+def refused_at_start(sql_dir: Path, tmp_path: Path) -> str:
+    path = build_database(tmp_path / "plant.sqlite3", {})
+    with pytest.raises(Exception) as caught:
+        create_app({"database": {"sqlite": str(path), "sql_dir": str(sql_dir)}})
+    return str(caught.value)
+
+
 def test_sql_dir_with_a_duplicate_query_is_refused_at_start(tmp_path):
     copy = sql_copy(tmp_path)
     target = copy / "customers.sql"
     text = target.read_text(encoding="utf-8")
-    blocks = re.split(r"(?m)^(?=--\s*name:)", text)
-    by_key = next(b for b in blocks if re.match(r"--\s*name:\s*by_key\s*$", b.splitlines()[0])
-                  and "dialect:" not in b.splitlines()[1])
-    target.write_text(text.rstrip() + "\n\n" + by_key, encoding="utf-8")
-    path = build_database(tmp_path / "plant.sqlite3", {})
-    with pytest.raises(Exception) as caught:
-        create_app({"database": {"sqlite": str(path), "sql_dir": str(copy)}})
-    assert "by_key" in str(caught.value)
-    assert "customers" in str(caught.value)
+    target.write_text(text + "\n" + text, encoding="utf-8")
+    message = refused_at_start(copy, tmp_path)
+    assert "duplicate query 'records'" in message
+    assert f"{target}:{text.count(chr(10)) + 2}:" in message
 
 
 def test_sql_dir_with_a_missing_query_is_refused_at_start(tmp_path):
     copy = sql_copy(tmp_path)
-    target = copy / "vehicles.sql"
+    target = copy / "shapes.sql"
     blocks = re.split(r"(?m)^(?=--\s*name:)", target.read_text(encoding="utf-8"))
-    kept = [b for b in blocks if not re.match(r"--\s*name:\s*range_expired\s*$",
+    kept = [b for b in blocks if not re.match(r"--\s*name:\s*range_count\s*$",
                                               b.splitlines()[0])]
-    assert len(kept) < len(blocks)
+    assert len(kept) == len(blocks) - 1
     target.write_text("".join(kept), encoding="utf-8")
-    path = build_database(tmp_path / "plant.sqlite3", {})
-    with pytest.raises(Exception) as caught:
-        create_app({"database": {"sqlite": str(path), "sql_dir": str(copy)}})
-    assert "range_expired" in str(caught.value)
+    message = refused_at_start(copy, tmp_path)
+    assert "range_count" in message and str(target) in message
+
+
+def test_sql_dir_whose_records_lacks_a_field_is_refused_at_start(tmp_path):
+    copy = sql_copy(tmp_path)
+    edit(copy / "customers.sql", '"Remark" AS "Remark"', '"Remark" AS "Remark_gone"')
+    message = refused_at_start(copy, tmp_path)
+    assert f"{copy / 'customers.sql'}:1: records gives no Remark" in message
 
 
 def test_sql_dir_with_a_missing_file_is_refused_at_start(tmp_path):

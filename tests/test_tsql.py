@@ -1,4 +1,5 @@
-"""SQL Server 2008 R2 fidelity without a SQL Server: every main text of the shipped sql/ is
+"""SQL Server 2008 R2 fidelity without a SQL Server: every main text the shipped sql/ gives
+(each shape filled in for each collection, with its records in front, exactly as sent) is
 parsed as T-SQL by sqlglot, and the parsed tree may hold nothing that 2008 R2 lacks.
 
 The check walks the tree (node types, and the name a function was written with), so a
@@ -17,7 +18,8 @@ import pytest
 import sqlglot
 from sqlglot import exp
 
-from app.queries import Query, parse_file
+from app.collections import COLLECTIONS
+from app.queries import Query, load_queries
 
 SHIPPED_SQL = Path(__file__).resolve().parent.parent / "sql"
 
@@ -158,26 +160,32 @@ def violations(sql: str) -> list[str]:
     return [f"{rule.construct} (SQL Server {rule.since})" for rule in broken_rules(sql)]
 
 
-def shipped_main_texts() -> list[Query]:
-    return [q for path in sorted(SHIPPED_SQL.glob("*.sql")) for q in parse_file(path)
-            if q.dialect is None]
+def shipped_main_texts() -> dict[str, Query]:
+    """Every query a SQL Server is sent, by collection.name (database.name for the others)."""
+    queries = load_queries(SHIPPED_SQL, COLLECTIONS)
+    out = {f"database.{name}": queries.get("database", name, None)
+           for name in queries.names("database")}
+    for c in COLLECTIONS:
+        for name in ["records", *c.query_names()]:
+            out[f"{c.name}.{name}"] = queries.get(c.name, name, None)
+    return out
 
 
 MAIN_TEXTS = shipped_main_texts()
 
 
-def test_every_shipped_file_has_main_texts() -> None:
-    stems = {Path(q.source.rsplit(":", 1)[0]).stem for q in MAIN_TEXTS}
-    assert stems == {p.stem for p in SHIPPED_SQL.glob("*.sql")}
-    assert len(MAIN_TEXTS) >= 60
+def test_every_read_of_every_collection_is_checked() -> None:
+    assert {key.split(".")[0] for key in MAIN_TEXTS} == {c.name for c in COLLECTIONS} | {
+        "database"}
+    assert len(MAIN_TEXTS) == 3 + sum(1 + len(c.query_names()) for c in COLLECTIONS)
+    assert all(q.dialect is None for q in MAIN_TEXTS.values())
 
 
-@pytest.mark.parametrize("query", MAIN_TEXTS,
-                         ids=[f"{Path(q.source.rsplit(':', 1)[0]).stem}.{q.name}"
-                              for q in MAIN_TEXTS])
-def test_main_text_is_sql_server_2008_r2(query: Query) -> None:
+@pytest.mark.parametrize("name", list(MAIN_TEXTS))
+def test_main_text_is_sql_server_2008_r2(name: str) -> None:
     """The text the runner sends to SQL Server (`?` placeholders) parses as T-SQL, as one
     statement, and uses nothing SQL Server 2008 R2 lacks."""
+    query = MAIN_TEXTS[name]
     assert violations(query.sql) == [], query.source
 
 

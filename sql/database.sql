@@ -1,0 +1,36 @@
+-- database: queries about the database itself rather than a collection: the round trip
+-- behind GET /health, the version that tells whether a count still holds, and the columns
+-- of a site's table for `flask --app wsgi draft-mapping`.
+
+-- name: ping
+-- One row from the server, proving the connection works; touches no table.
+SELECT 1 AS "ok";
+
+-- name: ping
+-- dialect: sqlite
+-- SQLite answers SELECT 1 without reading the file; the schema table proves it is readable.
+SELECT COUNT(*) AS "ok" FROM "sqlite_master";
+
+-- name: version
+-- A number that changes whenever the data may have; NULL: none here, so counts run each time.
+SELECT NULL AS "version";
+
+-- name: version
+-- dialect: sqlite
+-- SQLite's data_version changes whenever another connection commits to the file.
+SELECT "data_version" AS "version" FROM pragma_data_version();
+
+-- name: columns
+-- A table's (or view's) columns in their order, by schema; table_schema '' means any schema.
+-- Unquoted upper case: SQL Server's catalog is upper case, PostgreSQL folds it to lower.
+SELECT TABLE_SCHEMA AS "table_schema", COLUMN_NAME AS "name", DATA_TYPE AS "type"
+FROM INFORMATION_SCHEMA.COLUMNS
+WHERE TABLE_NAME = :table_name AND (TABLE_SCHEMA = :table_schema OR :table_schema = '')
+ORDER BY TABLE_SCHEMA, ORDINAL_POSITION;
+
+-- name: columns
+-- dialect: sqlite
+-- SQLite has no INFORMATION_SCHEMA: its table_info, in column order (one schema, "main").
+SELECT 'main' AS "table_schema", "name" AS "name", "type" AS "type"
+FROM pragma_table_info(:table_name)
+ORDER BY "cid";
