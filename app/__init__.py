@@ -19,6 +19,7 @@ from .check import check_sql_command
 from .collections import COLLECTIONS
 from .config import SHIPPED_SQL_DIR, Settings, load_settings
 from .db import Database
+from .mapping import draft_mapping_command
 from .queries import load_queries
 from .schemas import ErrorSchema
 from .views import CONVERTERS, collection_blueprint, meta_blueprint, swagger_files
@@ -120,6 +121,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1, x_proto=1, x_host=1, x_port=1,
                             x_prefix=1)  # type: ignore[method-assign]
     app.cli.add_command(check_sql_command)
+    app.cli.add_command(draft_mapping_command)
     # `flask --app wsgi demo-db` comes from setup.cfg's flask.commands entry point, which
     # Flask loads without building the app: the database it creates need not exist yet.
     log.info("Jembatan serves %s (settings: %s)", db.describe, settings.source)
