@@ -15,6 +15,7 @@ from werkzeug.exceptions import Unauthorized
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import errors, logs
+from .arguments import reject_all
 from .check import check_sql_command
 from .collections import COLLECTIONS
 from .config import SHIPPED_SQL_DIR, Settings, load_settings
@@ -117,6 +118,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     errors.register(app)
     logs.install(app)
     _register_auth(app, settings)
+    app.before_request(_no_arguments)
     _register_headers(app, settings)
     app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1, x_proto=1, x_host=1, x_port=1,
                             x_prefix=1)  # type: ignore[method-assign]
@@ -126,6 +128,17 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     # Flask loads without building the app: the database it creates need not exist yet.
     log.info("Jembatan serves %s (settings: %s)", db.describe, settings.source)
     return app
+
+
+# The routes that take no query argument at all: one is a 400 (CONTRACT §3 "Arguments"), as
+# on the record routes, whose argument schemas say what they take (app/views.py).
+_NO_ARGUMENTS = {"service.index", "service.health", "api-docs.openapi_json",
+                 "api-docs.openapi_swagger_ui", "docs_slash"}
+
+
+def _no_arguments() -> None:
+    if request.args and request.endpoint in _NO_ARGUMENTS:
+        reject_all(request.args)
 
 
 _OPEN_ENDPOINTS = {"api-docs.openapi_json", "api-docs.openapi_swagger_ui", "docs_static",

@@ -17,7 +17,7 @@ from . import params
 from .collections import COLLECTIONS, Collection
 from .db import Database, DatabaseUnavailable, QueryFailed
 from .encoding import RecordEncoder
-from .queries import PARAMETERS, kind_of, parse_file
+from .queries import FILTER_PLACEHOLDERS, PARAMETERS, Query, kind_of, parse_file
 
 SAMPLE_ROWS = 50  # rows read from each query: enough to look at, never a whole table
 _TODO = re.compile(r'\bAS\s*"([^"]+)"[^\n]*--\s*TODO\b', re.I)
@@ -110,7 +110,18 @@ def print_queries(db: Database, collections: list[Collection]) -> None:
             click.echo(f"-- from {q.source}")
             if name != "records":
                 click.echo(f"-- parameters: {', '.join(q.params) or 'none'}")
+            if q.filtered:
+                click.echo(f"-- with filters: {_filtered_line(q)}")
             click.echo(q.sql + ";")
+
+
+def _filtered_line(query: Query) -> str:
+    """Where a read's filters go, told by the text of one filter on its first field."""
+    assert query.template is not None
+    marks = [p for p in FILTER_PLACEHOLDERS if "{" + p + "}" in query.template]
+    return (f"{' and '.join('{' + m + '}' for m in marks)} of the shape becomes WHERE (or "
+            f"AND) one condition per filter, each value one more parameter: \"f\" = ?, "
+            f"(\"f\" <> ? OR \"f\" IS NULL), \"f\" > ?, \"f\" IN (?, ?), \"f\" IS NULL")
 
 
 @click.command("check-sql")

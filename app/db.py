@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from .config import DatabaseSettings
-from .queries import Queries
+from .queries import Queries, Where
 
 log = logging.getLogger("jembatan.db")
 
@@ -37,6 +37,12 @@ class DatabaseUnavailable(Exception):
     def __init__(self, reason: str):
         super().__init__(reason)
         self.reason = reason
+
+
+class ValueRefused(Exception):
+    """The database could not compare a filter's value with its column (SQLSTATE class 22,
+    a data exception: 2**40 against a PostgreSQL integer column, say): the client's value
+    does not fit this site's column, a 400."""
 
 
 class QueryFailed(Exception):
@@ -335,16 +341,20 @@ class Database:
 
     # -- queries -------------------------------------------------------------------------
 
-    def execute(self, stem: str, name: str, values: Mapping[str, Any] | None = None) -> Result:
-        """Run `name` of sql/<stem>.sql; the rows are read from the Result as they are used.
+    def execute(self, stem: str, name: str, values: Mapping[str, Any] | None = None,
+                where: Where | None = None) -> Result:
+        """Run `name` of sql/<stem>.sql, with the filters of `where` if any; the rows are read
+        from the Result as they are used.
 
         A connection that has served before and fails as lost is replaced and the query run
         once more: after a database restart the first request need not fail.
         """
         what = f"{stem}.{name}"
+        if where is not None:
+            values = {**(values or {}), **where.values}
         while True:
             conn = self._connection()
-            query = self.queries.get(stem, name, conn.dialect)
+            query = self.queries.get(stem, name, conn.dialect, where)
             params = bind(values or {}, query.params, conn.typed)
             cursor = None
             error: Exception | None = None
@@ -359,7 +369,11 @@ class Database:
                     try:
                         cursor.execute(query.sql, params)
                     except Exception as exc:
-                        error = self.failure(exc, what, conn, timed_out())
+                        if where is not None and _sqlstate(exc).startswith("22"):
+                            error = ValueRefused(f"query {what} refused a filter value: "
+                                                 f"{mask_password(str(exc))}")
+                        else:
+                            error = self.failure(exc, what, conn, timed_out())
             if error is None:
                 conn.used = True
                 return Result(self, conn, cursor, what, values or {})
@@ -373,11 +387,13 @@ class Database:
                 continue  # with a new connection, whose failure is not retried
             raise error
 
-    def scalar(self, stem: str, name: str, values: Mapping[str, Any] | None = None) -> int:
+    def scalar(self, stem: str, name: str, values: Mapping[str, Any] | None = None,
+               where: Where | None = None) -> int:
         """The first column of the first row as an integer (counts; ODBC may send text)."""
-        return _first_int(self.execute(stem, name, values).all())
+        return _first_int(self.execute(stem, name, values, where).all())
 
-    def count(self, stem: str, name: str, values: Mapping[str, Any] | None = None) -> int:
+    def count(self, stem: str, name: str, values: Mapping[str, Any] | None = None,
+              where: Where | None = None) -> int:
         """A count query's answer, kept per connection for as long as the database's version
         (database.version) stays the same.
 
@@ -389,18 +405,19 @@ class Database:
         version is not asked again on that connection.
         """
         if not self._connection().versioned:  # its version query answered NULL before
-            return self.scalar(stem, name, values)
+            return self.scalar(stem, name, values, where)
         found = self.execute("database", "version")
         conn, rows = found.connection, found.all()
         version = rows[0][0] if rows else None
         if version is None:
             conn.versioned = False  # no round trip for it again on this connection
-            return self.scalar(stem, name, values)
-        key = (stem, name, tuple(sorted((values or {}).items())))
+            return self.scalar(stem, name, values, where)
+        key = (stem, name, tuple(sorted((values or {}).items())),
+               None if where is None else (where.shape, tuple(where.values.items())))
         kept = conn.counts.get(key)
         if kept is not None and kept[0] == version:
             return kept[1]
-        result = self.execute(stem, name, values)
+        result = self.execute(stem, name, values, where)
         total = _first_int(result.all())
         if result.connection is conn:  # not a connection made afresh in between
             if len(conn.counts) >= COUNTS_KEPT:
@@ -421,6 +438,11 @@ def _first_int(rows: list[tuple[Any, ...]]) -> int:
     return int(rows[0][0]) if rows and rows[0][0] is not None else 0
 
 
+def _sqlstate(exc: Exception) -> str:
+    """The SQLSTATE of an ODBC error (pyodbc puts it first), else ''."""
+    return exc.args[0] if exc.args and isinstance(exc.args[0], str) else ""
+
+
 def _unavailable_reason(exc: Exception) -> str | None:
     """A short reason when the error is the database's state, None when it is the query's."""
     if isinstance(exc, sqlite3.Error):
@@ -433,7 +455,7 @@ def _unavailable_reason(exc: Exception) -> str | None:
                 exc, sqlite3.ProgrammingError | sqlite3.InterfaceError):
             return None
         return "database file unreadable"
-    state = exc.args[0] if exc.args and isinstance(exc.args[0], str) else ""
+    state = _sqlstate(exc)
     if state in ("HYT00", "HYT01", "HY008", "57014"):  # 57014: PostgreSQL's cancel
         return "query timed out"
     if state.startswith("08") or state.startswith("57P") or state in ("HY117", "IM002"):

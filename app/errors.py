@@ -10,7 +10,7 @@ from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import HTTPException, InternalServerError, MethodNotAllowed, NotFound
 
 from . import logs
-from .db import DatabaseUnavailable
+from .db import DatabaseUnavailable, ValueRefused
 
 log = logging.getLogger("jembatan")
 
@@ -65,6 +65,13 @@ def handle_unavailable(exc: DatabaseUnavailable) -> Response:
     return response
 
 
+def handle_refused(exc: ValueRefused) -> Response:
+    log.info("%s (answered 400)", exc)
+    return error_response(400, "A filter value does not fit its field's column in this "
+                               "database (a number out of the column's range, say); no "
+                               "record can match it. Check the filter values.")
+
+
 def handle_unexpected(exc: BaseException) -> Response:
     request_id = logs.request_id()
     log.error("request %s %s %s failed", request_id, request.method, request.path,
@@ -76,4 +83,5 @@ def handle_unexpected(exc: BaseException) -> Response:
 def register(app: Flask) -> None:
     app.register_error_handler(HTTPException, handle_http)
     app.register_error_handler(DatabaseUnavailable, handle_unavailable)
+    app.register_error_handler(ValueRefused, handle_refused)
     app.register_error_handler(Exception, handle_unexpected)

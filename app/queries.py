@@ -21,16 +21,21 @@ replaces it on that engine. Three kinds of file:
 
 This module is the one place where Python composes SQL, and only mechanically: it fills a
 shape's placeholders with quoted field names from the collection table (app/collections.py),
-puts `WITH "records" AS (<records>)` in front, and turns `:params` into DB-API `?`.
+puts `WITH "records" AS (<records>)` in front, and turns `:params` into DB-API `?`. A
+request's filters (app/arguments.py) fill `{where_filters}` or `{and_filters}`: one condition
+per filter on a quoted field name, each value a bound parameter, never SQL text.
 """
 
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
+from .arguments import Filter
 from .collections import DATE_PAIRS, Collection
 
 DIALECTS = ("sqlite",)
@@ -69,6 +74,9 @@ _DIALECT_LINE = re.compile(r"^--\s*dialect:\s*(.*?)\s*$")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # {name} or {name:pattern}; an ODBC escape such as {fn NOW()} has a space and is left alone.
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)(:|\})")
+# Filled per request with the filters: "WHERE c1 AND c2" / "AND c1 AND c2", or nothing.
+FILTER_PLACEHOLDERS = ("where_filters", "and_filters")
+FILTERED_KEPT = 512  # filtered texts kept, by the filters' shape (fields, operators, counts)
 WRAP = 96  # a filled-in list of names is wrapped to lines of about this width
 
 
@@ -97,6 +105,66 @@ class Query:
     params: tuple[str, ...]  # the parameter name behind each `?`, in order
     source: str  # where its text comes from (file:line), for messages and check-sql
     description: str
+    template: str | None = None  # with :params and filter placeholders, where it takes filters
+
+    @property
+    def filtered(self) -> bool:
+        return self.template is not None
+
+
+_OPERATORS = {"": "=", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
+
+
+@dataclass(frozen=True)
+class Where:
+    """A request's filters as SQL: conditions on the record's quoted field names joined by
+    AND, each value a :filter_N parameter (CONTRACT §3, "Filters")."""
+
+    conditions: tuple[str, ...]
+    shape: tuple[tuple[str, str, int], ...]  # what the text depends on: field, op, values
+    values: dict[str, Any]
+
+    @classmethod
+    def of(cls, filters: Sequence[Filter]) -> Where | None:
+        if not filters:
+            return None
+        conditions, values = [], {}
+        for f in filters:
+            field = quote(f.field)
+            names = [f"filter_{len(values) + i}" for i in range(len(f.values))]
+            if f.op == "isnull":
+                conditions.append(f"{field} IS {'' if f.values[0] else 'NOT '}NULL")
+                continue
+            if f.op == "in":
+                conditions.append(f"{field} IN ({', '.join(':' + n for n in names)})")
+            elif f.op == "not":  # NULL included: a flag that is NULL is not 1 either
+                conditions.append(f"({field} <> :{names[0]} OR {field} IS NULL)")
+            else:
+                conditions.append(f"{field} {_OPERATORS[f.op]} :{names[0]}")
+            values.update(zip(names, f.values, strict=True))
+        shape = tuple((f.field, f.op, len(f.values) if f.op != "isnull" else int(f.values[0]))
+                      for f in filters)
+        return cls(tuple(conditions), shape, values)
+
+
+def with_filters(template: str, where: Where | None) -> str:
+    """The template's filter placeholders filled with `where`, or without filters removed
+    (with their line, where they stand alone on one)."""
+    for name, keyword in (("where_filters", "WHERE"), ("and_filters", "AND")):
+        placeholder = "{" + name + "}"
+        if where is not None:
+            def conditions(m: re.Match[str], keyword: str = keyword) -> str:
+                indent = m.group(1) + ("  " if keyword == "WHERE" else "")
+                return (m.group(1) + m.group(2) + f"{keyword} "
+                        + f"\n{indent}AND ".join(where.conditions))
+            template = re.sub(r"(?m)^([ \t]*)(.*?)" + re.escape(placeholder), conditions,
+                              template)
+        else:
+            template = re.sub(r"\n[ \t]*" + re.escape(placeholder) + r"[ \t]*(?=\n|$)", "",
+                              template).replace(placeholder, "")
+    return template
+
+
 # Strings, quoted names ("x", [x]) and comments: nothing inside them is code.
 _SKIPPED = re.compile(r"""'(?:[^']|'')*'?|"(?:[^"]|"")*"?|\[[^\]]*\]?|--[^\n]*|/\*.*?(?:\*/|\Z)""",
                       re.S)
@@ -281,6 +349,10 @@ def fill(template: str, values: dict[str, tuple[str, ...]], where: str) -> str:
             if depth:
                 raise QueryFileError(f"{where}: {{{name}: is never closed")
             pattern = template[m.end():end - 1]
+        if name in FILTER_PLACEHOLDERS and m.group(2) == "}":
+            out.append(template[position:end])  # filled per request (with_filters)
+            position = end
+            continue
         if name not in values:
             raise QueryFileError(f"{where}: no placeholder {{{name}}} here; this query may "
                                  f"use {', '.join('{' + v + '}' for v in values)}")
@@ -350,13 +422,30 @@ class Queries:
 
     def __init__(self) -> None:
         self._by_key: dict[tuple[str, str, str | None], Query] = {}
+        self._filtered: OrderedDict[tuple[Any, ...], Query] = OrderedDict()
         self.files: dict[str, Path] = {}  # stem -> the file it was read from
 
     def add(self, stem: str, query: Query) -> None:
         self._by_key[(stem, query.name, query.dialect)] = query
 
-    def get(self, stem: str, name: str, dialect: str | None) -> Query:
-        return self._by_key.get((stem, name, dialect)) or self._by_key[(stem, name, None)]
+    def get(self, stem: str, name: str, dialect: str | None,
+            where: Where | None = None) -> Query:
+        """The query as sent; with `where`, its text with those filters in it (composed once
+        per shape of filters and kept)."""
+        query = self._by_key.get((stem, name, dialect)) or self._by_key[(stem, name, None)]
+        if where is None:
+            return query
+        if query.template is None:
+            raise ValueError(f"{stem}.{name} takes no filters")
+        key = (stem, name, dialect, where.shape)
+        found = self._filtered.get(key)
+        if found is None:
+            sql, params, _ = convert(with_filters(query.template, where))
+            found = replace(query, sql=sql, params=params)
+            self._filtered[key] = found
+            if len(self._filtered) > FILTERED_KEPT:
+                self._filtered.popitem(last=False)
+        return found
 
     def names(self, stem: str) -> list[str]:
         """The names of a file's queries, in the order they were added."""
@@ -442,11 +531,14 @@ def _fill_collection(queries: Queries, c: Collection, own: _File, shapes: _File,
         where = f"{block.source} ({c.name}.{name})"
         check_statement(block.text, where, first=("select",))  # "records" comes first
         text = fill(without_comments(block.text), values, where)
-        sql, params, _ = convert(f'WITH "records" AS (\n{mapping}\n)\n{text}')
+        template = f'WITH "records" AS (\n{mapping}\n)\n{text}'
+        takes_filters = any("{" + p + "}" in text for p in FILTER_PLACEHOLDERS)
+        sql, params, _ = convert(with_filters(template, None))
         _check_params(name, params, where)
         note = (f" ({block.dialect}: {block.description})"
                 if block is not main and block.description else "")
         queries.add(c.name, Query(name, block.dialect or records.dialect, sql, params,
                                   f"{block.source} with records at {records.source}",
-                                  _described(main.description, values) + note))
+                                  _described(main.description, values) + note,
+                                  template if takes_filters else None))
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterator
+import textwrap
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import flask_smorest
@@ -17,16 +18,50 @@ from werkzeug.exceptions import NotFound
 from werkzeug.routing import BaseConverter
 
 from . import params
+from .arguments import FILTERS_DOC, Accepted, accepted_filters, filter_parameters
 from .collections import DATE_PAIRS, Collection
 from .config import ApiSettings
 from .db import Database, DatabaseUnavailable, QueryFailed, Result
 from .encoding import RecordEncoder
+from .queries import Where
 from .schemas import HealthSchema, IndexSchema, example
 from .streaming import SpooledStream
 
 
 class _Parser(FlaskParser):
     DEFAULT_VALIDATION_STATUS = 400  # CONTRACT §4: malformed input is 400, not 422
+
+    def load_querystring(self, req: Any, schema: ma.Schema) -> Any:
+        """The query string with CONTRACT §3's rules applied first (app/arguments.py): a
+        400 for an argument the route does not take or one given twice, `fields` given
+        twice joined, `_` arguments dropped. webargs alone would read the first value."""
+        accepted: Accepted | None = getattr(schema, "accepted", None)
+        args = req.args if accepted is None else accepted.normalized(req.args)
+        return self._makeproxy(args, schema)
+
+
+def _taking(schema: type[ma.Schema], filters: Mapping[str, str] | None = None) -> ma.Schema:
+    """An instance of an argument schema that also knows what else its route takes."""
+    instance = schema()
+    instance.accepted = Accepted(tuple(instance.fields), filters)  # type: ignore[attr-defined]
+    return instance
+
+
+def _filterable(view: Callable[..., Any]) -> Callable[..., Any]:
+    """The operation's description gains the filters (FILTERS_DOC), indented as the
+    docstring is, so that flask-smorest reads them as one description."""
+    doc = view.__doc__ or ""
+    lines = [line for line in doc.splitlines()[1:] if line.strip()]
+    indent = min((len(line) - len(line.lstrip()) for line in lines), default=0)
+    view.__doc__ = doc.rstrip() + "\n" + textwrap.indent(FILTERS_DOC, " " * indent) + "\n"
+    return view
+
+
+def _query(exclude: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The request's arguments as url_for takes them (a repeated one as a list), less
+    `exclude` and the ignored `_` ones: what a page link keeps."""
+    return {k: v[0] if len(v) == 1 else v for k, v in request.args.lists()
+            if k not in exclude and not k.startswith("_")}
 
 
 class Blueprint(flask_smorest.Blueprint):
@@ -243,6 +278,15 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
     RecordArgs = ma.Schema.from_dict(representation_args, name=f"{c.name}RecordArgs")
     PageArgs = ma.Schema.from_dict({"page_size": page_size_field, **representation_args},
                                    name=f"{c.name}PageArgs")
+    # Every list takes filters on the stored fields (CONTRACT §3 "Filters"); a record by key
+    # takes none.
+    filters = accepted_filters(c.schema, c.fields)
+    filter_params = filter_parameters(filters)
+    list_args, page_args = _taking(RecordArgs, filters), _taking(PageArgs, filters)
+    key_args = _taking(RecordArgs)
+
+    def where(args: ma.Schema) -> Where | None:
+        return Where.of(args.accepted.read(request.args))
 
     def check(result: Result) -> Result:
         """A site's SQL that lacks a field fails as an error response before any row is
@@ -254,30 +298,32 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
         return result
 
     def read(query: str, values: dict[str, Any], first: int | None,
-             limit: int | None = None) -> list[tuple[Any, ...]]:
+             limit: int | None = None, where: Where | None = None) -> list[tuple[Any, ...]]:
         """The records of a whole result (or its first `limit`), read before anything is
         sent."""
-        result = check(db.execute(c.name, query, values))
+        result = check(db.execute(c.name, query, values, where))
         rows = result.all()[:limit]
         g.rows = len(rows)  # for the access log
         return encoder.values(result.columns, rows, first)
 
     def page_of(query: str, values: dict[str, Any], page: int, page_size: int,
-                count: int, numbered: bool) -> list[tuple[Any, ...]]:
+                count: int, numbered: bool, where: Where | None = None
+                ) -> list[tuple[Any, ...]]:
         window = params.window(page, page_size)
         if window["skip"] >= count or window["last_row"] > params.INT64_MAX:
             g.rows = 0
             return []  # beyond the last page: no query needed
-        return read(query, values | window, window["first_row"] if numbered else None)
+        return read(query, values | window, window["first_row"] if numbered else None,
+                    where=where)
 
     def stream(query: str, values: dict[str, Any], first: int | None, out: Representation,
-               filename: str) -> Response:
+               filename: str, where: Where | None = None) -> Response:
         if request.method == "HEAD":
             # Headers only: no need to read a whole table, but a database that cannot be
             # reached still answers 503 as GET would.
             db.ping()
             return out.response(b"", filename)
-        result = check(db.execute(c.name, query, values))
+        result = check(db.execute(c.name, query, values, where))
         if result.read_ahead(WHOLE_ROWS):
             # Small: sent whole with a Content-Length, its cursor already closed, no thread.
             rows = result.all()
@@ -299,13 +345,14 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
         response.call_on_close(body.close)
         return response
 
-    @blp.route("")
-    @blp.arguments(RecordArgs(), location="query", as_kwargs=True)
+    @blp.route("", parameters=filter_params)
+    @blp.arguments(list_args, location="query", as_kwargs=True)
     @blp.response(200, many, example=[record_example],
-                  description=f"Every {c.name} record in canonical order, streamed as it is "
-                              f"read.")
+                  description=f"Every {c.name} record in canonical order (or those the "
+                              f"filters keep), streamed as it is read.")
     @_errors(blp, 400, 401, 503, 500)
     @_doc_only(blp.alt_response(200, **_CSV_DOC))
+    @_filterable
     def get_all(format: str | None = None, fields: list[str] | None = None) -> Response:
         """gets all
 
@@ -313,15 +360,19 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
         (a chunked JSON array or CSV; the table may hold millions of rows). A collection of
         fewer than 2,000 records is read whole and sent with a Content-Length.
         """
-        return stream("all", {}, 1, Representation(encoder, format, fields), f"{c.name}.csv")
+        out = Representation(encoder, format, fields)
+        found = where(list_args)
+        return stream("all", {}, None if found else 1, out, f"{c.name}.csv", found)
 
     @blp.route("/page/<pagenumber:pagenumber>", parameters=[_path(
-        "pagenumber", "Page number, 1 is the first; a page beyond the last is [].")])
-    @blp.arguments(PageArgs(), location="query", as_kwargs=True)
+        "pagenumber", "Page number, 1 is the first; a page beyond the last is []."),
+        *filter_params])
+    @blp.arguments(page_args, location="query", as_kwargs=True)
     @blp.response(200, many, headers=_PAGE_HEADERS, example=[record_example],
                   description="The records of the page; [] beyond the last page.")
     @_errors(blp, 400, 401, 503, 500)
     @_doc_only(blp.alt_response(200, **_CSV_DOC))
+    @_filterable
     def get_page(pagenumber: str, page_size: int, format: str | None = None,
                  fields: list[str] | None = None) -> Any:
         """gets by page
@@ -331,13 +382,12 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
         """
         out = Representation(encoder, format, fields)
         page = params.integer(pagenumber, "pagenumber", minimum=1)
-        total = db.count(c.name, "count")
-        records = page_of("page", {}, page, page_size, total, c.numbered)
+        found = where(page_args)
+        total = db.count(c.name, "count", where=found)
+        records = page_of("page", {}, page, page_size, total, c.numbered and not found, found)
 
         def url(p: int) -> str:
-            query = {k: v for k, v in request.args.items()
-                     if k in ("page_size", "format", "fields")}
-            return url_for(request.endpoint or "", pagenumber=p, _external=True, **query)
+            return url_for(request.endpoint or "", pagenumber=p, _external=True, **_query())
         return out.whole(out.body(records), f"{c.name}-page-{page}.csv",
                          _page_headers(_pagination(total, page, page_size), url))
 
@@ -346,7 +396,7 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
                f"GET /{c.name}." if c.numbered else "The record's id, an integer.")
 
     @blp.route(f"/<{converter}:{key_name}>", parameters=[_path(key_name, key_doc)])
-    @blp.arguments(RecordArgs(), location="query", as_kwargs=True)
+    @blp.arguments(key_args, location="query", as_kwargs=True)
     @blp.doc(summary="finds by row number" if c.numbered else "finds by ID")
     @blp.response(200, c.schema, description="The record.", example=record_example)
     @_errors(blp, 400, 401, 404, 503, 500)
@@ -392,13 +442,16 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
             **representation_args,
         }, name=f"{c.name}RangeArgs")
 
+        range_args = _taking(RangeArgs, filters)
+
         @blp.route("/date/<isodate:tglawal>/<clock:jam_awal>/<isodate:tglakhir>/"
-                   "<clock:jam_akhir>", parameters=_RANGE_PATH)
-        @blp.arguments(RangeArgs(), location="query", as_kwargs=True)
+                   "<clock:jam_akhir>", parameters=[*_RANGE_PATH, *filter_params])
+        @blp.arguments(range_args, location="query", as_kwargs=True)
         @blp.response(200, many, headers=_PAGE_HEADERS, example=[range_example],
                       description="The records in the range, oldest first (numberrow null).")
         @_errors(blp, 400, 401, 503, 500)
         @_doc_only(blp.alt_response(200, **_CSV_DOC))
+        @_filterable
         def get_range(tglawal: str, jam_awal: str, tglakhir: str, jam_akhir: str, on: str,
                       page: int | None = None, page_size: int | None = None,
                       format: str | None = None, fields: list[str] | None = None) -> Any:
@@ -413,19 +466,19 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
             """
             out = Representation(encoder, format, fields)
             values = params.date_range(tglawal, jam_awal, tglakhir, jam_akhir)
+            found = where(range_args)
             query = f"range_{on}"
             filename = f"{c.name}-{tglawal}_{tglakhir}.csv"
             if page is None and page_size is None:
-                return stream(query, values, None, out, filename)
+                return stream(query, values, None, out, filename, found)
             page, page_size = page or 1, page_size or api.page_size
-            total = db.count(c.name, f"{query}_count", values)
-            records = page_of(f"{query}_page", values, page, page_size, total, False)
+            total = db.count(c.name, f"{query}_count", values, found)
+            records = page_of(f"{query}_page", values, page, page_size, total, False, found)
 
             def url(p: int) -> str:
-                query = {k: v for k, v in request.args.items() if k in ("format", "fields")}
                 return url_for(request.endpoint or "", _external=True,
-                               **(request.view_args or {}),
-                               on=on, page=p, page_size=page_size, **query)
+                               **(request.view_args or {}), on=on, page=p,
+                               page_size=page_size, **_query(("on", "page", "page_size")))
             return out.whole(out.body(records), filename,
                              _page_headers(_pagination(total, page, page_size), url))
 

@@ -19,6 +19,10 @@
 --   {order:X}    X once per field of {order}, with {} standing for the field, joined by ", "
 --   {date}       in a range, the date field of ?on= ("tgl_dt1" for on=dt1)
 --   {time}       in a range, the time field of ?on= ("jam_dt1" for on=dt1)
+--   {where_filters}, {and_filters}
+--                the request's filters (?vehno=B 1234 XYZ&weigh2__isnull=true): nothing
+--                without filters, else WHERE (or AND) and one condition per filter on a
+--                quoted field, each value a bound :parameter ("vehno" = :filter_0 AND ...)
 -- and :parameters, which the runner binds (dates and times typed on SQL Server).
 --
 -- A collection's own file may hold a query of a shape's name (or range_<on>,
@@ -28,6 +32,7 @@
 -- Every record, in canonical order.
 SELECT {fields}
 FROM "records"
+{where_filters}
 ORDER BY {order:CASE WHEN {} IS NULL THEN 0 ELSE 1 END, {}};
 
 -- name: all
@@ -35,12 +40,14 @@ ORDER BY {order:CASE WHEN {} IS NULL THEN 0 ELSE 1 END, {}};
 -- Plain ORDER BY: SQLite puts NULLs first and walks the index instead of sorting.
 SELECT {fields}
 FROM "records"
+{where_filters}
 ORDER BY {order};
 
 -- name: count
 -- How many records there are, for the pagination headers.
 SELECT COUNT(*) AS "total"
-FROM "records";
+FROM "records"
+{where_filters};
 
 -- name: page
 -- Records at positions first_row..last_row (1-based) of the canonical order.
@@ -50,6 +57,7 @@ FROM (
             AS "position",
         {fields}
     FROM "records"
+    {where_filters}
 ) AS "numbered"
 WHERE "position" BETWEEN :first_row AND :last_row
 ORDER BY "position";
@@ -59,6 +67,7 @@ ORDER BY "position";
 -- LIMIT/OFFSET: ROW_NUMBER() takes seconds per page on a million SQLite rows.
 SELECT {fields}
 FROM "records"
+{where_filters}
 ORDER BY {order}
 LIMIT :row_count OFFSET :skip;
 
@@ -75,6 +84,7 @@ FROM "records"
 WHERE {date} BETWEEN :start_date AND :end_date
   AND ({date} > :start_date OR COALESCE({time}, :midnight) >= :start_time)
   AND ({date} < :end_date OR COALESCE({time}, :midnight) <= :end_time)
+  {and_filters}
 ORDER BY {date}, CASE WHEN {time} IS NULL THEN 0 ELSE 1 END, {time},
     {order:CASE WHEN {} IS NULL THEN 0 ELSE 1 END, {}};
 
@@ -86,6 +96,7 @@ FROM "records"
 WHERE {date} BETWEEN :start_date AND :end_date
   AND ({date} > :start_date OR COALESCE({time}, :midnight) >= :start_time)
   AND ({date} < :end_date OR COALESCE({time}, :midnight) <= :end_time)
+  {and_filters}
 ORDER BY {date}, {time}, {order};
 
 -- name: range_count
@@ -94,7 +105,8 @@ SELECT COUNT(*) AS "total"
 FROM "records"
 WHERE {date} BETWEEN :start_date AND :end_date
   AND ({date} > :start_date OR COALESCE({time}, :midnight) >= :start_time)
-  AND ({date} < :end_date OR COALESCE({time}, :midnight) <= :end_time);
+  AND ({date} < :end_date OR COALESCE({time}, :midnight) <= :end_time)
+  {and_filters};
 
 -- name: range_page
 -- Positions first_row..last_row (1-based) of the range, in its order.
@@ -107,6 +119,7 @@ FROM (
     WHERE {date} BETWEEN :start_date AND :end_date
       AND ({date} > :start_date OR COALESCE({time}, :midnight) >= :start_time)
       AND ({date} < :end_date OR COALESCE({time}, :midnight) <= :end_time)
+      {and_filters}
 ) AS "numbered"
 WHERE "position" BETWEEN :first_row AND :last_row
 ORDER BY "position";
@@ -119,5 +132,6 @@ FROM "records"
 WHERE {date} BETWEEN :start_date AND :end_date
   AND ({date} > :start_date OR COALESCE({time}, :midnight) >= :start_time)
   AND ({date} < :end_date OR COALESCE({time}, :midnight) <= :end_time)
+  {and_filters}
 ORDER BY {date}, {time}, {order}
 LIMIT :row_count OFFSET :skip;

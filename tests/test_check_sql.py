@@ -112,7 +112,13 @@ def test_show_prints_each_query_as_it_is_sent(tmp_path: Path) -> None:
         assert lines[1] == f"-- from {q.source}"
         if name != "records":
             assert lines[2] == f"-- parameters: {', '.join(q.params) or 'none'}"
-        sql = "\n".join(lines[2 if name == "records" else 3:])
+        # Every read takes filters, and says where they go.
+        filtered = name != "records"
+        if filtered:
+            placeholder = "{and_filters}" if name.startswith("range") else "{where_filters}"
+            assert lines[3].startswith(f"-- with filters: {placeholder} of the shape becomes "
+                                       f"WHERE (or AND) one condition per filter")
+        sql = "\n".join(lines[2 if name == "records" else 3 + filtered:])
         assert sql == q.sql + ";"
     assert "transactions" not in out
 

@@ -1,7 +1,7 @@
 """Hostile input (issue 5): SQL injection, control characters, encoded slashes and dots,
 digits that are not ASCII, integers past 64 bits, empty and 10 kB segments, impossible dates
 and times, repeated and conflicting query arguments: sent to every path parameter and query
-argument of every collection.
+argument of every collection, filters included (issue 11).
 
 Every input gets the answer CONTRACT §3-4 gives it: 400 for a malformed value, 404 for a
 well-formed key that names no record or a path that names no route, both as JSON
@@ -143,10 +143,100 @@ class Malformed(Exception):
     """A query argument or path segment the contract answers with 400."""
 
 
-def query_arguments(collection: str, args: dict[str, str], *, ranged: bool
-                    ) -> tuple[int | None, int | None, bool]:
-    """page, page_size and whether the answer is CSV, as the contract reads them."""
+def filter_kinds(collection: str) -> dict[str, str]:
+    """The fields of the collection that the corpus filters on, and their types: the first
+    integer, a text, a date and a time field (those the rows fill)."""
     fields, _, ons = COLLECTIONS[collection]
+    out = {"no_produksi" if collection == "bricon2" else "id": "integer"}
+    text = [n for n in ("CustName", "ProductName", "TransName", "remark", "Number",
+                        "operator_name") if n in fields]
+    out[text[0]] = "string"
+    if ons:
+        out[PAIRS[ons[0]][0]] = "date"
+        out[PAIRS[ons[0]][1]] = "time"
+    return out
+
+
+INT64 = 2**63 - 1
+INT32 = 2**31 - 1
+# Filters compare with the engine's column: PostgreSQL refuses to compare an INTEGER column
+# with a value past 32 bits (a 400, README), where SQL Server and SQLite find no record.
+# The test tables (app/tables.py) make `id` 64 bits there, the other integers 32.
+ENGINE: dict[str, str] = {}
+
+
+def filter_value(kind: str, text: str, field: str = "") -> Any:
+    """A filter value read as CONTRACT §3 reads its field's type; Malformed if it does not
+    fit (an integer past 64 bits and a text holding NUL: Jembatan's documented decisions)."""
+    if kind == "string":
+        if "\x00" in text:
+            raise Malformed
+        return text
+    value = {"integer": integer, "date": date, "time": clock}[kind](text)
+    if value is None or (kind == "integer" and not -INT64 - 1 <= value <= INT64):
+        raise Malformed
+    if (kind == "integer" and ENGINE.get("name") == "postgresql" and field != "id"
+            and not -INT32 - 1 <= value <= INT32):
+        raise Malformed
+    return value
+
+
+def stored(collection: str, k: int, field: str) -> Any:
+    """Row k's value of a filtered field, as the filter compares it."""
+    value = TABLES[collection][k - 1].get(field)
+    kind = filter_kinds(collection)[field]
+    if value is None or kind in ("integer", "string"):
+        return value
+    return date(value) if kind == "date" else clock(value[:8])
+
+
+def kept(collection: str, filters: list[tuple[str, str, str]]) -> list[int]:
+    """The rows (k) that every filter (field, operator, value as sent) keeps."""
+    kinds = filter_kinds(collection)
+    out = []
+    for k in range(1, ROWS + 1):
+        keep = True
+        for field, op, text in filters:
+            value = stored(collection, k, field)
+            if op == "isnull":
+                if text.lower() not in ("true", "false"):
+                    raise Malformed
+                keep &= (value is None) == (text.lower() == "true")
+                continue
+            if kinds[field] == "string" and op in ("gt", "gte", "lt", "lte"):
+                raise Malformed
+            wanted = [filter_value(kinds[field], t, field)
+                      for t in (text.split(",") if op == "in" else [text])]
+            if op == "not":
+                keep &= value is None or value != wanted[0]
+            elif value is None:
+                keep = False
+            elif op in ("", "in"):
+                keep &= value in wanted
+            else:
+                keep &= {"gt": value > wanted[0], "gte": value >= wanted[0],
+                         "lt": value < wanted[0], "lte": value <= wanted[0]}[op]
+        if keep:
+            out.append(k)
+    return out
+
+
+def query_arguments(collection: str, args: dict[str, str], *, route: str
+                    ) -> tuple[int | None, int | None, bool, list[int]]:
+    """page, page_size, whether the answer is CSV, and the rows the filters keep, as the
+    contract reads them; an argument the route does not take is Malformed."""
+    ranged = route == "range"
+    fields, _, ons = COLLECTIONS[collection]
+    filters = []
+    for name in args:
+        if name in arguments(collection, route):
+            continue
+        field, _, op = name.partition("__")
+        if route == "record" or field not in filter_kinds(collection) or op not in (
+                "", "not", "gt", "gte", "lt", "lte", "in", "isnull"):
+            raise Malformed
+        filters.append((field, op, unquote(args[name])))
+    rows = kept(collection, filters)
     page = page_size = None
     if "page_size" in args:
         page_size = integer(args["page_size"])
@@ -164,7 +254,7 @@ def query_arguments(collection: str, args: dict[str, str], *, ranged: bool
         names = args["fields"].split(",")
         if not all(names) or len(set(names)) < len(names) or set(names) - set(fields):
             raise Malformed
-    return page, page_size, args.get("format") == "csv"
+    return page, page_size, args.get("format") == "csv", rows
 
 
 def listed(n: int, csv: bool) -> Any:
@@ -178,14 +268,14 @@ def expect(collection: str, route: str, segments: dict[str, str], args: dict[str
     if any("/" in v for v in decoded.values()) or "" in decoded.values():
         return NONE  # another path, or an empty segment: no route has it
     try:
-        page, page_size, csv = query_arguments(collection, args, ranged=route == "range")
+        page, page_size, csv, rows = query_arguments(collection, args, route=route)
         if route == "all":
-            return 200, listed(ROWS, csv)
+            return 200, listed(len(rows), csv)
         if route == "page":
             number = integer(decoded["pagenumber"])
             if number is None or number < 1:
                 return BAD
-            return 200, listed(count(ROWS, number, page_size or PAGE_SIZE), csv)
+            return 200, listed(count(len(rows), number, page_size or PAGE_SIZE), csv)
         if route == "record":
             key = integer(decoded["key"])
             numbered = COLLECTIONS[collection][1] == "numberrow"
@@ -198,7 +288,7 @@ def expect(collection: str, route: str, segments: dict[str, str], args: dict[str
         end = (date(decoded["tglakhir"]), clock(decoded["jam_akhir"]))
         if None in start + end or start > end:
             return BAD
-        inside = sum(start <= moment <= end for moment in MOMENTS)
+        inside = sum(start <= MOMENTS[k - 1] <= end for k in rows)
         return 200, listed(count(inside, page, page_size), csv)
     except Malformed:
         return BAD
@@ -263,9 +353,11 @@ def service(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
 
 
 @pytest.fixture
-def client(request: pytest.FixtureRequest, service: Service) -> FlaskClient:
+def client(request: pytest.FixtureRequest, service: Service) -> Iterator[FlaskClient]:
     ensure_rows(request, service.engine, TABLES)
-    return service.client
+    ENGINE["name"] = service.engine
+    yield service.client
+    ENGINE.clear()
 
 
 # -- the requests ---------------------------------------------------------------------------
@@ -350,6 +442,35 @@ def test_hostile_query_arguments(client):
     assert not wrong, report(wrong, len(requests))
 
 
+def filter_arguments(collection: str) -> list[str]:
+    """The filter arguments the corpus goes into: each filtered field with each operator
+    its type takes, and misspelt ones."""
+    out = []
+    for field, kind in filter_kinds(collection).items():
+        ops = ["", "not", "in", "isnull"] + (["gt", "gte", "lt", "lte"] if kind != "string"
+                                             else [])
+        out += [field + (f"__{op}" if op else "") for op in ops]
+    return out + ["nosuchfield", "id__like", f"{next(iter(filter_kinds(collection)))}__gtt"]
+
+
+@pytest.mark.parametrize("collection", ["transactions", "vehicles", "bricon2", "customers"])
+def test_hostile_filter_values(client, collection):
+    """Each corpus value in each filter argument on the list (and a few on a page, a range
+    and a record), the path valid: a 400 where the value does not fit its field, else
+    exactly the rows it keeps."""
+    requests = []
+    for argument in filter_arguments(collection):
+        for value in CORPUS:
+            requests.append((collection, "all", {}, {argument: value}))
+        for route, names in routes(collection).items():
+            safe = {n: quote(SAFE[n], safe="") for n in names}
+            for value in ["1", "2026-11-02", "00:00", "true", "1,2", quote("1 OR 1=1"),
+                          quote("' OR ''='")]:
+                requests.append((collection, route, safe, {argument: value}))
+    wrong = probe(client, requests)
+    assert not wrong, report(wrong, len(requests))
+
+
 def test_the_corpus_is_what_the_issue_lists():
     """Issue 5's inputs are all in the corpus, as sent."""
     listed_in_issue = ["1%20OR%201%3D1", "1%3B%20DROP%20TABLE%20customers--",
@@ -389,63 +510,70 @@ def test_an_injected_page_size_or_range_argument_is_not_a_bigger_answer(client):
 
 
 # -- repeated and conflicting query arguments -----------------------------------------------
-# Observed and documented: webargs reads a non-list argument from its first occurrence
-# (MultiDict.get); `fields`, a comma-separated list, likewise takes the first `fields=` only.
-# So `?page_size=1&page_size=1000` is page_size=1, `?on=dt1&on=zz` is on=dt1 (200) while
-# `?on=zz&on=dt1` is on=zz (400). The answer to the repeated argument must be, byte for byte,
-# the answer to its first occurrence alone, and never a 500.
+# CONTRACT §3 "Arguments": `fields` and a filter's `__in` given twice join their values in
+# order (generated clients send an array as fields=id&fields=vehno); any other argument given
+# twice is a 400, whether or not its values agree: never the first value alone.
 
-CONFLICTS = [
-    ("page", "page_size=1&page_size=1000", "page_size=1"),
-    ("page", "page_size=1000&page_size=1", "page_size=1000"),
-    ("page", "page_size=abc&page_size=1", "page_size=abc"),
-    ("page", "page_size=1&page_size=abc", "page_size=1"),
-    ("page", "page_size=0&page_size=1", "page_size=0"),
-    ("page", "format=json&format=csv", "format=json"),
-    ("page", "format=csv&format=json", "format=csv"),
-    ("page", "format=csv&format=xml", "format=csv"),
-    ("record", "fields={a}&fields={b}", "fields={a}"),
-    ("record", "fields={a}&fields=%27", "fields={a}"),
-    ("range", "on={on}&on=zz", "on={on}"),
-    ("range", "on=zz&on={on}", "on=zz"),
-    ("range", "on={on}&on={last}", "on={on}"),
-    ("range", "page=1&page=-1", "page=1"),
-    ("range", "page=-1&page=1", "page=-1"),
-    ("range", "page=2&page=1&page_size=1&page_size=2", "page=2&page_size=1"),
-    ("range", "page_size=1&page_size=0", "page_size=1"),
+REPEATED = [
+    ("page", "page_size=1&page_size=1000", None),
+    ("page", "page_size=1&page_size=1", None),
+    ("page", "page_size=abc&page_size=1", None),
+    ("page", "format=json&format=csv", None),
+    ("page", "format=csv&format=csv", None),
+    ("record", "format=csv&format=xml", None),
+    ("record", "fields={a}&fields={b}", "fields={a},{b}"),
+    ("page", "fields={b}&fields={a}", "fields={b},{a}"),
+    ("record", "fields={a}&fields=%27", "fields={a},%27"),
+    ("record", "fields={a}&fields={a}", "fields={a},{a}"),
+    ("range", "on={on}&on=zz", None),
+    ("range", "on={on}&on={on}", None),
+    ("range", "on={on}&on={last}", None),
+    ("range", "page=1&page=-1", None),
+    ("range", "page=2&page=1&page_size=1&page_size=2", None),
+    ("range", "page_size=1&page_size=0", None),
+    ("range", "fields={a}&page=1&fields={b}", "fields={a},{b}&page=1"),
+    ("all", "{f}__in=1&{f}__in=2", "{f}__in=1,2"),
+    ("all", "{f}=1&{f}=2", None),
+    ("page", "{f}__gte=1&{f}__gte=1", None),
 ]
 
 
-def test_repeated_and_conflicting_arguments_take_the_first(client):
+def test_repeated_arguments_join_or_are_refused(client):
     wrong, sent = {}, 0
     for collection, (fields, key, ons) in COLLECTIONS.items():
         first = "numberrow" if key == "numberrow" else "id"
         names = {"a": first, "b": fields[-1], "on": ons[0] if ons else "",
-                 "last": ons[-1] if ons else ""}
-        for route, repeated, alone in CONFLICTS:
+                 "last": ons[-1] if ons else "", "f": next(iter(filter_kinds(collection)))}
+        for route, repeated, joined in REPEATED:
             if route == "range" and not ons:
                 continue
             base = url(collection, route, {n: quote(SAFE[n], safe="") for n in SAFE}, {})
             twice = client.get(f"{base}?{repeated.format(**names)}")
-            once = client.get(f"{base}?{alone.format(**names)}")
             sent += 1
-            got = (twice.status_code, twice.mimetype, twice.get_data())
-            if twice.status_code >= 500 or got != (once.status_code, once.mimetype,
-                                                   once.get_data()):
-                wrong[f"{base}?{repeated.format(**names)}"] = (
-                    answer(twice), answer(once))
-    assert not wrong, report(wrong, sent)  # (got, the first occurrence's answer alone)
+            if joined is None:
+                ok = answer(twice) == BAD
+                want: Any = BAD
+            else:
+                once = client.get(f"{base}?{joined.format(**names)}")
+                want = (once.status_code, once.mimetype, once.get_data())
+                ok = (twice.status_code, twice.mimetype, twice.get_data()) == want
+                want = answer(once)
+            if not ok or twice.status_code >= 500:
+                wrong[f"{base}?{repeated.format(**names)}"] = (answer(twice), want)
+    assert not wrong, report(wrong, sent)  # (got, expected)
 
 
-def test_first_value_semantics_as_documented(client):
-    """The observed rule, spelt out on one collection."""
-    assert answer(client.get("/customers/page/1?page_size=1&page_size=1000")) == (200, 1)
-    assert answer(client.get("/customers/page/1?page_size=1000&page_size=1")) == (200, 3)
+def test_repeated_arguments_spelt_out(client):
+    """The rule on one collection."""
+    assert answer(client.get("/customers/page/1?page_size=1&page_size=1000")) == BAD
+    assert answer(client.get("/customers/page/1?page_size=1&page_size=1")) == BAD
     day = "/weighing/date/2026-11-01/00:00/2026-11-30/23:59"
-    assert answer(client.get(f"{day}?on=dt1&on=zz")) == (200, 3)
-    assert answer(client.get(f"{day}?on=zz&on=dt1")) == BAD
-    assert answer(client.get(f"{day}?page=1&page=-1")) == (200, 3)
-    assert answer(client.get(f"{day}?page=-1&page=1")) == BAD
+    assert answer(client.get(f"{day}?on=dt1&on=zz")) == BAD
+    assert answer(client.get(f"{day}?page=1&page=-1")) == BAD
+    assert client.get("/customers/1?fields=id&fields=CustName").get_json() == {
+        "id": 1, "CustName": "1 OR 1=1"}
+    assert answer(client.get("/customers?id__in=1&id__in=3")) == (200, 2)
+    assert answer(client.get("/customers?_=1&_=2")) == (200, 3)
 
 
 def test_an_encoded_slash_is_a_slash(client):

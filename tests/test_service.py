@@ -176,6 +176,43 @@ def test_openapi_date_range_parameters(spec: dict[str, Any], collection: str) ->
     assert on.get("default") == COLLECTIONS[collection][2][0]
 
 
+def _parameters(spec: dict[str, Any], path: str) -> dict[str, dict[str, Any]]:
+    item = spec["paths"][path]
+    return {p["name"]: p for p in item.get("parameters", []) + item["get"].get(
+        "parameters", [])}
+
+
+@pytest.mark.parametrize("collection", list(COLLECTIONS))
+def test_openapi_lists_document_their_filters(spec: dict[str, Any], collection: str) -> None:
+    """Each list operation has each stored field's equality filter as a query parameter of
+    the field's type, and names the operators; a record by key takes no filter."""
+    fields, _, ons = COLLECTIONS[collection]
+    stored = [f for f in fields if f not in ("numberrow", "CreatedDate", "ExpireDate")]
+    lists = [f"/{collection}", f"/{collection}/page/{{pagenumber}}"] + (
+        [date_path(collection)] if ons else [])
+    types = {"id": ("integer", "int64"), "vehno": ("string", None), "weigh1": ("number", None),
+             "tgl_dt1": ("string", "date"), "isproses": ("integer", "int64"),
+             "tanggal": ("string", "date"), "Number": ("string", None)}
+    for path in lists:
+        params = _parameters(spec, path)
+        filters = [n for n, p in params.items() if p["in"] == "query" and n in stored]
+        assert filters == stored, path
+        for name in filters:
+            assert params[name]["required"] is False
+            assert f"{name}__not" in params[name]["description"]
+            schema = resolve(spec, params[name]["schema"])
+            if name in types:
+                assert (schema["type"], schema.get("format")) == types[name], (path, name)
+            if name.startswith("jam"):
+                assert schema["pattern"].startswith("^([01][0-9]|2[0-3])"), (path, name)
+        description = spec["paths"][path]["get"]["description"]
+        for word in ("`field__not=v`", "NULL included", "`field__in=v1,v2`",
+                     "`field__isnull=true|false`", "numberrow is null"):
+            assert word in description, (path, word)
+    key = _parameters(spec, key_path(spec, collection))
+    assert not set(key) & set(stored) - {"id"} and key.get("id", {}).get("in") != "query"
+
+
 # -- Swagger UI ----------------------------------------------------------------------------
 
 

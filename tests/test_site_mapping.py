@@ -20,6 +20,7 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote as urlquote
 
 import pytest
 
@@ -175,8 +176,20 @@ def urls(rows: dict[str, list[dict[str, Any]]]) -> Iterator[str]:
         for key in keys:
             yield f"{base}/{key}"
         yield f"{base}/{keys[0]}?format=csv"
+        # Filters name the API's fields; the site's mapping puts its columns under them.
+        first = c.fields[0]
+        values = sorted({r[first] for r in data if r[first] is not None})
+        text = next(f for f in ("vehno", "operator_name", "Number", "CustCode", "ProductCode",
+                                "TransCode") if f in c.fields)
+        yield from (f"{base}?{first}__in={values[0]},{values[-1]}",
+                    f"{base}/page/1?page_size=5&{first}__gte={values[len(values) // 2]}"
+                    f"&{text}__not={urlquote(str(data[0][text]))}",
+                    f"{base}?{text}__isnull=true&format=csv")
         for on in c.dates:
             day, clock = DATE_PAIRS[on]
+            days = sorted(r[day] for r in data if r[day])
+            yield (f"{base}/date/2000-01-01/00:00/2099-12-31/23:59:59?on={on}&page=1"
+                   f"&page_size=4&{clock}__gte=12:00&{day}__gte={days[len(days) // 2]}")
             stamps = sorted((r[day], r[clock] or "00:00:00") for r in data if r[day])
             start = stamps[len(stamps) // 3]
             end = stamps[2 * len(stamps) // 3]

@@ -18,8 +18,9 @@ import pytest
 import sqlglot
 from sqlglot import exp
 
+from app.arguments import Filter
 from app.collections import COLLECTIONS
-from app.queries import Query, load_queries
+from app.queries import Query, Where, load_queries
 
 SHIPPED_SQL = Path(__file__).resolve().parent.parent / "sql"
 
@@ -160,14 +161,26 @@ def violations(sql: str) -> list[str]:
     return [f"{rule.construct} (SQL Server {rule.since})" for rule in broken_rules(sql)]
 
 
+def every_operator(field: str) -> Where | None:
+    """Filters on `field` with each operator of CONTRACT §3 once."""
+    return Where.of([Filter(field, "", (1,)), Filter(field, "not", (1,)),
+                     Filter(field, "gte", (1,)), Filter(field, "lt", (9,)),
+                     Filter(field, "in", (1, 2, 3)), Filter(field, "isnull", (False,)),
+                     Filter(field, "isnull", (True,))])
+
+
 def shipped_main_texts() -> dict[str, Query]:
-    """Every query a SQL Server is sent, by collection.name (database.name for the others)."""
+    """Every query a SQL Server is sent, by collection.name (database.name for the others);
+    a read that takes filters also with filters of every operator (name+filters)."""
     queries = load_queries(SHIPPED_SQL, COLLECTIONS)
     out = {f"database.{name}": queries.get("database", name, None)
            for name in queries.names("database")}
     for c in COLLECTIONS:
         for name in ["records", *c.query_names()]:
-            out[f"{c.name}.{name}"] = queries.get(c.name, name, None)
+            query = out[f"{c.name}.{name}"] = queries.get(c.name, name, None)
+            if query.filtered:
+                out[f"{c.name}.{name}+filters"] = queries.get(
+                    c.name, name, None, every_operator(c.fields[0]))
     return out
 
 
@@ -177,7 +190,12 @@ MAIN_TEXTS = shipped_main_texts()
 def test_every_read_of_every_collection_is_checked() -> None:
     assert {key.split(".")[0] for key in MAIN_TEXTS} == {c.name for c in COLLECTIONS} | {
         "database"}
-    assert len(MAIN_TEXTS) == 3 + sum(1 + len(c.query_names()) for c in COLLECTIONS)
+    # Every read but by_key takes filters (the numberrow lookup is `page` without them).
+    assert len(MAIN_TEXTS) == 3 + sum(1 + 2 * len(c.query_names()) - (not c.numbered)
+                                      for c in COLLECTIONS)
+    for key, query in MAIN_TEXTS.items():
+        if key.endswith("+filters"):
+            assert query.sql.count("?") == MAIN_TEXTS[key[:-8]].sql.count("?") + 7, key
     assert all(q.dialect is None for q in MAIN_TEXTS.values())
 
 

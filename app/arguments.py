@@ -1,0 +1,253 @@
+"""Query arguments (CONTRACT §3 "Arguments" and "Filters"): which a route takes, what a
+repeated one means, and the filters, read as their fields' types.
+
+A route takes its own arguments (`format`, `fields`, `page`, `page_size`, `on`, `by`, as
+the views declare them) and, where it returns a list, a filter per stored field of the
+record: `field=v`, `field__not=v`, `field__gt=v` (`__gte`, `__lt`, `__lte`),
+`field__in=v1,v2`, `field__isnull=true|false`. Anything else is a 400 that lists what is
+accepted, so that a misspelt filter never returns the unfiltered list; names starting with
+`_` are ignored (cache busters). `fields` and a filter's `__in` given twice join their
+values; any other argument given twice is a 400, never read from its first value alone.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import marshmallow as ma
+from flask_smorest import abort
+from werkzeug.datastructures import MultiDict
+
+from . import params
+from .schemas import Date, Integer, Number, Time
+
+OPERATORS = ("not", "gt", "gte", "lt", "lte", "in", "isnull")
+ORDER_OPERATORS = ("gt", "gte", "lt", "lte")
+STRING_OPERATORS = ("", "not", "in", "isnull")  # strings compare by the database's collation
+MAX_VALUES = 1000  # bound values of all filters together; SQL Server takes 2,100 a query
+JOINED = ("fields",)  # the arguments whose repeats join their values, as `__in` does
+
+# Decimal notation, with an exponent allowed (1e3, 2.5E-4: what JSON and OpenAPI call a number).
+_NUMBER = re.compile(r"-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?", re.ASCII)
+_BOOLEANS = {"true": True, "false": False}
+
+
+class Filter(NamedTuple):
+    """One filter argument, read: `vehno__in=A,B` is Filter("vehno", "in", ("A", "B"))."""
+
+    field: str
+    op: str  # "" for equality
+    values: tuple[Any, ...]  # one value (none for isnull), several for "in"
+
+    @property
+    def argument(self) -> str:
+        return self.field + (f"__{self.op}" if self.op else "")
+
+
+def _kind(field: ma.fields.Field) -> str:
+    for kind, cls in (("integer", Integer), ("number", Number), ("date", Date),
+                      ("time", Time)):
+        if type(field) is cls:
+            return kind
+    return "string"
+
+
+_FORMATS = {
+    "integer": "an integer in digits, e.g. 42 or -7",
+    "number": "a number in decimal notation, e.g. 12500, 12500.5 or 1.25e4",
+    "date": "a date YYYY-MM-DD, e.g. 2026-11-01",
+    "time": "a time HH:MM or HH:MM:SS, 24-hour, e.g. 07:30",
+    "string": "any text, compared as the database compares text",
+}
+
+
+def _bad(argument: str, message: str) -> None:
+    abort(400, messages={"query": {argument: [message]}})
+
+
+def _read(kind: str, text: str, argument: str) -> Any:
+    """A value of the field's kind, or a 400 that says what the kind accepts."""
+    accepted = f"{argument} takes {_FORMATS[kind]}; got {text[:40]!r}"
+    if kind == "string":
+        if "\x00" in text:  # no database compares it: PostgreSQL refuses it in any text
+            _bad(argument, f"{argument}: the text holds a NUL character, which no stored "
+                           f"value can match")
+        return text
+    if kind == "integer":
+        if not params._INTEGER.fullmatch(text):
+            _bad(argument, accepted)
+        # int() of at most 20 digits: past that bounded_int stands in ±2**63 for the rest.
+        value = int(text) if len(text.lstrip("-").lstrip("0")) <= 20 else 2**64
+        if not -params.INT64_MAX - 1 <= value <= params.INT64_MAX:
+            _bad(argument, f"{argument} takes an integer from -{params.INT64_MAX + 1} to "
+                           f"{params.INT64_MAX}; got {text[:40]!r}")
+        return value
+    if kind == "number":
+        if not _NUMBER.fullmatch(text):
+            _bad(argument, accepted)
+        if params._INTEGER.fullmatch(text) and len(text.lstrip("-").lstrip("0")) <= 19:
+            value = int(text)
+            if -params.INT64_MAX - 1 <= value <= params.INT64_MAX:
+                return value
+        number = float(text)
+        if not math.isfinite(number):
+            _bad(argument, f"{argument} takes a finite number, at most about 1.8e308; "
+                           f"got {text[:40]!r}")
+        return number
+    if kind == "date":
+        try:
+            if params._DATE.fullmatch(text):
+                return dt.date.fromisoformat(text)
+        except ValueError:
+            _bad(argument, f"{argument}: {text!r} is not a date of the calendar; it takes "
+                           f"{_FORMATS['date']}")
+        _bad(argument, accepted)
+    m = params._TIME.fullmatch(text)  # time
+    if m:
+        hour, minute, second = (int(g or 0) for g in m.groups())
+        if hour < 24 and minute < 60 and second < 60:
+            return dt.time(hour, minute, second)
+    _bad(argument, accepted)
+    raise AssertionError("not reached")
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """What one route takes: its own arguments and, for a list, the collection's filters."""
+
+    own: tuple[str, ...]  # format, fields, page_size, ... as the route's schema declares
+    filters: Mapping[str, str] | None = None  # filterable field -> kind; None: no filters
+
+    def describe(self) -> str:
+        out = ", ".join(self.own) or "no arguments"
+        if self.filters:
+            out += (" and filters on the record's fields: field=value, field__not, __gt, "
+                    "__gte, __lt, __lte, __in (comma-separated), __isnull=true|false")
+        return out
+
+    def _unknown(self, name: str) -> None:
+        what = f"unknown argument {name!r}"
+        field = name.split("__", 1)[0]
+        if self.filters is not None and "__" in name and field in self.filters:
+            op = name.split("__", 1)[1]
+            _bad(name, f"unknown operator {op!r}; a filter on {field} takes "
+                       + ", ".join(f"{field}" + (f"__{o}" if o else "")
+                                   for o in self.operators(field)))
+        near = difflib.get_close_matches(field, [*self.own, *(self.filters or ())], n=1)
+        hint = f"; did you mean {near[0]}?" if near else "."
+        fields = (f" The fields that filter: {', '.join(self.filters)}." if self.filters
+                  else "")
+        _bad(name, f"{what}{hint} This endpoint takes {self.describe()}.{fields} "
+                   f"Arguments that start with _ are ignored.")
+
+    def operators(self, field: str) -> tuple[str, ...]:
+        assert self.filters is not None
+        return STRING_OPERATORS if self.filters[field] == "string" else ("", *OPERATORS)
+
+    def split(self, name: str) -> tuple[str, str] | None:
+        """(field, operator) of a filter argument; None for the route's own arguments;
+        a 400 for anything else."""
+        if name in self.own:
+            return None
+        field, _, op = name.partition("__")
+        if self.filters is None or field not in self.filters or (op and op not in OPERATORS):
+            self._unknown(name)
+        if op not in self.operators(field):
+            _bad(name, f"{field} is text: it takes {field}=, {field}__not, {field}__in and "
+                       f"{field}__isnull; the order operators __gt, __gte, __lt and __lte "
+                       f"apply to numbers, dates and times")
+        return field, op
+
+    def normalized(self, args: MultiDict[str, str]) -> MultiDict[str, str]:
+        """The arguments with `_` ones dropped and repeated `fields` and `__in` joined; a 400
+        for an argument not accepted or another one given twice."""
+        out: MultiDict[str, str] = MultiDict()
+        for name, values in args.lists():
+            if name.startswith("_"):
+                continue
+            split = self.split(name)
+            if name in JOINED or (split is not None and split[1] == "in"):
+                out[name] = ",".join(values)
+            elif len(values) > 1:
+                _bad(name, f"{name} is given {len(values)} times; give it once"
+                           + ("" if split is None else
+                              f" (to keep several values, {split[0]}__in=v1,v2)"))
+            else:
+                out[name] = values[0]
+        return out
+
+    def read(self, args: MultiDict[str, str]) -> list[Filter]:
+        """The filters among the arguments (checked by `normalized` before), each value read
+        as its field's type, in the order sent."""
+        found: list[Filter] = []
+        if self.filters is None:
+            return found
+        total = 0
+        for name, sent in args.lists():
+            if name.startswith("_"):
+                continue
+            split = self.split(name)
+            if split is None:
+                continue
+            field, op = split
+            text = ",".join(sent)
+            kind = self.filters[field]  # type: ignore[index]
+            if op == "isnull":
+                if text.lower() not in _BOOLEANS:
+                    _bad(name, f"{name} takes true or false; got {text[:40]!r}")
+                found.append(Filter(field, op, (_BOOLEANS[text.lower()],)))
+                continue
+            texts = text.split(",") if op == "in" else [text]
+            values = tuple(_read(kind, t, name) for t in texts)
+            total += len(values)
+            if total > MAX_VALUES:
+                _bad(name, f"at most {MAX_VALUES} filter values in one request")
+            found.append(Filter(field, op, values))
+        return found
+
+
+def accepted_filters(schema: type[ma.Schema], fields: Iterable[str]) -> dict[str, str]:
+    """{field: kind} of the fields a list of this record shape filters on (its stored
+    fields: not numberrow, not computed ones)."""
+    declared = schema._declared_fields
+    return {name: _kind(declared[name]) for name in fields}
+
+
+def reject_all(args: MultiDict[str, str]) -> None:
+    """For a route that takes no arguments: a 400 for any but `_` ones."""
+    Accepted(()).normalized(args)
+
+
+_SCHEMAS = {"integer": {"type": "integer", "format": "int64", "minimum": -2**63,
+                        "maximum": 2**63 - 1},
+            "number": {"type": "number"},
+            "date": {"type": "string", "format": "date"},
+            "time": {"type": "string", "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?$"},
+            # No NUL: PostgreSQL refuses it in any text, so Jembatan does everywhere (a 400).
+            "string": {"type": "string", "pattern": "^[^\\u0000]*$"}}
+
+
+def filter_parameters(filters: Mapping[str, str]) -> list[dict[str, Any]]:
+    """The OpenAPI query parameter of each field's equality filter; the operators are in
+    the operation's description (FILTERS_DOC)."""
+    return [{"in": "query", "name": field, "required": False, "schema": dict(_SCHEMAS[kind]),
+             "description": f"Only records whose {field} equals this ({_FORMATS[kind]}). "
+                            f"Also {field}__not, "
+                            + ("" if kind == "string" else "__gt, __gte, __lt, __lte, ")
+                            + "__in (comma-separated), __isnull=true|false."}
+            for field, kind in filters.items()]
+
+
+FILTERS_DOC = """
+Filters: `field=v` (equals), `field__not=v` (does not equal, NULL included), `field__gt`,
+`__gte`, `__lt`, `__lte` (numbers, dates and times), `field__in=v1,v2` (one of),
+`field__isnull=true|false`; on any stored field of the record, each value read as the field's
+type, all ANDed (also with the date range). In a filtered answer numberrow is null, and
+X-Pagination counts the filtered records. An argument this operation does not take is a 400;
+arguments that start with `_` are ignored."""
