@@ -18,6 +18,7 @@ from .collections import COLLECTIONS, Collection
 from .db import Database, DatabaseUnavailable, QueryFailed
 from .encoding import RecordEncoder
 from .queries import FILTER_PLACEHOLDERS, PARAMETERS, Query, kind_of, parse_file
+from .summaries import MEASURES
 
 SAMPLE_ROWS = 50  # rows read from each query: enough to look at, never a whole table
 _TODO = re.compile(r'\bAS\s*"([^"]+)"[^\n]*--\s*TODO\b', re.I)
@@ -48,6 +49,11 @@ def check_query(db: Database, c: Collection, encoder: RecordEncoder, name: str) 
         return [getattr(exc, "detail", None) or str(exc)]
     if name.endswith("count"):
         return [] if len(columns) == 1 else [f"returns {len(columns)} columns, not one count"]
+    if kind_of(name) == "summary":  # grouped by day: the day, then the shape's measures
+        assert c.summary is not None
+        want = ("day", *MEASURES[c.summary].columns)
+        return [] if tuple(columns) == want else [
+            f"returns the columns {', '.join(columns)}, not {', '.join(want)}"]
     problems = []
     missing = encoder.columns_missing(columns)
     extra = [col for col in columns if col not in encoder.fields]

@@ -40,6 +40,7 @@ class Collection:
     key: str  # "id" or "numberrow"
     order: tuple[str, ...]  # canonical order, ascending, NULLs first
     dates: tuple[str, ...] = ()  # `on` values, the default first; empty: no date range
+    summary: str | None = None  # its measures (sql/shapes.sql summary_<summary>, CONTRACT §8)
 
     @property
     def numbered(self) -> bool:
@@ -65,6 +66,8 @@ class Collection:
         for on in self.dates:
             out += [(f"range_{on}{suffix}", f"range{suffix}", on)
                     for suffix in ("", "_count", "_page")]
+            if self.summary:
+                out.append((f"summary_{on}", f"summary_{self.summary}", on))
         return out
 
     def query_names(self) -> list[str]:
@@ -78,13 +81,16 @@ COLLECTIONS: tuple[Collection, ...] = (
     Collection("customers", Customer, "id", ("id",)),
     Collection("products", Product, "id", ("id",)),
     Collection("transporters", Transporter, "id", ("id",)),
-    Collection("transactions", Weighing, "id", ("id",), _WEIGHING_DATES),
-    Collection("vehicles", Vehicle, "id", ("id",), ("create", "expired")),
+    Collection("transactions", Weighing, "id", ("id",), _WEIGHING_DATES, "weighing"),
+    Collection("vehicles", Vehicle, "id", ("id",), ("create", "expired"), "vehicle"),
     Collection("bricon2", numbered(Production), "numberrow",
-               ("tanggal", "jam", "no_produksi", "no_produksi_"), ("tanggal",)),
-    Collection("weighing", _NumberedWeighing, "numberrow", ("id",), _WEIGHING_DATES),
-    Collection("timbangan1", _NumberedWeighing, "numberrow", ("id",), _WEIGHING_DATES),
-    Collection("timbangan2", _NumberedWeighing, "numberrow", ("id",), _WEIGHING_DATES),
+               ("tanggal", "jam", "no_produksi", "no_produksi_"), ("tanggal",), "production"),
+    Collection("weighing", _NumberedWeighing, "numberrow", ("id",), _WEIGHING_DATES,
+               "weighing"),
+    Collection("timbangan1", _NumberedWeighing, "numberrow", ("id",), _WEIGHING_DATES,
+               "weighing"),
+    Collection("timbangan2", _NumberedWeighing, "numberrow", ("id",), _WEIGHING_DATES,
+               "weighing"),
     Collection("biao1", with_first(Production, "ProductionWithId", id=Integer(allow_none=True)),
-               "id", ("id",), ("tanggal",)),
+               "id", ("id",), ("tanggal",), "production"),
 )

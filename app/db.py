@@ -342,9 +342,9 @@ class Database:
     # -- queries -------------------------------------------------------------------------
 
     def execute(self, stem: str, name: str, values: Mapping[str, Any] | None = None,
-                where: Where | None = None) -> Result:
-        """Run `name` of sql/<stem>.sql, with the filters of `where` if any; the rows are read
-        from the Result as they are used.
+                where: Where | None = None, by: tuple[str, ...] = ()) -> Result:
+        """Run `name` of sql/<stem>.sql, with the filters of `where` if any (and a summary's
+        groups `by`); the rows are read from the Result as they are used.
 
         A connection that has served before and fails as lost is replaced and the query run
         once more: after a database restart the first request need not fail.
@@ -354,7 +354,7 @@ class Database:
             values = {**(values or {}), **where.values}
         while True:
             conn = self._connection()
-            query = self.queries.get(stem, name, conn.dialect, where)
+            query = self.queries.get(stem, name, conn.dialect, where, by)
             params = bind(values or {}, query.params, conn.typed)
             cursor = None
             error: Exception | None = None

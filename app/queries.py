@@ -46,6 +46,7 @@ DATABASE_QUERIES = ("ping", "version", "columns")
 # What the runner passes to each kind of query; a query may use any subset of these.
 _PAGE = ("first_row", "last_row", "row_count", "skip")
 _RANGE = ("start_date", "start_time", "end_date", "end_time", "midnight")
+SUMMARY_SHAPES = ("summary_weighing", "summary_production", "summary_vehicle")
 PARAMETERS: dict[str, tuple[str, ...]] = {
     "records": (),
     "all": (),
@@ -55,11 +56,14 @@ PARAMETERS: dict[str, tuple[str, ...]] = {
     "range": _RANGE,
     "range_count": _RANGE,
     "range_page": _RANGE + _PAGE,
+    "summary": _RANGE,
+    **{shape: _RANGE for shape in SUMMARY_SHAPES},
     "ping": (),
     "version": (),
     "columns": ("table_name", "table_schema"),
 }
-SHAPES = ("all", "count", "page", "by_key", "range", "range_count", "range_page")
+SHAPES = ("all", "count", "page", "by_key", "range", "range_count", "range_page",
+          *SUMMARY_SHAPES)
 RANGE_SHAPES = ("range", "range_count", "range_page")
 
 # Words that change data or run code; none may appear outside strings and quoted names.
@@ -76,6 +80,9 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)(:|\})")
 # Filled per request with the filters: "WHERE c1 AND c2" / "AND c1 AND c2", or nothing.
 FILTER_PLACEHOLDERS = ("where_filters", "and_filters")
+# Filled per request with the groups of a summary (?by=day,productcode): quoted names.
+REQUEST_PLACEHOLDERS = (*FILTER_PLACEHOLDERS, "by")
+DEFAULT_BY = ("day",)
 FILTERED_KEPT = 512  # filtered texts kept, by the filters' shape (fields, operators, counts)
 WRAP = 96  # a filled-in list of names is wrapped to lines of about this width
 
@@ -349,8 +356,8 @@ def fill(template: str, values: dict[str, tuple[str, ...]], where: str) -> str:
             if depth:
                 raise QueryFileError(f"{where}: {{{name}: is never closed")
             pattern = template[m.end():end - 1]
-        if name in FILTER_PLACEHOLDERS and m.group(2) == "}":
-            out.append(template[position:end])  # filled per request (with_filters)
+        if name in REQUEST_PLACEHOLDERS and name not in values:
+            out.append(template[position:end])  # filled per request (Queries.get)
             position = end
             continue
         if name not in values:
@@ -429,18 +436,23 @@ class Queries:
         self._by_key[(stem, query.name, query.dialect)] = query
 
     def get(self, stem: str, name: str, dialect: str | None,
-            where: Where | None = None) -> Query:
-        """The query as sent; with `where`, its text with those filters in it (composed once
-        per shape of filters and kept)."""
+            where: Where | None = None, by: tuple[str, ...] = ()) -> Query:
+        """The query as sent; with `where`, its text with those filters in it, and with `by`
+        a summary's groups (composed once per shape of filters and groups, and kept)."""
         query = self._by_key.get((stem, name, dialect)) or self._by_key[(stem, name, None)]
-        if where is None:
+        if where is None and not by:
             return query
         if query.template is None:
             raise ValueError(f"{stem}.{name} takes no filters")
-        key = (stem, name, dialect, where.shape)
+        if not by and re.search(r"\{by[:}]", query.template):
+            by = DEFAULT_BY  # a summary asked without groups, as its base text
+        key = (stem, name, dialect, where and where.shape, by)
         found = self._filtered.get(key)
         if found is None:
-            sql, params, _ = convert(with_filters(query.template, where))
+            text = query.template
+            if by:
+                text = fill(text, {"by": by}, query.source)
+            sql, params, _ = convert(with_filters(text, where))
             found = replace(query, sql=sql, params=params)
             self._filtered[key] = found
             if len(self._filtered) > FILTERED_KEPT:
@@ -461,7 +473,9 @@ def _check_params(name: str, params: tuple[str, ...], where: str) -> None:
 
 
 def kind_of(name: str) -> str:
-    """range_dt1_page -> range_page; all -> all."""
+    """range_dt1_page -> range_page; summary_dt1 -> summary; all -> all."""
+    if name.startswith("summary_") and name not in SUMMARY_SHAPES:
+        return "summary"
     if name.startswith("range_"):
         for suffix in ("_count", "_page"):
             if name.endswith(suffix):
@@ -533,12 +547,15 @@ def _fill_collection(queries: Queries, c: Collection, own: _File, shapes: _File,
         text = fill(without_comments(block.text), values, where)
         template = f'WITH "records" AS (\n{mapping}\n)\n{text}'
         takes_filters = any("{" + p + "}" in text for p in FILTER_PLACEHOLDERS)
-        sql, params, _ = convert(with_filters(template, None))
+        grouped = bool(re.search(r"\{by[:}]", text))
+        # A summary's base text (what check-sql runs and shows) groups by the day.
+        base = fill(template, {"by": DEFAULT_BY}, where) if grouped else template
+        sql, params, _ = convert(with_filters(base, None))
         _check_params(name, params, where)
         note = (f" ({block.dialect}: {block.description})"
                 if block is not main and block.description else "")
         queries.add(c.name, Query(name, block.dialect or records.dialect, sql, params,
                                   f"{block.source} with records at {records.source}",
                                   _described(main.description, values) + note,
-                                  template if takes_filters else None))
+                                  template if takes_filters or grouped else None))
 

@@ -8,6 +8,7 @@ date/time objects and Decimal; each field writes the same wire value for both.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import math
 import re
 from decimal import Decimal
@@ -128,14 +129,14 @@ def shape(name: str, spec: str, description: str, **extra: fields.Field) -> type
     return _schema(name, {**_fields(spec), **extra}, description)
 
 
-_GROUPS = ("adonan", "afalan", "air", "aluminium", "kapur", "silo_1", "silo_2")
+GROUPS = ("adonan", "afalan", "air", "aluminium", "kapur", "silo_1", "silo_2")
 # The batching tables' text columns are varchar(50), not 255: so the plant's seed declares them.
 _PRODUCTION = (
     "no_produksi:int no_produksi_:int tanggal:date jam:time operator_name:str50 "
     "mode_operator:str50 recipe:int level_change:int isproses:int temperature_sv:int "
     "temperature_pv:int temperature_corr:int temperature_note:str50 "
     + " ".join(f"{g}_before_add:int {g}_corr:int {g}_note:str50 {g}_pv:int {g}_sv:int"
-               for g in _GROUPS))
+               for g in GROUPS))
 
 Weighing = shape("Weighing", (
     "id:int accessedbyanother:str beingaccessedbyuser:str adjustunit:num adjustweigh:num "
@@ -186,6 +187,44 @@ NUMBERROW_DESCRIPTION = ("1-based position of the record in the collection's can
 def numbered(schema: type[ma.Schema]) -> type[ma.Schema]:
     return with_first(schema, f"Numbered{schema.__name__}", numberrow=Integer(
         allow_none=True, metadata={"description": NUMBERROW_DESCRIPTION}))
+
+
+_SUMMARY_DESCRIPTIONS = {
+    "weighing": "One group of a weighing summary: the groups asked for (day, month, hour or "
+                "fields, by name, in the order of ?by=), then records (how many), weighed (how "
+                "many have both weigh1 and weigh2), net (the sum over those of |weigh1 - "
+                "weigh2|, null when none), net_min and net_max.",
+    "production": "One group of a production summary: the groups asked for, then batches (how "
+                  "many) and per raw material g: g_sv and g_pv, the sums over the batches that "
+                  "have both (null when none), and g_deviation = (g_pv - g_sv) / g_sv * 100 "
+                  "rounded to two decimals (null when g_sv is 0 or null); then the average "
+                  "temperatures, rounded to two decimals.",
+    "vehicle": "One group of a vehicle summary: the groups asked for, then records.",
+}
+
+
+@functools.cache
+def summary_schema(shape: str, measures: tuple[str, ...]) -> type[ma.Schema]:
+    """One group of a summary of `shape`: the time groups it may carry, then its measures
+    (a field group carries its field's name and type, beyond those listed)."""
+    groups: dict[str, fields.Field] = {
+        "day": fields.String(metadata={"format": "date", "description": "The `on` date, "
+                                       "YYYY-MM-DD (with by=day)."}, allow_none=True),
+        "month": fields.String(metadata={"pattern": r"^\d{4}-\d{2}$", "description":
+                                         "YYYY-MM of the `on` date (with by=month)."},
+                               allow_none=True),
+        "hour": fields.Integer(metadata={"minimum": 0, "maximum": 23, "description":
+                                         "0-23 of the `on` time, a NULL time counting as 0 "
+                                         "(with by=hour)."}),
+    }
+    counts = {"records", "weighed", "batches"}
+    decimal = ("net", "net_min", "net_max", "_deviation", "_avg")
+    for name in measures:
+        groups[name] = (fields.Integer() if name in counts else
+                        Number(allow_none=True) if name.endswith(decimal)
+                        else Integer(allow_none=True))
+    meta = type("Meta", (), {"description": _SUMMARY_DESCRIPTIONS[shape]})
+    return type(f"{shape.capitalize()}Summary", (ma.Schema,), {**groups, "Meta": meta})
 
 
 class ErrorSchema(ma.Schema):

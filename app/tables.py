@@ -82,10 +82,18 @@ def column_types(dialect: str) -> dict[str, dict[str, str]]:
     return out
 
 
+# The filters a plant runs on whole lists (README, "Indexes to ask your DBA for"): a truck's
+# weighings, a supplier's deliveries, a material. Each index ends with the canonical order, so
+# that the filtered list needs no sort.
+FILTERED = ("vehno", "custcode", "productcode")
+
+
 def indexes() -> list[Index]:
     """Per table, `<table>_order` on the canonical order, then `<table>_<on>` per `on` value
     on (date, time, the rest of the canonical order): the order a range is read in. A range
-    index with the same columns as the order index is left out (bricon2's `tanggal`)."""
+    index with the same columns as the order index is left out (bricon2's `tanggal`). The
+    weighing tables also get `<table>_<field>` on (field, the canonical order) per FILTERED
+    field."""
     out: list[Index] = []
     for c in COLLECTIONS:
         order = Index(f"{c.name}_order", c.name, tuple(c.order))
@@ -95,6 +103,8 @@ def indexes() -> list[Index]:
             columns = pair + tuple(f for f in c.order if f not in pair)
             if columns != order.columns:
                 out.append(Index(f"{c.name}_{on}", c.name, columns))
+        out += [Index(f"{c.name}_{f}", c.name, (f, *c.order)) for f in FILTERED
+                if f in c.fields]
     return out
 
 

@@ -17,7 +17,7 @@ from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import NotFound
 from werkzeug.routing import BaseConverter
 
-from . import params
+from . import params, summaries
 from .arguments import FILTERS_DOC, Accepted, accepted_filters, filter_parameters
 from .collections import DATE_PAIRS, Collection
 from .config import ApiSettings
@@ -189,7 +189,7 @@ def _page_headers(meta: dict[str, int], url: Callable[[int], str]) -> dict[str, 
 class Representation:
     """How the client asked for records: JSON or CSV (CONTRACT §3), and which fields."""
 
-    def __init__(self, encoder: RecordEncoder, format: str | None,
+    def __init__(self, encoder: RecordEncoder | summaries.SummaryEncoder, format: str | None,
                  fields: list[str] | None):
         if format is None:  # ?format= wins; else the Accept header; JSON by default
             best = request.accept_mimetypes.best_match(["application/json", "text/csv"])
@@ -317,24 +317,28 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
                     where=where)
 
     def stream(query: str, values: dict[str, Any], first: int | None, out: Representation,
-               filename: str, where: Where | None = None) -> Response:
+               filename: str, where: Where | None = None, by: tuple[str, ...] = ()
+               ) -> Response:
+        """A list, a range or (with `by`) a summary: read whole when small, else streamed."""
         if request.method == "HEAD":
             # Headers only: no need to read a whole table, but a database that cannot be
             # reached still answers 503 as GET would.
             db.ping()
             return out.response(b"", filename)
-        result = check(db.execute(c.name, query, values, where))
+        result = db.execute(c.name, query, values, where, by)
+        rows_of = out.encoder.values
+        if not by:
+            check(result)
         if result.read_ahead(WHOLE_ROWS):
             # Small: sent whole with a Content-Length, its cursor already closed, no thread.
             rows = result.all()
             g.rows = len(rows)
-            return out.response(out.body(encoder.values(result.columns, rows, first)),
-                                filename)
+            return out.response(out.body(rows_of(result.columns, rows, first)), filename)
         position = first
 
         def encode(rows: list[Any]) -> list[tuple[Any, ...]]:
             nonlocal position
-            converted = encoder.values(result.columns, rows, position)
+            converted = rows_of(result.columns, rows, position)
             if position is not None:
                 position += len(rows)
             return converted
@@ -425,11 +429,14 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
     if c.dates:
         pairs = "; ".join(f"{on} = {DATE_PAIRS[on][0]} + {DATE_PAIRS[on][1]}"
                           for on in c.dates)
-        RangeArgs = ma.Schema.from_dict({
-            "on": fields.String(
+        def on_field() -> fields.String:
+            return fields.String(
                 load_default=c.dates[0], validate=validate.OneOf(c.dates),
                 metadata={"description": f"Which date/time pair the range applies to: "
-                                         f"{pairs}. Default {c.dates[0]}."}),
+                                         f"{pairs}. Default {c.dates[0]}."})
+
+        RangeArgs = ma.Schema.from_dict({
+            "on": on_field(),
             "page": QueryInteger(validate=validate.Range(min=1), metadata={
                 "description": "Return only this page (1 is the first) of the range, with "
                                "the pagination headers; without page and page_size the "
@@ -481,6 +488,52 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
                                page_size=page_size, **_query(("on", "page", "page_size")))
             return out.whole(out.body(records), filename,
                              _page_headers(_pagination(total, page, page_size), url))
+
+    if c.summary:
+        groupable = summaries.groupable(c)
+        SummaryArgs = ma.Schema.from_dict({
+            "on": on_field(),
+            "by": DelimitedList(
+                fields.String(metadata={"enum": [*summaries.TIME_GROUPS, *groupable]}),
+                metadata={
+                    "description": f"The groups, comma-separated, in order, at most "
+                                   f"{summaries.MAX_GROUPS}: day (the `on` date), month "
+                                   f"(YYYY-MM), hour (0-23 of the `on` time, a NULL time "
+                                   f"counting as 0), or a text or integer field: "
+                                   f"{', '.join(groupable)}. Default day.",
+                    "minItems": 1, "maxItems": summaries.MAX_GROUPS, "uniqueItems": True,
+                    "example": ["day", summaries.sample_field(c)]}),
+            "format": representation_args["format"],
+        }, name=f"{c.name}SummaryArgs")
+        summary_args = _taking(SummaryArgs, filters)
+        summary_many = summaries.schema_of(c)(many=True)
+        summary_example = {"day": "2026-11-01", **summaries.example(c)}
+
+        @blp.route("/summary/<isodate:tglawal>/<clock:jam_awal>/<isodate:tglakhir>/"
+                   "<clock:jam_akhir>", parameters=[*_RANGE_PATH, *filter_params])
+        @blp.arguments(summary_args, location="query", as_kwargs=True)
+        @blp.response(200, summary_many, example=[summary_example],
+                      description="One object per group, the groups ascending (NULLs "
+                                  "first): the groups by name, then the measures.")
+        @_errors(blp, 400, 401, 503, 500)
+        @_doc_only(blp.alt_response(200, **_CSV_DOC))
+        @_filterable
+        def get_summary(tglawal: str, jam_awal: str, tglakhir: str, jam_akhir: str, on: str,
+                        by: list[str] | None = None, format: str | None = None) -> Any:
+            """sums by date
+
+            Plant figures over the records the same date range (and filters) would return,
+            computed by the database: per group of ?by= (day, month, hour or fields), what
+            the record shape measures (weighing: records, weighed, net, net_min, net_max;
+            production: batches, sv and pv per material with their deviation, average
+            temperatures; vehicle: records). Sent whole when small, streamed when not.
+            """
+            values = params.date_range(tglawal, jam_awal, tglakhir, jam_akhir)
+            groups = summaries.read_by(c, by)
+            out = Representation(summaries.SummaryEncoder(c, groups), format, None)
+            filename = f"{c.name}-summary-{tglawal}_{tglakhir}.csv"
+            return stream(f"summary_{on}", values, None, out, filename, where(summary_args),
+                          groups)
 
     return blp
 

@@ -104,7 +104,7 @@ def test_show_prints_each_query_as_it_is_sent(tmp_path: Path) -> None:
     assert out.startswith("-- the SQLite texts, as sent to SQLite ")
     chunks = out.rstrip("\n").split("\n\n")[1:]  # after the line naming the engine
     names = ["records", "all", "count", "page", "range_tanggal", "range_tanggal_count",
-             "range_tanggal_page"]
+             "range_tanggal_page", "summary_tanggal"]
     assert [re.match(r"-- bricon2\.(\w+): ", chunk).group(1) for chunk in chunks] == names
     for name, chunk in zip(names, chunks, strict=True):
         q = queries.get("bricon2", name, "sqlite")
@@ -115,7 +115,8 @@ def test_show_prints_each_query_as_it_is_sent(tmp_path: Path) -> None:
         # Every read takes filters, and says where they go.
         filtered = name != "records"
         if filtered:
-            placeholder = "{and_filters}" if name.startswith("range") else "{where_filters}"
+            placeholder = ("{where_filters}" if name in ("all", "count", "page")
+                           else "{and_filters}")
             assert lines[3].startswith(f"-- with filters: {placeholder} of the shape becomes "
                                        f"WHERE (or AND) one condition per filter")
         sql = "\n".join(lines[2 if name == "records" else 3 + filtered:])

@@ -225,7 +225,7 @@ def query_arguments(collection: str, args: dict[str, str], *, route: str
                     ) -> tuple[int | None, int | None, bool, list[int]]:
     """page, page_size, whether the answer is CSV, and the rows the filters keep, as the
     contract reads them; an argument the route does not take is Malformed."""
-    ranged = route == "range"
+    ranged = route in ("range", "summary")
     fields, _, ons = COLLECTIONS[collection]
     filters = []
     for name in args:
@@ -242,12 +242,17 @@ def query_arguments(collection: str, args: dict[str, str], *, route: str
         page_size = integer(args["page_size"])
         if page_size is None or not 1 <= page_size <= MAX_PAGE_SIZE:
             raise Malformed
-    if ranged and "page" in args:
+    if route == "range" and "page" in args:
         page = integer(args["page"])
         if page is None or page < 1:
             raise Malformed
     if ranged and "on" in args and args["on"] not in ons:
         raise Malformed
+    if "by" in args:  # the corpus names no field: only the time groups can be right
+        groups = unquote(args["by"]).split(",")
+        if groups == [""] or set(groups) - {"day", "month", "hour"} or len(
+                set(groups)) < len(groups):
+            raise Malformed
     if "format" in args and args["format"] not in ("json", "csv"):
         raise Malformed
     if "fields" in args:
@@ -288,8 +293,13 @@ def expect(collection: str, route: str, segments: dict[str, str], args: dict[str
         end = (date(decoded["tglakhir"]), clock(decoded["jam_akhir"]))
         if None in start + end or start > end:
             return BAD
-        inside = sum(start <= MOMENTS[k - 1] <= end for k in rows)
-        return 200, listed(count(inside, page, page_size), csv)
+        inside = [k for k in rows if start <= MOMENTS[k - 1] <= end]
+        if route == "summary":  # one group per day: row k is on day k (CONTRACT §8)
+            by = unquote(args.get("by", "day")).split(",")
+            keys = {tuple({"day": MOMENTS[k - 1][0], "month": 11,
+                           "hour": MOMENTS[k - 1][1].hour}[g] for g in by) for k in inside}
+            return 200, listed(len(keys), csv)
+        return 200, listed(count(len(inside), page, page_size), csv)
     except Malformed:
         return BAD
 
@@ -374,8 +384,9 @@ def url(collection: str, route: str, segments: dict[str, str], args: dict[str, s
     elif route == "record":
         path = f"/{collection}/{segments['key']}"
     else:
-        path = "/{}/date/{tglawal}/{jam_awal}/{tglakhir}/{jam_akhir}".format(
-            collection, **segments)
+        kind = "date" if route == "range" else "summary"
+        path = "/{}/{}/{tglawal}/{jam_awal}/{tglakhir}/{jam_akhir}".format(
+            collection, kind, **segments)
     return path + ("?" + "&".join(f"{k}={v}" for k, v in args.items()) if args else "")
 
 
@@ -384,6 +395,7 @@ def routes(collection: str) -> dict[str, list[str]]:
     out = {"all": [], "page": ["pagenumber"], "record": ["key"]}
     if COLLECTIONS[collection][2]:
         out["range"] = ["tglawal", "jam_awal", "tglakhir", "jam_akhir"]
+        out["summary"] = out["range"]
     return out
 
 
@@ -391,7 +403,8 @@ def arguments(collection: str, route: str) -> list[str]:
     """The query arguments of a route (CONTRACT §3)."""
     return {"all": ["format", "fields"], "page": ["page_size", "format", "fields"],
             "record": ["format", "fields"],
-            "range": ["on", "page", "page_size", "format", "fields"]}[route]
+            "range": ["on", "page", "page_size", "format", "fields"],
+            "summary": ["on", "by", "format"]}[route]
 
 
 def probe(client: FlaskClient, requests: list[tuple[str, str, dict[str, str], dict[str, str]]]

@@ -27,9 +27,10 @@ from app.queries import (
     without_comments,
 )
 from app.schemas import shape
+from app.summaries import MEASURES
 from app.tables import script
 from tests.contract import COLLECTIONS as CONTRACT
-from tests.contract import columns
+from tests.contract import PRODUCTION, WEIGHING, columns
 
 # A collection of the tests' own: its table names every column differently from its fields.
 THING = shape("Thing", "id:int name:str tanggal:date jam:time", "A thing.")
@@ -483,9 +484,17 @@ def test_each_collection_file_is_its_records_query_alone(c: Collection) -> None:
 
 
 def test_no_query_but_records_names_a_site_table_or_column() -> None:
-    """The shapes speak of "records" and of the names they make; every field name they use
-    comes from a placeholder."""
-    for stem, own in (("shapes", {"records", "numbered", "position", "total"}),
+    """The shapes speak of "records" and of the names they make; a field name they use comes
+    from a placeholder, or is one of the API's own fields that a summary measures (weigh1,
+    adonan_sv...: CONTRACT §8 names them), never a site's column."""
+    measured = {f for shape in (WEIGHING, PRODUCTION) for f in shape
+                if f.startswith(("weigh1", "weigh2", "temperature_sv", "temperature_pv"))
+                or f.endswith(("_sv", "_pv"))}
+    summaries = {"grouped", "day", "month", "hour", "records", "weighed", "net", "net_min",
+                 "net_max", "batches", "temperature_sv_sum", "temperature_sv_count",
+                 "temperature_pv_sum", "temperature_pv_count"}
+    for stem, own in (("shapes", {"records", "numbered", "position", "total", *summaries,
+                                  *measured}),
                       ("database", {"ok", "sqlite_master", "version", "data_version",
                                     "table_schema", "name", "type", "cid"})):
         for block in parse_file(SHIPPED_SQL_DIR / f"{stem}.sql"):
@@ -538,6 +547,8 @@ def test_sqlite_texts_run_and_return_the_columns(c: Collection) -> None:
         names = [d[0] for d in cursor.description]
         if name.endswith("count"):
             assert len(names) == 1 and cursor.fetchall() == [(0,)], q.source
+        elif name.startswith("summary_"):  # by day: the day, then what app/summaries reads
+            assert names == ["day", *MEASURES[c.summary].columns], q.source
         else:
             assert names == columns(c.name), q.source
         plan = " / ".join(r[3] for r in con.execute("EXPLAIN QUERY PLAN " + q.sql, values))

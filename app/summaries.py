@@ -1,0 +1,192 @@
+"""Summaries (CONTRACT §8): which groups a request may ask for, and the rows of a summary
+query (sql/shapes.sql, summary_<shape>) turned into what is sent.
+
+The database groups and sums (GROUP BY over `records`); this module only reads `?by=`, and
+per group divides what the contract asks as a ratio out of the sums the query returns (a
+material's deviation, a temperature's average), exactly and the same on every engine.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
+from fractions import Fraction
+from typing import Any
+
+import marshmallow as ma
+from flask_smorest import abort
+
+from .collections import Collection
+from .encoding import _cell, dumps
+from .schemas import GROUPS, Integer, String, _wire_date, summary_schema
+
+TIME_GROUPS = ("day", "month", "hour")
+MAX_GROUPS = 4
+DEFAULT_BY = ("day",)
+MATERIALS = GROUPS  # the production shape's raw-material groups
+
+
+def _two_decimals(value: Fraction) -> float:
+    """Rounded half away from zero to two decimals, as SQL's ROUND would."""
+    exact = Decimal(value.numerator) / Decimal(value.denominator)
+    return float(exact.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+
+
+def _int(value: Any) -> int | None:
+    return None if value is None else int(value)
+
+
+def _float(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+@dataclass(frozen=True)
+class Measures:
+    """What a summary of one record shape sends after its groups, and how each measure is
+    made from the query's columns."""
+
+    shape: str  # weighing, production, vehicle
+    names: tuple[str, ...]  # the measures, in the order sent
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """What the summary query returns after its groups (sql/shapes.sql)."""
+        if self.shape != "production":
+            return self.names
+        return ("batches", *(f"{g}_{m}" for g in MATERIALS for m in ("sv", "pv")),
+                *(f"{t}_{m}" for t in ("temperature_sv", "temperature_pv")
+                  for m in ("sum", "count")))
+
+    def finish(self, row: dict[str, Any]) -> tuple[Any, ...]:
+        if self.shape == "weighing":
+            return (_int(row["records"]), _int(row["weighed"]), _float(row["net"]),
+                    _float(row["net_min"]), _float(row["net_max"]))
+        if self.shape == "vehicle":
+            return (_int(row["records"]),)
+        out: list[Any] = [_int(row["batches"])]
+        for g in MATERIALS:
+            sv, pv = _int(row[f"{g}_sv"]), _int(row[f"{g}_pv"])
+            deviation = None if not sv or pv is None else _two_decimals(
+                Fraction(pv - sv, sv) * 100)
+            out += [sv, pv, deviation]
+        for t in ("temperature_sv", "temperature_pv"):
+            total, count = _int(row[f"{t}_sum"]), _int(row[f"{t}_count"])
+            out.append(_two_decimals(Fraction(total, count)) if count else None)
+        return tuple(out)
+
+
+MEASURES = {
+    "weighing": Measures("weighing", ("records", "weighed", "net", "net_min", "net_max")),
+    "production": Measures("production", ("batches", *(
+        f"{g}_{m}" for g in MATERIALS for m in ("sv", "pv", "deviation")),
+        "temperature_sv_avg", "temperature_pv_avg")),
+    "vehicle": Measures("vehicle", ("records",)),
+}
+
+
+def groupable(c: Collection) -> list[str]:
+    """The fields a summary of `c` may group by: its stored text and integer fields, but
+    those whose name a measure of the summary has (production's adonan_sv...)."""
+    assert c.summary is not None
+    declared = c.schema._declared_fields
+    taken = set(MEASURES[c.summary].names)
+    return [f for f in c.fields if type(declared[f]) in (Integer, String) and f not in taken]
+
+
+def sample_field(c: Collection) -> str:
+    """A field to group by in examples: the material, the recipe, the haulier."""
+    fields = groupable(c)
+    return next((f for f in ("productcode", "recipe", "TransCode") if f in fields), fields[0])
+
+
+def read_by(c: Collection, names: Sequence[str] | None) -> tuple[str, ...]:
+    """The groups of ?by= (day by default), or a 400 that says what is accepted."""
+    if names is None:
+        return DEFAULT_BY
+    names = tuple(names)
+    accepted = [*TIME_GROUPS, *groupable(c)]
+    unknown = [n for n in names if n not in accepted]
+    problem = None
+    if not names:
+        problem = "name at least one group"
+    elif unknown:
+        problem = (f"cannot group by {', '.join(repr(n) for n in unknown)}")
+    elif len(names) > MAX_GROUPS:
+        problem = f"at most {MAX_GROUPS} groups, not {len(names)}"
+    elif len(set(names)) < len(names):
+        problem = "a group is named twice"
+    if problem:
+        abort(400, messages={"query": {"by": [
+            f"{problem}. by takes up to {MAX_GROUPS} comma-separated groups, in order: day, "
+            f"month, hour, or a text or integer field of {c.name}: "
+            f"{', '.join(groupable(c))}; e.g. by=day,{sample_field(c)}"]}})
+    return names
+
+
+class SummaryEncoder:
+    """The rows of one summary query as JSON or CSV; the interface app/views.py's
+    Representation uses (json, csv, csv_header), so summaries stream like lists."""
+
+    def __init__(self, c: Collection, by: Sequence[str]):
+        assert c.summary is not None
+        self.measures = MEASURES[c.summary]
+        declared = c.schema._declared_fields
+        self.by = tuple(by)
+        self.output = [*self.by, *self.measures.names]
+        self._groups = [(n, "day" if n == "day" else "hour" if n == "hour" else
+                         "text" if n == "month" or type(declared[n]) is String else "int")
+                        for n in self.by]
+
+    def values(self, columns: Sequence[str], rows: Sequence[Sequence[Any]],
+               first: int | None = None) -> list[tuple[Any, ...]]:
+        """Each group as sent: its group values, then its measures."""
+        out = []
+        for row in rows:
+            named = dict(zip(columns, row, strict=True))
+            groups = []
+            for name, kind in self._groups:
+                value = named[name]
+                if value is not None:
+                    value = (_wire_date(value) if kind == "day" else str(value)
+                             if kind == "text" else int(value))
+                groups.append(value)
+            out.append((*groups, *self.measures.finish(named)))
+        return out
+
+    def json(self, values: list[tuple[Any, ...]], fields: Sequence[str] | None = None) -> bytes:
+        names = self.output
+        return dumps([dict(zip(names, v, strict=True)) for v in values])
+
+    def csv(self, values: list[tuple[Any, ...]], fields: Sequence[str] | None = None) -> str:
+        out = io.StringIO()
+        csv.writer(out, lineterminator="\r\n").writerows(
+            [[_cell(x) for x in row] for row in values])
+        return out.getvalue()
+
+    def csv_header(self, fields: Sequence[str] | None = None) -> str:
+        out = io.StringIO()
+        csv.writer(out, lineterminator="\r\n").writerow(self.output)
+        return out.getvalue()
+
+
+def example(c: Collection) -> dict[str, Any]:
+    """Plausible measures of one group, for the OpenAPI document."""
+    assert c.summary is not None
+    if c.summary == "weighing":
+        return {"records": 42, "weighed": 40, "net": 612430.0, "net_min": 4210.0,
+                "net_max": 29870.0}
+    if c.summary == "vehicle":
+        return {"records": 3}
+    out: dict[str, Any] = {"batches": 96}
+    for g in MATERIALS:
+        out |= {f"{g}_sv": 115200, f"{g}_pv": 115431, f"{g}_deviation": 0.2}
+    return out | {"temperature_sv_avg": 45.0, "temperature_pv_avg": 44.62}
+
+
+def schema_of(c: Collection) -> type[ma.Schema]:
+    """The OpenAPI shape of one group of a summary of `c`."""
+    assert c.summary is not None
+    return summary_schema(c.summary, MEASURES[c.summary].names)
