@@ -30,11 +30,13 @@ from pathlib import Path
 from typing import Any
 
 from app import params
+from app.arguments import Filter
 from app.collections import COLLECTIONS
 from app.config import SHIPPED_SQL_DIR
 from app.db import FETCH_SIZE, bind
 from app.encoding import RecordEncoder
-from app.queries import load_queries
+from app.queries import Where, load_queries
+from app.summaries import SummaryEncoder
 
 TRANSACTIONS = next(c for c in COLLECTIONS if c.name == "transactions")
 
@@ -58,13 +60,16 @@ class Limit:
 
             self.conn = pyodbc.connect(odbc_string(db_path), autocommit=True, readonly=True)
             self.typed = True
-        self.counts: dict[str, tuple[Any, int]] = {}
+        self.counts: dict[Any, tuple[Any, int]] = {}
+        self.summaries: dict[tuple[str, ...], SummaryEncoder] = {}
 
     def execute(self, name: str, values: dict[str, Any] | None = None,
-                stem: str = "transactions") -> Any:
-        query = self.queries.get(stem, name, "sqlite")
+                stem: str = "transactions", where: Where | None = None,
+                by: tuple[str, ...] = ()) -> Any:
+        query = self.queries.get(stem, name, "sqlite", where, by)
+        values = {**(values or {}), **(where.values if where else {})}
         cursor = self.conn.cursor()
-        cursor.execute(query.sql, bind(values or {}, query.params, self.typed))
+        cursor.execute(query.sql, bind(values, query.params, self.typed))
         return cursor
 
     def batches(self, cursor: Any) -> Iterator[list[Any]]:
@@ -77,21 +82,23 @@ class Limit:
     def columns(self, cursor: Any) -> tuple[str, ...]:
         return tuple(d[0] for d in cursor.description)
 
-    def read(self, name: str, values: dict[str, Any], limit: int | None = None) -> bytes:
+    def read(self, name: str, values: dict[str, Any], limit: int | None = None,
+             where: Where | None = None) -> bytes:
         """A page or one record: read whole, then encoded (views.read)."""
-        cursor = self.execute(name, values)
+        cursor = self.execute(name, values, where=where)
         columns = self.columns(cursor)
         rows = [row for batch in self.batches(cursor) for row in batch]
         return self.encoder.encode(columns, rows[:limit], None)
 
-    def stream(self, name: str, values: dict[str, Any] | None = None) -> tuple[int, int]:
+    def stream(self, name: str, values: dict[str, Any] | None = None,
+               where: Where | None = None) -> tuple[int, int]:
         """A streamed result (views.stream): each batch encoded, joined into one array.
         Returns (records, bytes); the bytes are counted, not kept."""
-        cursor = self.execute(name, values)
+        cursor = self.execute(name, values, where=where)
         columns = self.columns(cursor)
         records, size = 0, 2  # "[" and "]"
         for rows in self.batches(cursor):
-            array = self.encoder.encode(columns, rows, records + 1)
+            array = self.encoder.encode(columns, rows, None if where else records + 1)
             size += len(array[1:-1] if records == 0 else b"," + array[1:-1])
             records += len(rows)
         return records, size
@@ -113,24 +120,44 @@ class Limit:
     def row(self, key: int) -> int:
         return len(self.read("by_key", {"key": key}, limit=1)[1:-1])
 
-    def count(self) -> int:
+    def count(self, where: Where | None = None) -> int:
         version = self.execute("version", stem="database").fetchone()[0]
-        kept = self.counts.get("count")
+        key = "count" if where is None else (where.shape, tuple(where.values.items()))
+        kept = self.counts.get(key)
         if kept is not None and kept[0] == version:
             return kept[1]
-        total = int(self.execute("count").fetchone()[0])
-        self.counts["count"] = (version, total)
+        total = int(self.execute("count", where=where).fetchone()[0])
+        self.counts[key] = (version, total)
         return total
 
-    def page(self, page: int, page_size: int = 100) -> int:
-        total = self.count()
+    def page(self, page: int, page_size: int = 100, where: Where | None = None) -> int:
+        total = self.count(where)
         window = params.window(page, page_size)
         if window["skip"] >= total:
             return 2
-        return len(self.read("page", window))
+        return len(self.read("page", window, where=where))
 
-    def range(self, start: str, end: str, end_time: str) -> int:
-        return self.stream("range_dt1", params.date_range(start, "00:00", end, end_time))[1]
+    def range(self, start: str, end: str, end_time: str, where: Where | None = None) -> int:
+        return self.stream("range_dt1", params.date_range(start, "00:00", end, end_time),
+                           where)[1]
+
+    # Issue 12: a month by day and material, read whole and encoded (a summary of a few
+    # hundred groups is sent whole, as views.stream sends it).
+    def summary(self, start: str, end: str, end_time: str) -> int:
+        by = ("day", "productcode")
+        cursor = self.execute("summary_dt1", params.date_range(start, "00:00", end, end_time),
+                              by=by)
+        columns = self.columns(cursor)
+        rows = [row for batch in self.batches(cursor) for row in batch]
+        encoder = self.summaries.setdefault(by, SummaryEncoder(TRANSACTIONS, by))
+        return len(encoder.json(encoder.values(columns, rows)))
+
+    # The filtered works (issue 11): a truck inside the range, a customer's deep page.
+    def frange(self, start: str, end: str, end_time: str, vehno: str) -> int:
+        return self.range(start, end, end_time, Where.of([Filter("vehno", "", (vehno,))]))
+
+    def fpage(self, page: int, page_size: int, custcode: str) -> int:
+        return self.page(page, page_size, Where.of([Filter("custcode", "", (custcode,))]))
 
 
 def draws(plan: dict[str, Any], rng: random.Random) -> dict[str, Callable[[], tuple]]:
@@ -143,10 +170,21 @@ def draws(plan: dict[str, Any], rng: random.Random) -> dict[str, Callable[[], tu
         end = start + dt.timedelta(days=rng_["window_days"] - 1)
         return start.isoformat(), end.isoformat(), rng_["end_time"]
 
+    fpage, month = plan["fpage"], plan["summary"]
+
+    def a_month() -> tuple[str, str, str]:
+        start = first_day + dt.timedelta(days=rng.randrange(month["days"]))
+        end = start + dt.timedelta(days=month["window_days"] - 1)
+        return start.isoformat(), end.isoformat(), "23:59:59"
+
     return {
         "row": lambda: (rng.randint(1, plan["max_id"]),),
         "page": lambda: (rng.randint(page["first"], page["last"]), page["size"]),
         "range": a_range,
+        "frange": lambda: (*a_range(), plan["frange"]["vehno"]),
+        "fpage": lambda: (rng.randint(fpage["first"], fpage["last"]), fpage["size"],
+                          fpage["custcode"]),
+        "summary": a_month,
     }
 
 

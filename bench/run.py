@@ -49,12 +49,17 @@ STREAM_RUNS = 3  # full-table reads per contender and per limit; the median run 
 # round is reported: interference from outside the benchmark only ever slows a round down.
 WORK_ROUNDS = 2
 
-# Datasette's equivalents of Jembatan's page and range queries (sql/transactions.sql, sqlite).
+# Datasette's equivalents of Jembatan's page and range queries (sql/shapes.sql, sqlite), and
+# of the same with a filter (issue 11): a truck inside the range, a customer's deep page.
 PAGE_SQL = "select * from transactions order by id limit 100 offset :offset"
-RANGE_SQL = ("select * from transactions where tgl_dt1 between :start and :end"
-             " and (tgl_dt1 > :start or coalesce(jam_dt1, '00:00:00') >= '00:00:00')"
-             " and (tgl_dt1 < :end or coalesce(jam_dt1, '00:00:00') <= :end_time)"
-             " order by tgl_dt1, jam_dt1, id")
+RANGE_WHERE = ("where tgl_dt1 between :start and :end"
+               " and (tgl_dt1 > :start or coalesce(jam_dt1, '00:00:00') >= '00:00:00')"
+               " and (tgl_dt1 < :end or coalesce(jam_dt1, '00:00:00') <= :end_time)")
+RANGE_SQL = f"select * from transactions {RANGE_WHERE} order by tgl_dt1, jam_dt1, id"
+FRANGE_SQL = (f"select * from transactions {RANGE_WHERE} and vehno = :vehno"
+              " order by tgl_dt1, jam_dt1, id")
+FPAGE_SQL = ("select * from transactions where custcode = :custcode order by id"
+             " limit 100 offset :offset")
 
 
 def _load_profiling() -> Any:
@@ -90,12 +95,25 @@ def make_plan() -> dict[str, Any]:
     open_s, close_s = (sum(int(x) * m for x, m in zip(t.split(":"), (3600, 60, 1),
                                                        strict=True)) for t in (opens, closes))
     end_s = int(open_s + part * (close_s - open_s))
+    # The filtered works: the truck weighed most often, inside the range; the customer with
+    # the most weighings, the upper half of its pages.
+    vehno, _ = conn.execute('SELECT "vehno", COUNT(*) FROM "transactions" GROUP BY "vehno" '
+                            'ORDER BY 2 DESC, 1 LIMIT 1').fetchone()
+    custcode, customer_rows = conn.execute(
+        'SELECT "custcode", COUNT(*) FROM "transactions" GROUP BY "custcode" '
+        'ORDER BY 2 DESC, 1 LIMIT 1').fetchone()
     plan = {
         "db": DB_ARG, "seconds": SECONDS, "rows": rows, "max_id": max_id,
         "page": {"size": PAGE_SIZE, "first": math.ceil(rows / PAGE_SIZE) // 2 + 1,
                  "last": math.ceil(rows / PAGE_SIZE)},
         "range": {"first_day": first, "days": span - int(whole), "window_days": int(whole) + 1,
                   "end_time": f"{end_s // 3600:02d}:{end_s // 60 % 60:02d}:{end_s % 60:02d}"},
+        "frange": {"vehno": vehno},
+        # Issue 12: a month's tonnage by day and material, a month anywhere in the data.
+        "summary": {"window_days": 30, "days": span - 29, "by": "day,productcode"},
+        "fpage": {"custcode": custcode, "rows": customer_rows, "size": PAGE_SIZE,
+                  "first": math.ceil(customer_rows / PAGE_SIZE) // 2 + 1,
+                  "last": math.ceil(customer_rows / PAGE_SIZE)},
     }
     # The distribution: rows per day and per hour, and what sampled windows really hold.
     days = [n for (n,) in conn.execute(
@@ -189,7 +207,14 @@ def server_env(config: Path | None = None) -> dict[str, str]:
 
 JEMBATAN_PATHS = {"row": "/transactions/{id}", "page": "/transactions/page/{page}",
                   "range": "/transactions/date/{start}/00:00/{end}/{end_time}",
+                  "frange": "/transactions/date/{start}/00:00/{end}/{end_time}?vehno={vehno}",
+                  "fpage": "/transactions/page/{page}?custcode={custcode}",
+                  "summary": "/transactions/summary/{start}/00:00/{end}/{end_time}"
+                             "?by=day,productcode",
                   "json": "/transactions", "csv": "/transactions?format=csv"}
+# The wrk script of each work (a filtered work draws its arguments as its plain one does).
+SCRIPTS = {"row": "row.lua", "page": "page.lua", "range": "range.lua", "frange": "range.lua",
+           "fpage": "page.lua", "summary": "range.lua"}
 # Jembatan had no CSV when this benchmark was written: CSV is measured once this page comes
 # back as text/csv, and reported "not implemented" until then.
 JEMBATAN_CSV_PROBE = "/transactions/page/1?page_size=1&format=csv"
@@ -200,6 +225,10 @@ DATASETTE_PATHS = {
             + "&offset={offset}&_shape=array",
     "range": f"/{NAME}.json?sql=" + urllib.parse.quote(RANGE_SQL)
              + "&start={start}&end={end}&end_time={end_time}&_shape=array",
+    "frange": f"/{NAME}.json?sql=" + urllib.parse.quote(FRANGE_SQL)
+              + "&start={start}&end={end}&end_time={end_time}&vehno={vehno}&_shape=array",
+    "fpage": f"/{NAME}.json?sql=" + urllib.parse.quote(FPAGE_SQL)
+             + "&custcode={custcode}&offset={offset}&_shape=array",
     "csv": f"/{NAME}/transactions.csv?_stream=on&_size=max",
 }
 
@@ -255,13 +284,22 @@ def probe(port: int, c: dict[str, Any], plan: dict[str, Any]) -> dict[str, int]:
     """One request of each work before timing: status 200 and how many records came back."""
     r = plan["range"]
     end = dt.date.fromisoformat(r["first_day"]) + dt.timedelta(days=r["window_days"] - 1)
-    page = plan["page"]["first"]
+    page, fpage = plan["page"]["first"], plan["fpage"]["first"]
     paths = {
         "row": fill(c["paths"]["row"], id=plan["max_id"] // 2),
         "page": fill(c["paths"]["page"], page=page, offset=(page - 1) * PAGE_SIZE),
         "range": fill(c["paths"]["range"], start=r["first_day"], end=end.isoformat(),
                       end_time=r["end_time"]),
+        "frange": fill(filtered(c["paths"]["frange"], plan), start=r["first_day"],
+                       end=end.isoformat(), end_time=r["end_time"]),
+        "fpage": fill(filtered(c["paths"]["fpage"], plan), page=fpage,
+                      offset=(fpage - 1) * PAGE_SIZE),
     }
+    if "summary" in c["paths"]:  # Jembatan's own: Datasette has no such endpoint
+        month_end = (dt.date.fromisoformat(r["first_day"])
+                     + dt.timedelta(days=plan["summary"]["window_days"] - 1))
+        paths["summary"] = fill(c["paths"]["summary"], start=r["first_day"],
+                                end=month_end.isoformat(), end_time="23:59:59")
     counts = {}
     for work, path in paths.items():
         with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=120) as resp:
@@ -280,22 +318,32 @@ def serves_csv(port: int, c: dict[str, Any]) -> bool:
         return resp.headers.get_content_type() == "text/csv"
 
 
+def filtered(template: str, plan: dict[str, Any]) -> str:
+    """A filtered work's path with its filter value in it (URL-encoded: wrk sends it as is)."""
+    return fill(template, vehno=urllib.parse.quote(plan["frange"]["vehno"]),
+                custcode=urllib.parse.quote(plan["fpage"]["custcode"]))
+
+
 def wrk_args(work: str, template: str, plan: dict[str, Any]) -> list[object]:
+    template = filtered(template, plan)
     if work == "row":
         return [template, plan["max_id"]]
-    if work == "page":
-        p = plan["page"]
+    if work in ("page", "fpage"):
+        p = plan[work]
         return [template, p["first"], p["last"], p["size"]]
     r = plan["range"]
     first_day = int(dt.datetime.fromisoformat(r["first_day"]).replace(
         tzinfo=dt.UTC).timestamp())
+    if work == "summary":
+        s = plan["summary"]
+        return [template, first_day, s["days"], s["window_days"], "23:59:59"]
     return [template, first_day, r["days"], r["window_days"], r["end_time"]]
 
 
 def measure_work(key: str, c: dict[str, Any], server: Server, work: str,
                  plan: dict[str, Any]) -> dict[str, Any]:
     warm_page_cache()
-    result = harness.wrk(server.port, f"{work}.lua", wrk_args(work, c["paths"][work], plan),
+    result = harness.wrk(server.port, SCRIPTS[work], wrk_args(work, c["paths"][work], plan),
                          SECONDS, WARMUP, threads=c["wrk_threads"], cores=c["client_cores"])
     say(f"   {key:<10} {result['req_s']:9.1f} req/s   p99 {result['p99_ms']:8.1f} ms"
         f"   errors {result['errors']}")
@@ -353,6 +401,8 @@ def run_all(plan: dict[str, Any], results: dict[str, Any]) -> None:
                     say(f"   {'limit ' + driver:<10} {lim['ops_s']:9.1f} ops/s   p99 "
                         f"{lim['p99_ms']:8.1f} ms")
                 for c in chosen:
+                    if work not in c["paths"]:  # Datasette has no summary
+                        continue
                     keep_best(results["contenders"][c["key"]]["works"], work,
                               measure_work(c["key"], c, servers[c["key"]], work, plan),
                               "req_s")
