@@ -18,9 +18,11 @@ from . import errors, logs
 from .arguments import reject_all
 from .check import check_sql_command
 from .collections import COLLECTIONS
-from .config import SHIPPED_SQL_DIR, Settings, load_settings
+from .config import SHIPPED_SQL_DIR, ApiSettings, Settings, load_settings
+from .dashboard import dashboard_blueprint
 from .db import Database
 from .mapping import draft_mapping_command
+from .metrics import Metrics, route_kind
 from .queries import load_queries
 from .schemas import ErrorSchema
 from .views import CONVERTERS, collection_blueprint, meta_blueprint, swagger_files
@@ -72,13 +74,14 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     settings = load_settings(overrides)
     queries = load_queries(settings.database.sql_dir, COLLECTIONS, SHIPPED_SQL_DIR)
     logs.configure(settings.log)
-    db = Database(settings.database, queries, settings.log.slow_query)
+    metrics = Metrics()
+    db = Database(settings.database, queries, settings.log.slow_query, metrics)
 
-    app = _Flask(__name__)
+    app = _Flask(__name__, static_folder=None)  # app/static is served by its routes only
     # "//" or an encoded "/" in a path is no route (a JSON 404), not an HTML redirect.
     app.url_map.merge_slashes = False
     app.json = JsonProvider(app)
-    app.extensions["jembatan"] = {"settings": settings, "db": db}
+    app.extensions["jembatan"] = {"settings": settings, "db": db, "metrics": metrics}
     prefix = settings.api.url_prefix
     app.config.update(
         API_TITLE="Jembatan",
@@ -115,8 +118,12 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
                      lambda: docs_files("favicon-32x32.png"))
     app.add_url_rule(f"{prefix}/docs/", "docs_slash",
                      lambda: redirect(url_for("api-docs.openapi_swagger_ui")))
+    app.register_blueprint(dashboard_blueprint(prefix))
+    _register_metrics(app, metrics, settings.api)
     errors.register(app)
-    logs.install(app)
+    logs.install(app, done=lambda endpoint, status, seconds, rows, broken: metrics.request(
+        route_kind(endpoint), status, seconds, rows if isinstance(rows, int) else None,
+        broken))
     _register_auth(app, settings)
     app.before_request(_no_arguments)
     _register_headers(app, settings)
@@ -133,7 +140,8 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
 # The routes that take no query argument at all: one is a 400 (CONTRACT §3 "Arguments"), as
 # on the record routes, whose argument schemas say what they take (app/views.py).
 _NO_ARGUMENTS = {"service.index", "service.health", "api-docs.openapi_json",
-                 "api-docs.openapi_swagger_ui", "docs_slash"}
+                 "api-docs.openapi_swagger_ui", "docs_slash", "dashboard.dashboard",
+                 "metrics"}
 
 
 def _no_arguments() -> None:
@@ -141,8 +149,26 @@ def _no_arguments() -> None:
         reject_all(request.args)
 
 
+def _register_metrics(app: Flask, metrics: Metrics, api: ApiSettings) -> None:
+    """GET /metrics (CONTRACT §10): open, or behind api.metrics_key alone (API keys do not
+    apply: a Prometheus server holds the metrics key, not a client's)."""
+    key = api.metrics_key.encode()
+
+    def serve() -> Response:
+        if key:
+            auth = request.headers.get("Authorization", "")
+            sent = auth[7:].strip().encode() if auth[:7].lower() == "bearer " else b""
+            if not hmac.compare_digest(sent, key):
+                raise Unauthorized("/metrics needs the metrics key: send Authorization: "
+                                   "Bearer <api.metrics_key>")
+        body, content_type = metrics.render()
+        return Response(body, content_type=content_type, headers={"Cache-Control": "no-store"})
+
+    app.add_url_rule(f"{api.url_prefix}/metrics", "metrics", serve)
+
+
 _OPEN_ENDPOINTS = {"api-docs.openapi_json", "api-docs.openapi_swagger_ui", "docs_static",
-                   "docs_slash", "favicon", "service.health"}
+                   "docs_slash", "favicon", "service.health", "dashboard.dashboard", "metrics"}
 
 
 def _register_auth(app: Flask, settings: Settings) -> None:

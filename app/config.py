@@ -9,7 +9,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-SHIPPED_SQL_DIR = Path(__file__).resolve().parent.parent / "sql"
+# The queries shipped with Jembatan: sql/ beside app/ in a checkout (and an editable
+# install); app/sql/ in an installed wheel (setup.cfg installs sql/ there).
+_PACKAGE = Path(__file__).resolve().parent
+SHIPPED_SQL_DIR = (_PACKAGE / "sql" if (_PACKAGE / "sql" / "shapes.sql").is_file()
+                   else _PACKAGE.parent / "sql")
 
 
 class ConfigError(Exception):
@@ -31,6 +35,7 @@ class ApiSettings:
     max_page_size: int
     url_prefix: str
     cors_origins: tuple[str, ...]
+    metrics_key: str = ""  # "": /metrics is open; else it needs Authorization: Bearer <key>
 
 
 @dataclass(frozen=True)
@@ -67,6 +72,7 @@ _SPEC: dict[str, dict[str, tuple[type | tuple[type, ...], Any]]] = {
         "max_page_size": (int, 1000),
         "url_prefix": (str, ""),
         "cors_origins": (list, []),
+        "metrics_key": (str, ""),
     },
     "auth": {
         "api_keys": (list, []),
@@ -166,7 +172,8 @@ def load_settings(overrides: Mapping[str, Any] | None = None,
             sql_dir=Path(db["sql_dir"]) if db["sql_dir"] else SHIPPED_SQL_DIR,
         ),
         api=ApiSettings(page_size=api["page_size"], max_page_size=api["max_page_size"],
-                        url_prefix=prefix, cors_origins=tuple(api["cors_origins"])),
+                        url_prefix=prefix, cors_origins=tuple(api["cors_origins"]),
+                        metrics_key=api["metrics_key"]),
         auth=AuthSettings(api_keys=tuple(auth["api_keys"])),
         log=LogSettings(format=logs["format"], slow_query=float(logs["slow_query"])),
         source=source,

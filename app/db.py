@@ -21,7 +21,8 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from .config import DatabaseSettings
-from .queries import Queries, Where
+from .metrics import Metrics
+from .queries import Queries, Where, kind_of
 
 log = logging.getLogger("jembatan.db")
 
@@ -220,6 +221,8 @@ class Result:
         if not self._closed:
             self._closed = True
             took = time.monotonic() - self._started
+            if self._db.metrics is not None:
+                self._db.metrics.query(kind_of(self.what.partition(".")[2]), took)
             if 0 < self._db.slow_query < took:
                 log.warning("slow query %s took %.2f s, parameters %s", self.what, took,
                             {k: str(v) for k, v in self._values.items()})
@@ -239,10 +242,12 @@ class Result:
 class Database:
     """Runs named queries; the single place connections are made and errors classified."""
 
-    def __init__(self, settings: DatabaseSettings, queries: Queries, slow_query: float = 0):
+    def __init__(self, settings: DatabaseSettings, queries: Queries, slow_query: float = 0,
+                 metrics: Metrics | None = None):
         self.settings = settings
         self.queries = queries
         self.slow_query = slow_query  # seconds; a query that takes longer is logged
+        self.metrics = metrics
         self._local = threading.local()
         self._watchdog = _Watchdog()
         if settings.odbc:
@@ -296,6 +301,8 @@ class Database:
             except Exception as exc:
                 log.error("cannot connect to %s: %s", self.describe,
                           mask_password(str(exc)))
+                if self.metrics is not None:
+                    self.metrics.database_error("cannot connect")
                 raise DatabaseUnavailable("cannot connect to the database") from None
             self._local.conn = conn
         return conn
@@ -331,6 +338,8 @@ class Database:
         """Classify a driver error, log it with its detail, return what to raise instead."""
         reason = "query timed out" if timed_out else _unavailable_reason(exc)
         detail = mask_password(str(exc))
+        if self.metrics is not None:
+            self.metrics.database_error(reason)
         if reason is None:
             log.error("query %s failed: %s", what, detail)
             return QueryFailed(f"query {what} failed", detail)

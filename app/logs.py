@@ -9,6 +9,7 @@ import re
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from flask import Flask, Response, g, request
@@ -70,9 +71,11 @@ def request_id() -> str:
     return str(g.request_id)
 
 
-def install(app: Flask) -> None:
+def install(app: Flask, done: Callable[[str | None, int, float, int | None, bool], None]
+            | None = None) -> None:
     """Request ids, and the access line written when the response is done (for a stream,
-    when its last byte has gone)."""
+    when its last byte has gone); then `done(endpoint, status, seconds, rows, broken)`, for
+    the metrics."""
 
     @app.before_request
     def start() -> None:
@@ -87,10 +90,13 @@ def install(app: Flask) -> None:
         method, path, status = request.method, request.full_path.rstrip("?"), response.status_code
         client = request.remote_addr or "-"
         rows = g.get("rows")
+        stream, endpoint = g.get("stream"), request.endpoint
 
         def line() -> None:
             sent = rows() if callable(rows) else rows
             took = time.monotonic() - started
+            if done is not None:
+                done(endpoint, status, took, sent, bool(stream and stream.broken))
             access.info("%s %s %s %s %d %.3fs rows=%s", client, rid, method, path, status,
                         took, "-" if sent is None else sent,
                         extra={"fields": {"request_id": rid, "client": client,

@@ -261,3 +261,4 @@ class IndexSchema(ma.Schema):
     collections = fields.List(fields.Nested(IndexCollectionSchema), required=True)
     docs = fields.String(required=True)
     openapi = fields.String(required=True)
+    dashboard = fields.String(required=True, metadata={"description": "The dashboard page"})

@@ -104,6 +104,7 @@ class SpooledStream:
         self._spool = Spool()
         self._stop = threading.Event()
         self.rows = 0
+        self.broken = False  # reading failed midway: the client gets a cut-off body
         self._thread = threading.Thread(target=self._read, name=f"spool {what}", daemon=True)
         self._thread.start()
 
@@ -122,6 +123,7 @@ class SpooledStream:
             self._spool.finish()
         except BaseException as exc:
             log.error("stream %s broke off after %d records: %s", self.what, self.rows, exc)
+            self.broken = True
             self._spool.finish(exc)
         finally:
             close = getattr(self._batches, "close", None)

@@ -345,6 +345,7 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
 
         body = out.stream(result.batches(), encode, result.what, result.abandon)
         g.rows = lambda: body.rows  # counted as they are read, for the access log
+        g.stream = body  # whether it broke off, for the metrics
         response = out.response(body, filename)
         response.call_on_close(body.close)
         return response
@@ -565,6 +566,7 @@ def meta_blueprint(collections: tuple[Collection, ...], db: Database,
             } for c in collections],
             "docs": url_for("api-docs.openapi_swagger_ui", _external=True),
             "openapi": url_for("api-docs.openapi_json", _external=True),
+            "dashboard": url_for("dashboard.dashboard", _external=True),
         }
 
     @blp.route("/health")

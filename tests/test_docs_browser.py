@@ -38,7 +38,8 @@ COLLECTIONS = ("customers", "products", "transporters", "transactions", "vehicle
 # URL schemes that never reach a network: inline data and the browser's own pages.
 NO_NETWORK = {"data", "blob", "about", "chrome", "chrome-untrusted", "devtools"}
 METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
-SUMMARIES = ("gets all", "gets by page", "finds by ID", "finds by row number", "gets by date")
+SUMMARIES = ("gets all", "gets by page", "finds by ID", "finds by row number", "gets by date",
+             "sums by date")
 NUMBERED = {"bricon2", "weighing", "timbangan1", "timbangan2"}  # found by row number
 UNDATED = {"customers", "products", "transporters"}  # no date range
 CUSTOMERS = [
@@ -337,7 +338,7 @@ def test_docs_page_lists_operations_and_tries_one(server: Gunicorn, browser: Bro
             f" s.querySelector('.opblock-tag').dataset.tag === '{collection}')"
             f".querySelectorAll('.opblock-summary-description')].map(d => d.textContent.trim())")
         key = "finds by row number" if collection in NUMBERED else "finds by ID"
-        ranges = [] if collection in UNDATED else ["gets by date"]
+        ranges = [] if collection in UNDATED else ["gets by date", "sums by date"]
         assert sorted(section) == sorted(["gets all", "gets by page", key, *ranges]), collection
     browser.screenshot(tmp_path / "docs.png")
     print(f"screenshot: {tmp_path / 'docs.png'}")

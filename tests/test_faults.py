@@ -17,6 +17,7 @@ import requests
 from app.db import _Watchdog
 from tests.postgres import Cluster
 from tests.servers import ROOT, Gunicorn, gunicorn
+from tests.test_metrics import samples, value
 
 CONNECT_TIMEOUT = 2
 ROWS = 300_000  # enough that the server is still reading when the database is killed
@@ -117,6 +118,11 @@ def test_database_stopped_then_started(cluster: Cluster, server: Gunicorn) -> No
     assert response.json()["status"] == "unavailable"
     assert response.headers["Retry-After"].isdigit()
     assert took < CONNECT_TIMEOUT + 1
+    # /metrics counts each failed connection as the database unreachable, and the 503s.
+    found = samples(requests.get(server.base + "/metrics", timeout=10).text)
+    assert value(found, "jembatan_database_errors_total", kind="unreachable") >= len(DATA_PATHS)
+    assert sum(value(found, "jembatan_requests_total", kind=k, status="503")
+               for k in ("list", "key", "page", "range")) == len(DATA_PATHS)
 
     cluster.start()  # the same server, back: the next request succeeds, no restart
     response, took = timed_get(server, "/customers/1")
@@ -147,6 +153,10 @@ def test_database_killed_while_a_large_list_streams(cluster: Cluster,
     print(f"database killed mid-stream: the client got {len(body):,} bytes ({received:,} of "
           f"{ROWS:,} records), then a broken chunked transfer, no closing ]")
     assert eventually(lambda: "broke off" in server.log())  # logged
+    # ... and counted: a stream broken off, a 200 whose body was cut.
+    found = samples(requests.get(server.base + "/metrics", timeout=10).text)
+    assert value(found, "jembatan_streams_broken_total") == 1
+    assert value(found, "jembatan_requests_total", kind="list", status="200") == 1
 
     # The killed postmaster may linger as a zombie where nothing reaps orphans, and its lock
     # files would then stop the new one from starting: it is dead, so remove them.
@@ -177,6 +187,8 @@ def test_query_slower_than_query_timeout(cluster: Cluster, schema: str,
         assert response.headers["Retry-After"].isdigit()
         assert took < 5  # cancelled after about query_timeout, not after pg_sleep's 20 s
         print(f"query slower than query_timeout=1: GET /customers -> 503 in {took:.3f} s")
+        found = samples(requests.get(server.base + "/metrics", timeout=10).text)
+        assert value(found, "jembatan_database_errors_total", kind="timeout") == 1
         # The same worker answers the next request, on the same connection.
         response = requests.get(server.base + "/customers/2", timeout=30)
         assert response.status_code == 200 and response.json()["CustCode"] == "SUP002"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+import socket
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -214,3 +215,57 @@ def test_hygiene_headers_over_http(server: Server) -> None:
     assert not any(ch.isdigit() for ch in r.headers.get("Server", ""))  # no version banner
     assert "Access-Control-Allow-Origin" not in server.get(
         "/transactions/7", headers={"Origin": "https://elsewhere.example"}).headers
+
+
+# -- what gunicorn refuses before Flask sees it (CONTRACT §4): JSON all the same -----------
+
+
+def raw_request(server: Server, data: bytes) -> tuple[int, dict[str, str], bytes]:
+    """Send bytes as they are, read the whole answer: (status, headers, body)."""
+    port = int(server.base.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(data)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = dict(line.split(": ", 1) for line in lines[1:])
+    return int(lines[0].split()[1]), headers, body
+
+
+REFUSED = [
+    # a request line past gunicorn's limit_request_line (4,094 bytes): long query arguments
+    (b"GET /transactions/date/2026-11-01/00:00/2026-11-30/23:59?vehno__in="
+     + b",".join(b"L %d XY" % n for n in range(700)).replace(b" ", b"%20")
+     + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414, "URI Too Long", "limit_request_line"),
+    # one header past limit_request_field_size (8,190 bytes): a 70 kB cookie
+    (b"GET /customers HTTP/1.1\r\nHost: x\r\nCookie: " + b"a" * 70_000 + b"\r\n\r\n", 431,
+     "Request Header Fields Too Large", "headers are larger than the server accepts"),
+    # more headers than limit_request_fields (100)
+    (b"GET /customers HTTP/1.1\r\nHost: x\r\n"
+     + b"".join(b"X-H%d: v\r\n" % n for n in range(120)) + b"\r\n", 431,
+     "Request Header Fields Too Large", "send fewer or smaller headers"),
+    # not HTTP at all
+    (b"HELLO THERE\r\n\r\n", 400, "Bad Request", "The request is not valid HTTP"),
+    (b"GET /customers HTTP/9.9\r\nHost: x\r\n\r\n", 400, "Bad Request",
+     "The request is not valid HTTP"),
+]
+
+
+@pytest.mark.parametrize(("data", "status", "phrase", "words"), REFUSED,
+                         ids=["request-line", "header-size", "header-count", "not-http",
+                              "http-version"])
+def test_what_gunicorn_refuses_is_json(server: Server, data: bytes, status: int, phrase: str,
+                                       words: str) -> None:
+    got, headers, body = raw_request(server, data)
+    assert got == status
+    assert headers["Content-Type"] == "application/json"
+    assert int(headers["Content-Length"]) == len(body)
+    answer = json.loads(body)
+    assert set(answer) == {"code", "status", "message"}
+    assert (answer["code"], answer["status"]) == (status, phrase)
+    assert words in answer["message"]
+    assert "<html" not in body.decode()
+    # And the service goes on answering.
+    assert requests.get(server.base + "/customers/1", timeout=10).status_code in (200, 404)

@@ -46,6 +46,8 @@ def test_index(make_client: MakeClient) -> None:
         assert client.get(urlsplit(url).path).status_code == 200
     assert body["docs"] == "http://localhost/docs"
     assert body["openapi"] == "http://localhost/openapi.json"
+    assert body["dashboard"] == "http://localhost/dashboard"
+    assert client.get("/dashboard").mimetype == "text/html"
 
 
 def test_health(make_client: MakeClient) -> None:
@@ -282,6 +284,7 @@ def test_url_prefix_moves_everything(make_client: MakeClient) -> None:
         c: f"http://localhost/api/{c}" for c in COLLECTIONS}
     assert body["docs"] == "http://localhost/api/docs"
     assert body["openapi"] == "http://localhost/api/openapi.json"
+    assert body["dashboard"] == "http://localhost/api/dashboard"
     assert client.get("/api/health").get_json() == {"status": "ok", "database": "ok"}
     r = client.get("/api/weighing")
     assert r.status_code == 200

@@ -1,0 +1,89 @@
+"""Prometheus metrics (CONTRACT §10), at GET /metrics in the text format.
+
+Under gunicorn every worker is a process of its own, and a scrape reaches one of them: so
+with PROMETHEUS_MULTIPROC_DIR set (gunicorn.conf.py creates the directory before the workers
+start and removes it at exit) every worker writes its figures to files there and /metrics
+adds up the files of all of them: one view of the whole service. Without the variable (the
+Flask test client, `flask run`) the figures are this process's own.
+
+Each app (create_app) has its own registry, so that several apps in one process (the tests)
+never share or clash; the metric objects are made per app too.
+
+prometheus_client decides when it is first imported whether values go to files, by
+PROMETHEUS_MULTIPROC_DIR: it is imported here only when an app is made, so that importing
+`app` (as gunicorn.conf.py does, before it sets the variable) cannot decide it too early.
+"""
+
+from __future__ import annotations
+
+import os
+
+MULTIPROCESS = "PROMETHEUS_MULTIPROC_DIR"
+# The classic text format, which every Prometheus server reads (the names are all plain).
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+# What a route does, from its endpoint's view name (app/views.py): the `kind` label.
+_KINDS = {"get_all": "list", "get_page": "page", "get_one": "key", "get_range": "range",
+          "get_summary": "summary"}
+# Request latency: from a record by id (a few ms) to a summary of a year or a stream.
+_REQUEST_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300)
+_QUERY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
+
+
+def route_kind(endpoint: str | None) -> str:
+    """list, page, key, range, summary for the record routes; meta for everything else."""
+    view = (endpoint or "").rpartition(".")[2]
+    return _KINDS.get(view, "meta")
+
+
+class Metrics:
+    """The series of one app; `render` answers GET /metrics."""
+
+    def __init__(self) -> None:
+        from prometheus_client import CollectorRegistry, Counter, Histogram
+
+        self.registry = CollectorRegistry(auto_describe=True)
+        r = self.registry
+        self.requests = Counter("jembatan_requests", "Requests answered, by route kind and "
+                                "HTTP status.", ["kind", "status"], registry=r)
+        self.latency = Histogram("jembatan_request_duration_seconds", "Time from the "
+                                 "request to its last byte sent, by route kind.", ["kind"],
+                                 buckets=_REQUEST_BUCKETS, registry=r)
+        self.rows = Counter("jembatan_rows_sent", "Records (or summary groups) sent, by "
+                            "route kind.", ["kind"], registry=r)
+        self.broken = Counter("jembatan_streams_broken", "Streamed answers that broke off "
+                              "because reading the database failed midway.", registry=r)
+        self.db_errors = Counter("jembatan_database_errors", "Database errors: unreachable "
+                                 "(cannot connect, connection lost, busy, login failed), "
+                                 "timeout, query_failed (a query the database refused).",
+                                 ["kind"], registry=r)
+        self.queries = Histogram("jembatan_query_duration_seconds", "Time from sending a "
+                                 "query to its last row read, by kind of query.", ["query"],
+                                 buckets=_QUERY_BUCKETS, registry=r)
+
+    def request(self, kind: str, status: int, seconds: float, rows: int | None,
+                broken: bool) -> None:
+        self.requests.labels(kind, str(status)).inc()
+        self.latency.labels(kind).observe(seconds)
+        if rows:
+            self.rows.labels(kind).inc(rows)
+        if broken:
+            self.broken.inc()
+
+    def database_error(self, reason: str | None) -> None:
+        """A failure as app/db.py classifies it: None is a query the database refused."""
+        kind = ("query_failed" if reason is None else "timeout" if reason == "query timed out"
+                else "unreachable")
+        self.db_errors.labels(kind).inc()
+
+    def query(self, kind: str, seconds: float) -> None:
+        self.queries.labels(kind).observe(seconds)
+
+    def render(self) -> tuple[bytes, str]:
+        """The text format: every worker's figures added up where they are kept in files."""
+        from prometheus_client import CollectorRegistry, generate_latest, multiprocess
+
+        registry = self.registry
+        if os.environ.get(MULTIPROCESS):
+            registry = CollectorRegistry()
+            multiprocess.MultiProcessCollector(registry)
+        return generate_latest(registry), CONTENT_TYPE

@@ -1,0 +1,100 @@
+"""Running under gunicorn: the hooks that gunicorn.conf.py hands it.
+
+- Errors gunicorn answers itself, before Flask sees the request (a request line over
+  `limit_request_line`, 414; headers over `limit_request_field_size` or
+  `limit_request_fields`, 431; a request that is not HTTP, 400), come in Jembatan's JSON error
+  shape instead of gunicorn's HTML page (CONTRACT §4): gunicorn writes every one of them
+  through `gunicorn.util.write_error`, which each worker replaces with `write_json_error`.
+- The metrics of all workers: PROMETHEUS_MULTIPROC_DIR is made before the workers start
+  (gunicorn.conf.py, before anything imports prometheus_client), emptied at start, a dead
+  worker's files are marked, and the directory is removed at exit when Jembatan made it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from http import HTTPStatus
+from pathlib import Path
+from typing import Any
+
+MULTIPROCESS = "PROMETHEUS_MULTIPROC_DIR"
+MADE_HERE = "JEMBATAN_METRICS_DIR_MADE"  # set when the directory is Jembatan's to remove
+
+_MESSAGES = {
+    414: "The request line is longer than the server accepts (gunicorn's limit_request_line, "
+         "4,094 bytes by default): send fewer or shorter query arguments.",
+    431: "The request's headers are larger than the server accepts (gunicorn's "
+         "limit_request_field_size, 8,190 bytes a header, and limit_request_fields, 100 "
+         "headers): send fewer or smaller headers.",
+    400: "The request is not valid HTTP",
+}
+
+
+def metrics_directory() -> str:
+    """PROMETHEUS_MULTIPROC_DIR: the operator's own, else a new temporary one. Called by
+    gunicorn.conf.py at load, so that every process gunicorn starts inherits it."""
+    given = os.environ.get(MULTIPROCESS)
+    if given:
+        Path(given).mkdir(parents=True, exist_ok=True)
+        return given
+    made = tempfile.mkdtemp(prefix="jembatan-metrics-")
+    os.environ[MULTIPROCESS] = made
+    os.environ[MADE_HERE] = made
+    return made
+
+
+def json_error(status: int, reason: str, detail: str) -> bytes:
+    """A whole HTTP/1.1 error response in the error shape of CONTRACT §4."""
+    message = _MESSAGES.get(status)
+    if message is None or status == 400:
+        base = message or "The server could not answer this request"
+        message = f"{base}: {detail[:200]}" if detail else f"{base}."
+    # gunicorn's reason phrases are RFC 9110's ("URI Too Long"; Python's is older).
+    phrase = reason or (HTTPStatus(status).phrase if status in HTTPStatus._value2member_map_
+                        else "Error")
+    body = json.dumps({"code": status, "status": phrase, "message": message}).encode()
+    head = (f"HTTP/1.1 {status} {reason}\r\nConnection: close\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n")
+    return head.encode("latin-1") + body
+
+
+def write_json_error(sock: Any, status_int: int, reason: str, mesg: str) -> None:
+    from gunicorn import util
+
+    util.write_nonblock(sock, json_error(status_int, reason, mesg))
+
+
+# -- gunicorn's server hooks (gunicorn.conf.py names them) -----------------------------------
+
+
+def on_starting(server: Any) -> None:
+    """Before the first worker: no figures left from an earlier run in the directory."""
+    directory = os.environ.get(MULTIPROCESS)
+    if directory:
+        for stale in Path(directory).glob("*.db"):
+            stale.unlink(missing_ok=True)
+
+
+def post_worker_init(worker: Any) -> None:
+    """In each worker, before it serves: gunicorn's own error pages as JSON."""
+    from gunicorn import util
+
+    util.write_error = write_json_error
+
+
+def child_exit(server: Any, worker: Any) -> None:
+    """A worker is gone: its live figures (gauges) no longer count."""
+    if os.environ.get(MULTIPROCESS):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)
+
+
+def on_exit(server: Any) -> None:
+    """The directory Jembatan made goes with it."""
+    made = os.environ.get(MADE_HERE)
+    if made and made == os.environ.get(MULTIPROCESS):
+        shutil.rmtree(made, ignore_errors=True)

@@ -1,0 +1,399 @@
+"""/dashboard (CONTRACT §9) in a real headless Chromium against a real gunicorn: the page picks
+the last 7 days holding data, and every figure it draws or writes equals what the API gives
+the test for the same question; its links reproduce them; nothing leaves localhost; values
+from the database are shown as text, never run as HTML; with API keys it asks for one, keeps
+it for the tab only and works under a URL prefix.
+
+The browser is tests/test_docs_browser.py's (DevTools over a pipe, every request logged).
+The page tells where it is through `<html data-state>`: loading, ready, key (asking for an API
+key) or error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import AbstractContextManager
+from datetime import date, timedelta
+from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+import requests
+
+from app.demo import END_DATE, build_demo_database
+from tests.conftest import build_database
+from tests.servers import Gunicorn, gunicorn
+from tests.test_docs_browser import CHROMIUM, NO_NETWORK, Browser
+
+pytestmark = pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK) and not os.environ.get("CI"),
+                                reason="Debian's chromium is not installed (make test does)")
+
+MATERIALS = ("adonan", "afalan", "air", "aluminium", "kapur", "silo_1", "silo_2")
+NONE = "(none)"  # how the page shows a NULL group
+STATE = "document.documentElement?.dataset.state"
+SCRIPT = "<script>window.pwned=1</script>"
+IMG = '<img src=x onerror="window.pwned=2">'
+
+
+# -- fixtures ---------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def demo_database(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo database, built once for the module (the tests only read it)."""
+    path = tmp_path_factory.mktemp("demo") / "demo.sqlite3"
+    build_demo_database(path)
+    return path
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[Browser]:
+    chromium = Browser(tmp_path / "chromium-profile", tmp_path / "chromium.log")
+    try:
+        yield chromium
+    finally:
+        chromium.close()
+
+
+def serve(tmp_path: Path, database: Path, **env: str) -> AbstractContextManager[Gunicorn]:
+    """One gunicorn on `database`, with JEMBATAN_* settings `env`."""
+    return gunicorn(tmp_path, {"JEMBATAN_SQLITE": str(database), **env}, "--workers", "1",
+                    "--threads", "4")
+
+
+# -- helpers ----------------------------------------------------------------------------------
+
+def summary(base: str, c: str, first: str, last: str, by: str) -> list[dict[str, Any]]:
+    """The API's summary, fetched by the test itself."""
+    response = requests.get(f"{base}/{c}/summary/{first}/00:00/{last}/23:59:59",
+                            params={"by": by}, timeout=10)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def last_day(base: str, c: str) -> date:
+    """The last day holding data in `c`, from the API."""
+    days = summary(base, c, "1900-01-01", "9999-12-31", "day")
+    return date.fromisoformat(days[-1]["day"])
+
+
+def number(text: str) -> float | None:
+    """A figure as the page writes it ("1 402 880", "+0.06", "–" for none)."""
+    text = text.strip()
+    if text == "–":
+        return None
+    return float("".join(text.split()).replace("\u202f", ""))
+
+
+def wait_state(browser: Browser, *states: str) -> str:
+    """Wait for the page to reach one of `states`; an error state fails at once."""
+    expected = json.dumps([*states, "error"])
+    state = browser.wait_for(f"{expected}.includes({STATE}) && {STATE}",
+                             f"the page in state {states}")
+    if state not in states:
+        error = browser.js("document.getElementById('error').textContent")
+        raise AssertionError(f"page state {state!r}, not {states}: {error}")
+    return state
+
+
+def rows(browser: Browser, table: str, part: str = "tbody") -> list[list[str]]:
+    """The cells' text of a table's rows (`table` a CSS selector)."""
+    return browser.js(f"[...document.querySelectorAll({json.dumps(f'{table} {part} tr')})]"
+                      f".map(r => [...r.cells].map(c => c.textContent))")
+
+
+def segments(browser: Browser, chart: str) -> list[tuple[str, str]]:
+    """(day, key) of every bar segment of an SVG chart."""
+    found = browser.js(f"[...document.querySelectorAll({json.dumps(f'svg.{chart} rect.seg')})]"
+                       f".map(r => [r.dataset.day, r.dataset.key])")
+    return [tuple(pair) for pair in found]
+
+
+def links(browser: Browser) -> list[tuple[str, str]]:
+    """(CSV link, API link) of every view, as absolute URLs."""
+    return [tuple(pair) for pair in browser.js(
+        "[...document.querySelectorAll('section.view')].map(s =>"
+        " [s.querySelector('a.csv')?.href, s.querySelector('a.api')?.href])")]
+
+
+def assert_stayed_home(browser: Browser, server: Gunicorn, allowed: tuple[str, ...] = ()) -> None:
+    """Nothing the page or the browser asked for left this gunicorn (inline data and the
+    browser's own pages need no network), and no request failed or page error happened."""
+    origin = f"127.0.0.1:{server.port}"
+    outside = [url for url in browser.seen("request", everywhere=True)
+               if urlsplit(url).netloc != origin and urlsplit(url).scheme not in NO_NETWORK]
+    assert not outside, f"requests leaving {origin}: {outside}"
+    statuses = [s for s in browser.seen("status") if s not in allowed]
+    assert not statuses, statuses
+    assert not browser.seen("failure"), browser.seen("failure")
+    assert not browser.seen("error"), browser.seen("error")
+
+
+def week(end: date) -> tuple[str, str]:
+    return (end - timedelta(days=6)).isoformat(), end.isoformat()
+
+
+def deviation(sv: int, pv: int) -> float | None:
+    """CONTRACT §8's deviation, rounded half away from zero."""
+    if not sv:
+        return None
+    exact = Decimal(pv - sv) * 100 / Decimal(sv)
+    return float(exact.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+
+
+# -- the tests --------------------------------------------------------------------------------
+
+def test_weighing_view_on_the_demo(demo_database: Path, browser: Browser,
+                                   tmp_path: Path) -> None:
+    with serve(tmp_path, demo_database) as server:
+        browser.open(server.base + "/dashboard")
+        wait_state(browser, "ready")
+        base = server.base
+
+        # No hash: transactions over the last 7 days holding data, written into the hash.
+        first, last = week(last_day(base, "transactions"))
+        assert (first, last) == ("2026-11-14", "2026-11-20") == week(END_DATE)
+        assert browser.js("location.hash") == f"#c=transactions&from={first}&to={last}"
+        assert browser.js("['collection', 'from', 'to']"
+                          ".map(id => document.getElementById(id).value)") == [
+            "transactions", first, last]
+
+        # One bar segment per day and material that has a net, and the day totals over them.
+        groups = summary(base, "transactions", first, last, "day,productcode")
+        with_net = [g for g in groups if g["net"] is not None]
+        assert with_net != groups, "the demo week has a group without a net"
+        drawn = segments(browser, "net-chart")
+        assert Counter(drawn) == Counter(
+            (g["day"], g["productcode"] if g["productcode"] is not None else NONE)
+            for g in with_net)
+        per_day: Counter[str] = Counter()
+        for g in with_net:
+            per_day[g["day"]] += g["net"]
+        sums = browser.js("[...document.querySelectorAll('svg.net-chart text.sum')]"
+                          ".map(t => t.textContent)")
+        assert [number(t) for t in sums] == [per_day[d] for d in sorted(per_day)]
+        legend = browser.js("[...document.querySelectorAll('.legend li')]"
+                            ".map(l => l.textContent)")
+        assert sorted(legend) == sorted({key for _, key in drawn})
+
+        # The table by customer: every figure, and the totals, as the API gives them.
+        customers = summary(base, "transactions", first, last, "custcode")
+        shown = rows(browser, "table.customers")
+        fields = ("records", "weighed", "net", "net_min", "net_max")
+        assert [[cells[0], *map(number, cells[1:])] for cells in shown] == [
+            [c["custcode"] if c["custcode"] is not None else NONE, *(c[f] for f in fields)]
+            for c in customers]
+        nets = [c["net"] for c in customers if c["net"] is not None]
+        totals = ["Total", sum(c["records"] for c in customers),
+                  sum(c["weighed"] for c in customers), sum(nets),
+                  min(c["net_min"] for c in customers if c["net_min"] is not None),
+                  max(c["net_max"] for c in customers if c["net_max"] is not None)]
+        (foot,) = rows(browser, "table.customers", "tfoot")
+        assert [foot[0], *map(number, foot[1:])] == totals
+        tiles = dict(browser.js("[...document.querySelectorAll('.tile')].map(t =>"
+                                " [t.querySelector('.label').textContent,"
+                                "  t.querySelector('.value').textContent])"))
+        assert number(tiles["Records"]) == totals[1]
+        assert number(tiles["Net weight"].removesuffix("kg")) == totals[3]
+        assert number(tiles["Customers"]) == len(customers)
+
+        # Each view links to its CSV and to the JSON URL the page fetched; both reproduce it.
+        asked = browser.seen("request")
+        views = links(browser)
+        assert len(views) == 2
+        for csv_url, api_url in views:
+            assert api_url in asked
+            assert csv_url == api_url + "&format=csv"
+            assert requests.get(csv_url, timeout=10).headers["Content-Type"].startswith(
+                "text/csv")
+        assert [requests.get(api, timeout=10).json() for _, api in views] == [
+            groups, customers]
+
+        # The page's own style is applied (its CSP hash matches) and its requests are few.
+        assert browser.js("getComputedStyle(document.querySelector('section.view'))"
+                          ".borderTopStyle") == "solid"
+        api_requests = [u for u in asked if urlsplit(u).scheme == "http"
+                        and urlsplit(u).path not in ("/dashboard", "/favicon.ico")]
+        assert len(api_requests) <= 6, api_requests
+
+        shot = browser.screenshot(tmp_path / "dashboard.png")
+        print(f"screenshot: {shot}")
+        assert_stayed_home(browser, server)
+
+
+def test_production_view_on_the_demo(demo_database: Path, browser: Browser,
+                                     tmp_path: Path) -> None:
+    with serve(tmp_path, demo_database) as server:
+        base = server.base
+        # A collection and no dates: that collection's own last 7 days holding data.
+        browser.open(base + "/dashboard#c=bricon2")
+        wait_state(browser, "ready")
+        first, last = week(last_day(base, "bricon2"))
+        assert browser.js("location.hash") == f"#c=bricon2&from={first}&to={last}"
+
+        def assert_figures(c: str) -> None:
+            days = summary(base, c, first, last, "day")
+            assert days, f"no {c} batches from {first} to {last}"
+            # sv and pv per material: the sums of the API's day groups.
+            expected = []
+            for m in MATERIALS:
+                sv = sum(d[f"{m}_sv"] for d in days if d[f"{m}_sv"] is not None)
+                pv = sum(d[f"{m}_pv"] for d in days if d[f"{m}_pv"] is not None)
+                expected.append([m, sv, pv, pv - sv, deviation(sv, pv)])
+            shown = rows(browser, "table.svpv")
+            assert [[r[0], *map(number, r[1:])] for r in shown] == expected
+            # The deviation per day: a bar per day and material that has one, and the table.
+            assert Counter(segments(browser, "deviation-chart")) == Counter(
+                (d["day"], m) for d in days for m in MATERIALS
+                if d[f"{m}_deviation"] is not None)
+            shown = rows(browser, "table.deviations")
+            assert [[r[0], *map(number, r[1:])] for r in shown] == [
+                [d["day"], *(d[f"{m}_deviation"] for m in MATERIALS)] for d in days]
+            batches = browser.js("document.querySelector('.tile .value').textContent")
+            assert number(batches) == sum(d["batches"] for d in days)
+            for csv_url, api_url in links(browser):
+                assert api_url == f"{base}/{c}/summary/{first}/00:00/{last}/23:59:59" \
+                                  f"?by=day&on=tanggal"
+                assert requests.get(csv_url, timeout=10).status_code == 200
+                assert requests.get(api_url, timeout=10).json() == days
+
+        assert_figures("bricon2")
+
+        # Another collection from the picker keeps the dates, in the hash too.
+        browser.js("const picker = document.getElementById('collection');"
+                   " picker.value = 'biao1'; picker.dispatchEvent(new Event('change'))")
+        browser.wait_for(f"document.getElementById('status').textContent.startsWith('biao1,')"
+                         f" && {STATE} === 'ready'", "biao1's view")
+        assert browser.js("location.hash") == f"#c=biao1&from={first}&to={last}"
+        assert_figures("biao1")
+        assert_stayed_home(browser, server)
+
+
+def test_values_are_text_never_html(browser: Browser, tmp_path: Path) -> None:
+    def weighing(n: int, custcode: str | None, productcode: str | None,
+                 day: str) -> dict[str, Any]:
+        return {"id": n, "custcode": custcode, "productcode": productcode, "tgl_dt1": day,
+                "jam_dt1": "08:00:00", "weigh1": 20000.0 + n, "weigh2": 8000.0}
+
+    database = build_database(tmp_path / "hostile.sqlite3", {"transactions": [
+        weighing(1, SCRIPT, IMG, "2026-03-09"),
+        weighing(2, SCRIPT, "RM001", "2026-03-10"),
+        weighing(3, None, None, "2026-03-10"),
+    ]})
+    with serve(tmp_path, database) as server:
+        browser.open(server.base + "/dashboard")
+        wait_state(browser, "ready")
+        assert browser.js("location.hash") == "#c=transactions&from=2026-03-04&to=2026-03-10"
+
+        # The exact characters, as text, where they belong; NULL as "(none)".
+        assert [r[0] for r in rows(browser, "table.customers")] == [NONE, SCRIPT]
+        legend = browser.js("[...document.querySelectorAll('.legend li')]"
+                            ".map(l => l.textContent)")
+        assert legend == [NONE, IMG, "RM001"]
+        titles = browser.js("[...document.querySelectorAll('svg.net-chart title')]"
+                            ".map(t => t.textContent)")
+        assert f"2026-03-09 · {IMG}: 12\u202f001 kg" in titles  # 20001 - 8000 kg
+        # ... and nothing of them ran or became an element.
+        assert browser.js("typeof window.pwned") == "undefined"
+        assert browser.js("document.querySelectorAll('img').length") == 0
+        assert browser.js("document.querySelector('img[src=\"x\"]')") is None
+        assert browser.js("document.scripts.length") == 1
+
+        # An error of the API is shown as its text: a range that starts after it ends.
+        browser.js("location.hash = '#c=transactions&from=2026-03-10&to=2026-03-01'")
+        assert wait_state(browser, "error") == "error"
+        refused = [f"{server.base}/transactions/summary/2026-03-10/00:00/2026-03-01/23:59:59"
+                   f"?by={by}&on=dt1" for by in ("day,productcode", "custcode")]
+        answer = requests.get(refused[0], timeout=10)
+        assert answer.status_code == 400
+        shown = browser.js("document.getElementById('error').textContent")
+        assert answer.json()["message"] in shown and "400" in shown
+        assert browser.js("document.querySelectorAll('section.view').length") == 0
+        assert browser.js("typeof window.pwned") == "undefined"
+        assert_stayed_home(browser, server, allowed=tuple(f"400 {url}" for url in refused))
+
+
+def test_api_keys_under_a_url_prefix(demo_database: Path, browser: Browser,
+                                     tmp_path: Path) -> None:
+    config = tmp_path / "prefix.toml"
+    config.write_text('[api]\nurl_prefix = "/api"\n')
+    with serve(tmp_path, demo_database, JEMBATAN_API_KEYS="k1",
+               JEMBATAN_CONFIG=str(config)) as server:
+        base = server.base + "/api"
+        assert requests.get(base + "/", timeout=10).status_code == 401
+
+        # The page itself is open; its first API request is refused, so it asks for a key.
+        browser.open(base + "/dashboard")
+        wait_state(browser, "key")
+        assert browser.js("document.getElementById('keyform').hidden") is False
+        assert browser.js("document.querySelectorAll('section.view').length") == 0
+
+        browser.type("document.getElementById('key')", "k1")
+        browser.click("document.querySelector('#keyform button')")
+        wait_state(browser, "ready")
+        first, last = week(END_DATE)
+        assert browser.js("location.hash") == f"#c=transactions&from={first}&to={last}"
+        # The views loaded, which every API request after the key needed it for.
+        assert segments(browser, "net-chart")
+        assert browser.js("document.getElementById('keyform').hidden") is True
+
+        # The key is kept for the tab only.
+        assert browser.js("Object.values(sessionStorage)") == ["k1"]
+        assert browser.js("localStorage.length") == 0
+        assert "k1" not in browser.js("document.cookie + location.href")
+
+        # Every request went under the prefix; the links name URLs that answer with the key.
+        for url in browser.seen("request"):
+            if urlsplit(url).scheme not in NO_NETWORK:
+                assert urlsplit(url).path.startswith("/api/"), url
+        for csv_url, api_url in links(browser):
+            assert api_url.startswith(f"{base}/transactions/summary/{first}/")
+            assert requests.get(api_url, timeout=10).status_code == 401
+            assert requests.get(api_url, headers={"X-API-Key": "k1"},
+                                timeout=10).status_code == 200
+            assert requests.get(csv_url, headers={"X-API-Key": "k1"},
+                                timeout=10).status_code == 200
+
+        # A reload in the same tab keeps the key: the views load without asking again.
+        browser.js("window.before_reload = 1")
+        browser.call("Page.reload", {}, browser.page)
+        browser.wait_for(f"!window.before_reload && {STATE} === 'ready'", "the reloaded page")
+        assert browser.js("document.getElementById('keyform').hidden") is True
+        assert segments(browser, "net-chart")
+
+        assert_stayed_home(browser, server, allowed=(f"401 {base}/",))
+
+
+def test_dashboard_route(demo_database: Path, tmp_path: Path) -> None:
+    with serve(tmp_path, demo_database, JEMBATAN_API_KEYS="k1") as server:
+        page = requests.get(server.base + "/dashboard", timeout=10)
+        assert page.status_code == 200
+        assert page.headers["Content-Type"] == "text/html; charset=utf-8"
+        assert page.headers["Cache-Control"] == "no-cache"
+        policy = dict(p.strip().split(" ", 1)
+                      for p in page.headers["Content-Security-Policy"].split(";"))
+        assert policy["default-src"] == policy["connect-src"] == "'self'"
+        assert policy["img-src"] == "'self' data:"
+        for inline in ("script-src", "style-src"):
+            assert policy[inline].startswith("'self' 'sha256-"), policy[inline]
+        assert "unsafe" not in page.headers["Content-Security-Policy"]
+        assert "http" not in page.headers["Content-Security-Policy"]
+        # Revalidated cheaply.
+        again = requests.get(server.base + "/dashboard", timeout=10,
+                             headers={"If-None-Match": page.headers["ETag"]})
+        assert again.status_code == 304
+
+        # A query argument is a 400 in the error shape; an `_` one is ignored.
+        wrong = requests.get(server.base + "/dashboard?x=1", timeout=10)
+        assert wrong.status_code == 400
+        assert wrong.headers["Content-Type"] == "application/json"
+        assert wrong.json()["code"] == 400 and "'x'" in wrong.json()["message"]
+        assert requests.get(server.base + "/dashboard?_=1", timeout=10).status_code == 200
+
+        # Not an operation of the API: absent from its OpenAPI document.
+        spec = requests.get(server.base + "/openapi.json", timeout=10).json()
+        assert not [p for p in spec["paths"] if "dashboard" in p]

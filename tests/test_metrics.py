@@ -1,0 +1,161 @@
+"""GET /metrics (CONTRACT §10): the Prometheus text format, read here with
+prometheus_client's own parser; under gunicorn one view of every worker (the metrics
+directory of gunicorn.conf.py), through the Flask app the figures of each kind of request,
+row and database error; open, or behind api.metrics_key alone; not in the OpenAPI document.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import requests
+from prometheus_client.parser import text_string_to_metric_families
+
+from app import create_app
+from tests.conftest import build_database
+from tests.servers import ROOT, gunicorn
+
+ROWS = {"customers": [{"id": n, "CustName": f"PT {n}"} for n in range(1, 6)],
+        "transactions": [{"id": n, "tgl_dt1": "2026-11-01", "jam_dt1": f"0{n}:00:00",
+                          "weigh1": 1000.0 * n, "weigh2": 100.0 * n} for n in range(1, 4)]}
+
+
+def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    """{(sample name, sorted labels): value} of a scrape, parsed as Prometheus parses it."""
+    out = {}
+    for family in text_string_to_metric_families(text):
+        for s in family.samples:
+            out[(s.name, tuple(sorted(s.labels.items())))] = s.value
+    return out
+
+
+def value(found: dict[Any, float], name: str, **labels: str) -> float:
+    return found.get((name, tuple(sorted(labels.items()))), 0.0)
+
+
+def test_one_view_of_every_gunicorn_worker(tmp_path: Path) -> None:
+    database = build_database(tmp_path / "plant.sqlite3", ROWS)
+    directory = tmp_path / "metrics"
+    env = {"JEMBATAN_SQLITE": str(database), "PROMETHEUS_MULTIPROC_DIR": str(directory)}
+    with gunicorn(tmp_path, env, "--workers", "2", "--threads", "2") as server:
+        sent = {"list": 0, "key": 0}
+        # New connections until both workers have answered: each writes its own files.
+        deadline = time.monotonic() + 30
+        while len({p.name.rsplit("_", 1)[1] for p in directory.glob("counter_*.db")}) < 2 \
+                or sent["list"] < 20:
+            assert time.monotonic() < deadline, "one worker answered every request"
+            assert requests.get(server.base + "/customers", timeout=10).status_code == 200
+            assert requests.get(server.base + "/customers/3", timeout=10).status_code == 200
+            sent["list"] += 1
+            sent["key"] += 1
+        assert requests.get(server.base + "/nothing-here", timeout=10).status_code == 404
+        pids = {p.name.rsplit("_", 1)[1] for p in directory.glob("counter_*.db")}
+        assert len(pids) == 2
+        # Whichever worker answers a scrape, it counts what both served.
+        for _ in range(6):
+            response = requests.get(server.base + "/metrics", timeout=10,
+                                    headers={"Connection": "close"})
+            assert response.status_code == 200
+            assert response.headers["Content-Type"].startswith("text/plain; version=0.0.4")
+            found = samples(response.text)
+            assert value(found, "jembatan_requests_total", kind="list", status="200") == \
+                sent["list"]
+            assert value(found, "jembatan_requests_total", kind="key", status="200") == \
+                sent["key"]
+            assert value(found, "jembatan_requests_total", kind="meta", status="404") == 1
+            assert value(found, "jembatan_rows_sent_total", kind="list") == 5 * sent["list"]
+            assert value(found, "jembatan_request_duration_seconds_count", kind="list") == \
+                sent["list"]
+            assert value(found, "jembatan_query_duration_seconds_count", query="all") == \
+                sent["list"]
+    assert directory.is_dir()  # the operator's own directory stays
+    # Without one, gunicorn.conf.py makes a directory and removes it when gunicorn exits.
+    temp = Path(tempfile.gettempdir())
+    before = set(temp.glob("jembatan-metrics-*"))
+    with gunicorn(tmp_path, {"JEMBATAN_SQLITE": str(database)}, "--workers", "1") as server:
+        [made] = set(temp.glob("jembatan-metrics-*")) - before
+        assert made.is_dir()
+        requests.get(server.base + "/customers/1", timeout=10)
+        scrape = samples(requests.get(server.base + "/metrics", timeout=10).text)
+        assert value(scrape, "jembatan_requests_total", kind="key", status="200") == 1
+    assert not made.exists()
+
+
+def test_each_kind_of_request_rows_and_queries(tmp_path: Path) -> None:
+    database = build_database(tmp_path / "plant.sqlite3", ROWS)
+    app = create_app({"database": {"sqlite": str(database)}})
+    client = app.test_client()
+    day = "2026-11-01/00:00/2026-11-01/23:59:59"
+    for url, status in [("/transactions", 200), ("/transactions/page/1", 200),
+                        ("/transactions/2", 200), ("/transactions/9", 404),
+                        (f"/transactions/date/{day}", 200),
+                        (f"/transactions/date/{day}?page=1", 200),
+                        (f"/transactions/summary/{day}?by=hour", 200),
+                        ("/transactions?nope=1", 400), ("/", 200), ("/health", 200)]:
+        assert client.get(url, buffered=True).status_code == status, url
+    found = samples(client.get("/metrics").get_data(as_text=True))
+    assert {(k[1][0][1], k[1][1][1]): v for k, v in found.items()
+            if k[0] == "jembatan_requests_total"} == {
+        ("list", "200"): 1, ("page", "200"): 1, ("key", "200"): 1, ("key", "404"): 1,
+        ("range", "200"): 2, ("summary", "200"): 1, ("list", "400"): 1, ("meta", "200"): 2}
+    assert value(found, "jembatan_rows_sent_total", kind="list") == 3
+    assert value(found, "jembatan_rows_sent_total", kind="range") == 6
+    assert value(found, "jembatan_rows_sent_total", kind="summary") == 3  # three hours
+    for query, count in [("all", 1), ("count", 1), ("page", 1), ("by_key", 2), ("range", 1),
+                         ("range_count", 1), ("range_page", 1), ("summary", 1),
+                         ("ping", 1)]:
+        assert value(found, "jembatan_query_duration_seconds_count", query=query) == count, \
+            query
+    assert value(found, "jembatan_streams_broken_total") == 0
+
+
+def test_database_errors_by_kind(tmp_path: Path) -> None:
+    # unreachable: an ODBC source that is not there
+    app = create_app({"database": {"odbc": "Driver={No Such Driver};Server=nowhere",
+                                   "connect_timeout": 1}})
+    client = app.test_client()
+    assert client.get("/customers", buffered=True).status_code == 503
+    assert client.get("/health", buffered=True).status_code == 503
+    found = samples(client.get("/metrics").get_data(as_text=True))
+    assert value(found, "jembatan_database_errors_total", kind="unreachable") == 2
+    assert value(found, "jembatan_requests_total", kind="list", status="503") == 1
+    # query_failed: a site's query naming a table that is not there
+    sql = tmp_path / "sql"
+    shutil.copytree(ROOT / "sql", sql)
+    customers = sql / "customers.sql"
+    customers.write_text(customers.read_text().replace('FROM "customers"', 'FROM "gone"'))
+    database = build_database(tmp_path / "plant.sqlite3", ROWS)
+    client = create_app({"database": {"sqlite": str(database),
+                                      "sql_dir": str(sql)}}).test_client()
+    assert client.get("/customers/1", buffered=True).status_code == 500
+    found = samples(client.get("/metrics").get_data(as_text=True))
+    assert value(found, "jembatan_database_errors_total", kind="query_failed") == 1
+
+
+def test_open_or_behind_its_own_key(tmp_path: Path) -> None:
+    database = build_database(tmp_path / "plant.sqlite3", ROWS)
+    locked = create_app({"database": {"sqlite": str(database)},
+                         "auth": {"api_keys": ["client-key"]}}).test_client()
+    assert locked.get("/metrics").status_code == 200  # API keys do not apply
+    keyed = create_app({"database": {"sqlite": str(database)},
+                        "auth": {"api_keys": ["client-key"]},
+                        "api": {"metrics_key": "scrape-key"}}).test_client()
+    for headers in ({}, {"X-API-Key": "client-key"}, {"Authorization": "Bearer client-key"},
+                    {"Authorization": "Bearer scrape-keyx"}):
+        response = keyed.get("/metrics", headers=headers)
+        assert response.status_code == 401, headers
+        assert response.get_json()["message"].startswith("/metrics needs the metrics key")
+        assert response.headers["WWW-Authenticate"] == "Bearer"
+    assert keyed.get("/metrics", headers={"Authorization": "Bearer scrape-key"}
+                     ).status_code == 200
+    assert keyed.get("/customers", headers={"Authorization": "Bearer scrape-key"}
+                     ).status_code == 401  # the metrics key opens nothing else
+    assert locked.get("/metrics?x=1").status_code == 400
+    assert locked.get("/metrics?_=1").status_code == 200
+    paths = locked.get("/openapi.json").get_json()["paths"]
+    assert not [p for p in paths if re.search(r"metrics", p)]

@@ -1,0 +1,70 @@
+"""`pip install .` gives a working service: the wheel built from the repository carries the
+queries (sql/ as app/sql/), the dashboard page and everything create_app reads, and a fresh
+virtual environment with nothing but the wheel and its dependencies serves requests from a
+directory outside the repository."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+import zipfile
+from pathlib import Path
+
+from tests.servers import ROOT
+
+SCRIPT = textwrap.dedent("""
+    import json, sys
+    from pathlib import Path
+    import app
+    from app import create_app
+    from app.demo import build_demo_database
+
+    here = Path.cwd()
+    assert not Path(app.__file__).is_relative_to(sys.argv[1]), app.__file__
+    database = here / "plant.sqlite3"
+    build_demo_database(database, rows=50)
+    client = create_app({"database": {"sqlite": str(database)}}).test_client()
+    answers = {}
+    for url in ["/transactions/1", "/transactions/page/1?page_size=2",
+                "/transactions/summary/2026-11-01/00:00/2026-11-20/23:59:59?by=month",
+                "/docs", "/docs/static/swagger-ui-bundle.js", "/dashboard", "/metrics"]:
+        response = client.get(url)
+        answers[url] = [response.status_code, response.mimetype]
+    print(json.dumps({"app": app.__file__, "answers": answers}))
+""")
+
+
+def test_a_wheel_installed_in_a_fresh_venv_serves(tmp_path: Path) -> None:
+    wheels = tmp_path / "wheels"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
+                    "--wheel-dir", str(wheels), str(ROOT)], check=True, timeout=600)
+    [wheel] = wheels.glob("jembatan-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    shipped = {p.name for p in (ROOT / "sql").glob("*.sql")}
+    assert {n.removeprefix("app/sql/") for n in names if n.startswith("app/sql/")} == shipped
+    assert "app/static/dashboard.html" in names
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    subprocess.run([str(venv / "bin" / "pip"), "install", "--quiet", str(wheel)], check=True,
+                   timeout=900)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    done = subprocess.run([str(venv / "bin" / "python"), "-c", SCRIPT, str(ROOT)],
+                          cwd=elsewhere, capture_output=True, text=True, timeout=300,
+                          env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.splitlines()[-1])
+    assert result["app"].startswith(str(venv))
+    assert result["answers"] == {
+        "/transactions/1": [200, "application/json"],
+        "/transactions/page/1?page_size=2": [200, "application/json"],
+        "/transactions/summary/2026-11-01/00:00/2026-11-20/23:59:59?by=month":
+            [200, "application/json"],
+        "/docs": [200, "text/html"],
+        "/docs/static/swagger-ui-bundle.js": [200, "text/javascript"],
+        "/dashboard": [200, "text/html"],
+        "/metrics": [200, "text/plain"],
+    }
