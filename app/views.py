@@ -114,7 +114,10 @@ _PAGE_HEADERS = {
     "X-Pagination": {"description": "flask-smorest pagination metadata: total, total_pages "
                                     "and, when there are records, first_page, last_page and "
                                     "for a page in range page, previous_page, next_page",
-                     "schema": {"type": "string"}},
+                     # A JSON text: `content` says so (a `schema` alone would be read as
+                     # a header of comma-separated key,value pairs).
+                     "content": {"application/json": {
+                         "schema": {"$ref": "#/components/schemas/PaginationMetadata"}}}},
     "Link": {"description": "RFC 8288 links first, last, prev and next where they exist",
              "schema": {"type": "string"}},
 }
@@ -352,6 +355,7 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
 
     @blp.route("", parameters=filter_params)
     @blp.arguments(list_args, location="query", as_kwargs=True)
+    @blp.doc(operationId=f"{c.name}_list")
     @blp.response(200, many, example=[record_example],
                   description=f"Every {c.name} record in canonical order (or those the "
                               f"filters keep), streamed as it is read.")
@@ -373,6 +377,7 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
         "pagenumber", "Page number, 1 is the first; a page beyond the last is []."),
         *filter_params])
     @blp.arguments(page_args, location="query", as_kwargs=True)
+    @blp.doc(operationId=f"{c.name}_page")
     @blp.response(200, many, headers=_PAGE_HEADERS, example=[record_example],
                   description="The records of the page; [] beyond the last page.")
     @_errors(blp, 400, 401, 503, 500)
@@ -402,7 +407,8 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
 
     @blp.route(f"/<{converter}:{key_name}>", parameters=[_path(key_name, key_doc)])
     @blp.arguments(key_args, location="query", as_kwargs=True)
-    @blp.doc(summary="finds by row number" if c.numbered else "finds by ID")
+    @blp.doc(summary="finds by row number" if c.numbered else "finds by ID",
+             operationId=f"{c.name}_get")
     @blp.response(200, c.schema, description="The record.", example=record_example)
     @_errors(blp, 400, 401, 404, 503, 500)
     @_doc_only(blp.alt_response(200, **_CSV_DOC))
@@ -455,6 +461,7 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
         @blp.route("/date/<isodate:tglawal>/<clock:jam_awal>/<isodate:tglakhir>/"
                    "<clock:jam_akhir>", parameters=[*_RANGE_PATH, *filter_params])
         @blp.arguments(range_args, location="query", as_kwargs=True)
+        @blp.doc(operationId=f"{c.name}_range")
         @blp.response(200, many, headers=_PAGE_HEADERS, example=[range_example],
                       description="The records in the range, oldest first (numberrow null).")
         @_errors(blp, 400, 401, 503, 500)
@@ -513,6 +520,7 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
         @blp.route("/summary/<isodate:tglawal>/<clock:jam_awal>/<isodate:tglakhir>/"
                    "<clock:jam_akhir>", parameters=[*_RANGE_PATH, *filter_params])
         @blp.arguments(summary_args, location="query", as_kwargs=True)
+        @blp.doc(operationId=f"{c.name}_summary")
         @blp.response(200, summary_many, example=[summary_example],
                       description="One object per group, the groups ascending (NULLs "
                                   "first): the groups by name, then the measures.")
@@ -546,6 +554,7 @@ def meta_blueprint(collections: tuple[Collection, ...], db: Database,
                     description="The index of collections and the service's health.")
 
     @blp.route("/")
+    @blp.doc(operationId="index")
     @blp.response(200, IndexSchema)
     @_errors(blp, 401)
     def index() -> Any:
@@ -559,7 +568,7 @@ def meta_blueprint(collections: tuple[Collection, ...], db: Database,
             "collections": [{
                 "name": c.name,
                 "url": url_for(f"{c.name}.get_all", _external=True),
-                "record": c.schema.__name__.removeprefix("Numbered"),
+                "record": c.schema.__name__,  # its schema in /openapi.json
                 "key": c.key,
                 "order": list(c.order),
                 "date_range": list(c.dates),
@@ -570,6 +579,7 @@ def meta_blueprint(collections: tuple[Collection, ...], db: Database,
         }
 
     @blp.route("/health")
+    @blp.doc(operationId="health")
     @blp.doc(security=[])  # open even when API keys are configured
     @blp.response(200, HealthSchema)
     @_doc_only(blp.alt_response(503, schema=HealthSchema,

@@ -485,3 +485,33 @@ def test_openapi_document_is_valid_and_every_operation_is_documented(tmp_path) -
             assert parameter.get("description"), (path, parameter["name"])
         if path not in ("/", "/health"):
             assert {"400", "401", "503"} <= set(operation["responses"]), path
+
+
+def test_operation_ids_are_stable_and_unique(spec: dict[str, Any]) -> None:
+    """Generated clients name their functions after operationId: <collection>_<read>."""
+    found = {(path, method): op["operationId"] for path, item in spec["paths"].items()
+             for method, op in item.items() if method in ("get", "head")}
+    assert len(set(found.values())) == len(found)
+    for collection, (_, _, ons) in COLLECTIONS.items():
+        assert found[(f"/{collection}", "get")] == f"{collection}_list"
+        assert found[(f"/{collection}/page/{{pagenumber}}", "get")] == f"{collection}_page"
+        assert found[(key_path(spec, collection), "get")] == f"{collection}_get"
+        if ons:
+            assert found[(date_path(collection), "get")] == f"{collection}_range"
+            assert found[(date_path(collection).replace("/date/", "/summary/"), "get")] == \
+                f"{collection}_summary"
+    assert found[("/", "get")] == "index" and found[("/health", "get")] == "health"
+
+
+def test_the_index_names_schemas_of_the_document(make_client: MakeClient,
+                                                 spec: dict[str, Any]) -> None:
+    for c in make_client({}).get("/").get_json()["collections"]:
+        assert c["record"] in spec["components"]["schemas"], c
+
+
+def test_x_pagination_is_documented_with_its_schema(spec: dict[str, Any]) -> None:
+    header = spec["paths"]["/transactions/page/{pagenumber}"]["get"]["responses"]["200"][
+        "headers"]["X-Pagination"]
+    schema = resolve(spec, header["content"]["application/json"]["schema"])
+    assert {"total", "total_pages", "first_page", "last_page", "page", "previous_page",
+            "next_page"} <= set(schema["properties"])
