@@ -47,6 +47,8 @@ DATABASE_QUERIES = ("ping", "version", "columns")
 _PAGE = ("first_row", "last_row", "row_count", "skip")
 _RANGE = ("start_date", "start_time", "end_date", "end_time", "midnight")
 SUMMARY_SHAPES = ("summary_weighing", "summary_production", "summary_vehicle")
+# range_rows is no read of its own: a summary reads it as "in_range" (_fill_collection).
+RANGE_ROWS = "range_rows"
 PARAMETERS: dict[str, tuple[str, ...]] = {
     "records": (),
     "all": (),
@@ -57,13 +59,14 @@ PARAMETERS: dict[str, tuple[str, ...]] = {
     "range_count": _RANGE,
     "range_page": _RANGE + _PAGE,
     "summary": _RANGE,
+    RANGE_ROWS: _RANGE,
     **{shape: _RANGE for shape in SUMMARY_SHAPES},
     "ping": (),
     "version": (),
     "columns": ("table_name", "table_schema"),
 }
 SHAPES = ("all", "count", "page", "by_key", "range", "range_count", "range_page",
-          *SUMMARY_SHAPES)
+          RANGE_ROWS, *SUMMARY_SHAPES)
 RANGE_SHAPES = ("range", "range_count", "range_page")
 
 # Words that change data or run code; none may appear outside strings and quoted names.
@@ -545,8 +548,16 @@ def _fill_collection(queries: Queries, c: Collection, own: _File, shapes: _File,
         where = f"{block.source} ({c.name}.{name})"
         check_statement(block.text, where, first=("select",))  # "records" comes first
         text = fill(without_comments(block.text), values, where)
-        template = f'WITH "records" AS (\n{mapping}\n)\n{text}'
-        takes_filters = any("{" + p + "}" in text for p in FILTER_PLACEHOLDERS)
+        ctes = f'WITH "records" AS (\n{mapping}\n)'
+        variant = block.dialect or records.dialect  # the dialect whose own text this is
+        if kind_of(name) == "summary":  # the range's rows, written once for every summary
+            rows = shapes.get(RANGE_ROWS, dialect)
+            check_statement(rows.text, rows.source, first=("select",))
+            ctes += (f',\n"in_range" AS (\n'
+                     f'{fill(without_comments(rows.text), values, rows.source)}\n)')
+            variant = variant or rows.dialect
+        template = f"{ctes}\n{text}"
+        takes_filters = any("{" + p + "}" in template for p in FILTER_PLACEHOLDERS)
         grouped = bool(re.search(r"\{by[:}]", text))
         # A summary's base text (what check-sql runs and shows) groups by the day.
         base = fill(template, {"by": DEFAULT_BY}, where) if grouped else template
@@ -554,7 +565,7 @@ def _fill_collection(queries: Queries, c: Collection, own: _File, shapes: _File,
         _check_params(name, params, where)
         note = (f" ({block.dialect}: {block.description})"
                 if block is not main and block.description else "")
-        queries.add(c.name, Query(name, block.dialect or records.dialect, sql, params,
+        queries.add(c.name, Query(name, variant, sql, params,
                                   f"{block.source} with records at {records.source}",
                                   _described(main.description, values) + note,
                                   template if takes_filters or grouped else None))

@@ -137,12 +137,39 @@ ORDER BY {date}, {time}, {order}
 LIMIT :row_count OFFSET :skip;
 
 -- The summaries (CONTRACT §8): per group of the records a range holds, filters included,
--- what the record shape measures. {by} is the request's groups (?by=day,productcode): "day"
--- (the {date}), "month" (YYYY-MM of it), "hour" (0-23 of the {time}, a NULL time counting as
--- hour 0) or fields of the record, each computed once in the inner SELECT; the groups come
--- ascending, NULLs first. Sums are CAST so that an int column cannot overflow: bigint for
--- counts of kilograms, float for net weights. Deviations and averages are divided out of
--- these sums by Jembatan (app/summaries.py), the same way on every engine.
+-- what the record shape measures. Each reads "in_range" (range_rows below, which Jembatan
+-- puts in front of it as a second common table expression): the range's records with their
+-- "day" (the {date}), "month" (YYYY-MM of it) and "hour" (0-23 of the {time}, a NULL time
+-- counting as hour 0). {by} is the request's groups (?by=day,productcode): those names or
+-- fields of the record; the groups come ascending, NULLs first (the CASE sorts only the
+-- groups, a few rows, on every engine). Sums are CAST so that an int column cannot overflow:
+-- bigint for kilograms of material, float for net weights. Deviations and averages are
+-- divided out of these sums by Jembatan (app/summaries.py), the same way on every engine.
+
+-- name: range_rows
+-- The records of the range, with the day, month and hour a summary groups by.
+SELECT {date} AS "day",
+    SUBSTRING(CAST(CAST({date} AS date) AS varchar(10)), 1, 7) AS "month",
+    COALESCE(CAST(SUBSTRING(CAST(CAST({time} AS time) AS varchar(16)), 1, 2) AS int), 0)
+        AS "hour",
+    {fields}
+FROM "records"
+WHERE {date} BETWEEN :start_date AND :end_date
+  AND ({date} > :start_date OR COALESCE({time}, :midnight) >= :start_time)
+  AND ({date} < :end_date OR COALESCE({time}, :midnight) <= :end_time)
+  {and_filters};
+
+-- name: range_rows
+-- dialect: sqlite
+-- Dates and times are ISO text: substr() cuts the month and the hour out of them.
+SELECT {date} AS "day", substr({date}, 1, 7) AS "month",
+    COALESCE(CAST(substr({time}, 1, 2) AS INTEGER), 0) AS "hour",
+    {fields}
+FROM "records"
+WHERE {date} BETWEEN :start_date AND :end_date
+  AND ({date} > :start_date OR COALESCE({time}, :midnight) >= :start_time)
+  AND ({date} < :end_date OR COALESCE({time}, :midnight) <= :end_time)
+  {and_filters};
 
 -- name: summary_weighing
 -- Per group of the range ({by}): how many records, how many were weighed in and out, and the net weight |weigh1 - weigh2| of those: its sum, least and greatest.
@@ -152,42 +179,9 @@ SELECT {by},
     SUM(CAST(ABS("weigh1" - "weigh2") AS float)) AS "net",
     MIN(CAST(ABS("weigh1" - "weigh2") AS float)) AS "net_min",
     MAX(CAST(ABS("weigh1" - "weigh2") AS float)) AS "net_max"
-FROM (
-    SELECT {date} AS "day",
-        SUBSTRING(CAST(CAST({date} AS date) AS varchar(10)), 1, 7) AS "month",
-        COALESCE(CAST(SUBSTRING(CAST(CAST({time} AS time) AS varchar(16)), 1, 2) AS int), 0)
-            AS "hour",
-        {fields}
-    FROM "records"
-    WHERE {date} BETWEEN :start_date AND :end_date
-      AND ({date} > :start_date OR COALESCE({time}, :midnight) >= :start_time)
-      AND ({date} < :end_date OR COALESCE({time}, :midnight) <= :end_time)
-      {and_filters}
-) AS "grouped"
+FROM "in_range"
 GROUP BY {by}
 ORDER BY {by:CASE WHEN {} IS NULL THEN 0 ELSE 1 END, {}};
-
--- name: summary_weighing
--- dialect: sqlite
--- Dates and times are ISO text: substr() cuts the month and the hour out of them; NULLs sort first.
-SELECT {by},
-    COUNT(*) AS "records",
-    COUNT(ABS("weigh1" - "weigh2")) AS "weighed",
-    SUM(CAST(ABS("weigh1" - "weigh2") AS float)) AS "net",
-    MIN(CAST(ABS("weigh1" - "weigh2") AS float)) AS "net_min",
-    MAX(CAST(ABS("weigh1" - "weigh2") AS float)) AS "net_max"
-FROM (
-    SELECT {date} AS "day", substr({date}, 1, 7) AS "month",
-        COALESCE(CAST(substr({time}, 1, 2) AS INTEGER), 0) AS "hour",
-        {fields}
-    FROM "records"
-    WHERE {date} BETWEEN :start_date AND :end_date
-      AND ({date} > :start_date OR COALESCE({time}, :midnight) >= :start_time)
-      AND ({date} < :end_date OR COALESCE({time}, :midnight) <= :end_time)
-      {and_filters}
-) AS "grouped"
-GROUP BY {by}
-ORDER BY {by};
 
 -- name: summary_production
 -- Per group of the range ({by}): how many batches; per raw material the sums of sv and pv over the batches that have both; the temperatures' sums and counts, for their averages.
@@ -213,92 +207,14 @@ SELECT {by},
     COUNT("temperature_sv") AS "temperature_sv_count",
     SUM(CAST("temperature_pv" AS bigint)) AS "temperature_pv_sum",
     COUNT("temperature_pv") AS "temperature_pv_count"
-FROM (
-    SELECT {date} AS "day",
-        SUBSTRING(CAST(CAST({date} AS date) AS varchar(10)), 1, 7) AS "month",
-        COALESCE(CAST(SUBSTRING(CAST(CAST({time} AS time) AS varchar(16)), 1, 2) AS int), 0)
-            AS "hour",
-        {fields}
-    FROM "records"
-    WHERE {date} BETWEEN :start_date AND :end_date
-      AND ({date} > :start_date OR COALESCE({time}, :midnight) >= :start_time)
-      AND ({date} < :end_date OR COALESCE({time}, :midnight) <= :end_time)
-      {and_filters}
-) AS "grouped"
+FROM "in_range"
 GROUP BY {by}
 ORDER BY {by:CASE WHEN {} IS NULL THEN 0 ELSE 1 END, {}};
-
--- name: summary_production
--- dialect: sqlite
--- Dates and times are ISO text: substr() cuts the month and the hour out of them; NULLs sort first.
-SELECT {by},
-    COUNT(*) AS "batches",
-    SUM(CASE WHEN "adonan_pv" IS NOT NULL THEN CAST("adonan_sv" AS bigint) END) AS "adonan_sv",
-    SUM(CASE WHEN "adonan_sv" IS NOT NULL THEN CAST("adonan_pv" AS bigint) END) AS "adonan_pv",
-    SUM(CASE WHEN "afalan_pv" IS NOT NULL THEN CAST("afalan_sv" AS bigint) END) AS "afalan_sv",
-    SUM(CASE WHEN "afalan_sv" IS NOT NULL THEN CAST("afalan_pv" AS bigint) END) AS "afalan_pv",
-    SUM(CASE WHEN "air_pv" IS NOT NULL THEN CAST("air_sv" AS bigint) END) AS "air_sv",
-    SUM(CASE WHEN "air_sv" IS NOT NULL THEN CAST("air_pv" AS bigint) END) AS "air_pv",
-    SUM(CASE WHEN "aluminium_pv" IS NOT NULL THEN CAST("aluminium_sv" AS bigint) END)
-        AS "aluminium_sv",
-    SUM(CASE WHEN "aluminium_sv" IS NOT NULL THEN CAST("aluminium_pv" AS bigint) END)
-        AS "aluminium_pv",
-    SUM(CASE WHEN "kapur_pv" IS NOT NULL THEN CAST("kapur_sv" AS bigint) END) AS "kapur_sv",
-    SUM(CASE WHEN "kapur_sv" IS NOT NULL THEN CAST("kapur_pv" AS bigint) END) AS "kapur_pv",
-    SUM(CASE WHEN "silo_1_pv" IS NOT NULL THEN CAST("silo_1_sv" AS bigint) END) AS "silo_1_sv",
-    SUM(CASE WHEN "silo_1_sv" IS NOT NULL THEN CAST("silo_1_pv" AS bigint) END) AS "silo_1_pv",
-    SUM(CASE WHEN "silo_2_pv" IS NOT NULL THEN CAST("silo_2_sv" AS bigint) END) AS "silo_2_sv",
-    SUM(CASE WHEN "silo_2_sv" IS NOT NULL THEN CAST("silo_2_pv" AS bigint) END) AS "silo_2_pv",
-    SUM(CAST("temperature_sv" AS bigint)) AS "temperature_sv_sum",
-    COUNT("temperature_sv") AS "temperature_sv_count",
-    SUM(CAST("temperature_pv" AS bigint)) AS "temperature_pv_sum",
-    COUNT("temperature_pv") AS "temperature_pv_count"
-FROM (
-    SELECT {date} AS "day", substr({date}, 1, 7) AS "month",
-        COALESCE(CAST(substr({time}, 1, 2) AS INTEGER), 0) AS "hour",
-        {fields}
-    FROM "records"
-    WHERE {date} BETWEEN :start_date AND :end_date
-      AND ({date} > :start_date OR COALESCE({time}, :midnight) >= :start_time)
-      AND ({date} < :end_date OR COALESCE({time}, :midnight) <= :end_time)
-      {and_filters}
-) AS "grouped"
-GROUP BY {by}
-ORDER BY {by};
 
 -- name: summary_vehicle
 -- Per group of the range ({by}): how many vehicles.
 SELECT {by},
     COUNT(*) AS "records"
-FROM (
-    SELECT {date} AS "day",
-        SUBSTRING(CAST(CAST({date} AS date) AS varchar(10)), 1, 7) AS "month",
-        COALESCE(CAST(SUBSTRING(CAST(CAST({time} AS time) AS varchar(16)), 1, 2) AS int), 0)
-            AS "hour",
-        {fields}
-    FROM "records"
-    WHERE {date} BETWEEN :start_date AND :end_date
-      AND ({date} > :start_date OR COALESCE({time}, :midnight) >= :start_time)
-      AND ({date} < :end_date OR COALESCE({time}, :midnight) <= :end_time)
-      {and_filters}
-) AS "grouped"
+FROM "in_range"
 GROUP BY {by}
 ORDER BY {by:CASE WHEN {} IS NULL THEN 0 ELSE 1 END, {}};
-
--- name: summary_vehicle
--- dialect: sqlite
--- Dates and times are ISO text: substr() cuts the month and the hour out of them; NULLs sort first.
-SELECT {by},
-    COUNT(*) AS "records"
-FROM (
-    SELECT {date} AS "day", substr({date}, 1, 7) AS "month",
-        COALESCE(CAST(substr({time}, 1, 2) AS INTEGER), 0) AS "hour",
-        {fields}
-    FROM "records"
-    WHERE {date} BETWEEN :start_date AND :end_date
-      AND ({date} > :start_date OR COALESCE({time}, :midnight) >= :start_time)
-      AND ({date} < :end_date OR COALESCE({time}, :midnight) <= :end_time)
-      {and_filters}
-) AS "grouped"
-GROUP BY {by}
-ORDER BY {by};
