@@ -28,7 +28,6 @@ from . import params
 from .schemas import Date, Integer, Number, Time
 
 OPERATORS = ("not", "gt", "gte", "lt", "lte", "in", "isnull")
-ORDER_OPERATORS = ("gt", "gte", "lt", "lte")
 STRING_OPERATORS = ("", "not", "in", "isnull")  # strings compare by the database's collation
 MAX_VALUES = 1000  # bound values of all filters together; SQL Server takes 2,100 a query
 JOINED = ("fields",)  # the arguments whose repeats join their values, as `__in` does
@@ -43,11 +42,7 @@ class Filter(NamedTuple):
 
     field: str
     op: str  # "" for equality
-    values: tuple[Any, ...]  # one value (none for isnull), several for "in"
-
-    @property
-    def argument(self) -> str:
-        return self.field + (f"__{self.op}" if self.op else "")
+    values: tuple[Any, ...]  # one value (True/False for isnull), several for "in"
 
 
 def _kind(field: ma.fields.Field) -> str:

@@ -67,7 +67,6 @@ PARAMETERS: dict[str, tuple[str, ...]] = {
 }
 SHAPES = ("all", "count", "page", "by_key", "range", "range_count", "range_page",
           RANGE_ROWS, *SUMMARY_SHAPES)
-RANGE_SHAPES = ("range", "range_count", "range_page")
 
 # Words that change data or run code; none may appear outside strings and quoted names.
 _FORBIDDEN = {"insert", "update", "delete", "merge", "drop", "alter", "create", "truncate",

@@ -21,11 +21,11 @@ from flask_smorest import abort
 
 from .collections import Collection
 from .encoding import _cell, dumps
+from .queries import DEFAULT_BY
 from .schemas import GROUPS, Integer, String, _wire_date, summary_schema
 
 TIME_GROUPS = ("day", "month", "hour")
 MAX_GROUPS = 4
-DEFAULT_BY = ("day",)
 MATERIALS = GROUPS  # the production shape's raw-material groups
 
 
