@@ -112,6 +112,27 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def ceilings(results: dict[str, Any]) -> dict[str, Any] | None:
+    """What one sync worker could reach at best on each request work: the limit's time plus
+    the fixed cost of one HTTP request, read off row by id (the request with the least
+    database work: its time under gunicorn less its limit's). A work whose limit is cheap
+    beside that floor cannot come near its limit however lean the rest of the path."""
+    row, row_limit = (_get(results, "contenders", "jembatan", "works", "row", "req_s"),
+                      _get(results, "limit", "sqlite3", "row", "ops_s"))
+    if not row or not row_limit:
+        return None
+    floor = 1 / row - 1 / row_limit
+    works = {}
+    for work, _label in WORKS[1:]:
+        limit = _get(results, "limit", "sqlite3", work, "ops_s")
+        got = _get(results, "contenders", "jembatan", "works", work, "req_s")
+        if limit and got:
+            ceiling = 1 / (1 / limit + floor)
+            works[work] = {"limit_ms": 1000 / limit, "ceiling_req_s": ceiling,
+                           "ceiling_of_limit": ceiling / limit, "of_ceiling": got / ceiling}
+    return {"floor_ms": 1000 * floor, "works": works}
+
+
 def _met(t: dict[str, Any]) -> str:
     return {True: "met", False: "NOT met", None: "not measured"}[t["met"]]
 
@@ -250,6 +271,20 @@ def render(results: dict[str, Any]) -> str:
     add("|---|---|---|---|")
     for t in results["targets"]:
         add(f"| {t['target']} | {t['value'] or '–'} | {_met(t)} | {t['margin']} |")
+    ceiling = ceilings(results)
+    if ceiling:
+        add(f"\n### The fixed cost of a request\n\nRow by id under one sync worker takes "
+            f"{ceiling['floor_ms']:.3f} ms more than its limit: the cost of one HTTP request "
+            f"through gunicorn, Flask and flask-smorest (parse, route, arguments, access log, "
+            f"metrics, send). No work can do better than its limit's time plus that: the "
+            f"ceiling below. A target of 90 % of the limit needs the limit's time to be at "
+            f"least nine times that cost.\n")
+        add("| Work | Limit ms | Ceiling req/s | Ceiling / limit | Jembatan / ceiling |")
+        add("|---|---|---|---|---|")
+        labels = dict(WORKS)
+        for work, w in ceiling["works"].items():
+            add(f"| {labels[work]} | {w['limit_ms']:.2f} | {w['ceiling_req_s']:,.1f} | "
+                f"{100 * w['ceiling_of_limit']:.0f} % | {100 * w['of_ceiling']:.0f} % |")
     add("\nThe ODBC target is read as: each work that the limit measures (page, range, full "
         "table) at 90 % or more of the pyodbc limit. RSS is per worker (the deployment has "
         "two; their sum is in the table above).")
