@@ -144,3 +144,15 @@ def make_client(make_database: Callable[[Tables], dict[str, Any]]) -> MakeClient
         return app.test_client()
 
     return make
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[Any]:
+    """A fresh headless Chromium (tests/browser.py), closed after the test."""
+    from tests.browser import Browser  # only the browser tests need it
+
+    chromium = Browser(tmp_path / "chromium-profile", tmp_path / "chromium.log")
+    try:
+        yield chromium
+    finally:
+        chromium.close()

@@ -4,7 +4,7 @@ the test for the same question; its links reproduce them; nothing leaves localho
 from the database are shown as text, never run as HTML; with API keys it asks for one, keeps
 it for the tab only and works under a URL prefix.
 
-The browser is tests/test_docs_browser.py's (DevTools over a pipe, every request logged).
+The browser is tests/browser.py's (DevTools over a pipe, every request logged).
 The page tells where it is through `<html data-state>`: loading, ready, key (asking for an API
 key) or error.
 """
@@ -12,9 +12,7 @@ key) or error.
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
-from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from datetime import date, timedelta
 from decimal import ROUND_HALF_UP, Decimal
@@ -26,12 +24,11 @@ import pytest
 import requests
 
 from app.demo import END_DATE, build_demo_database
+from tests.browser import NO_NETWORK, Browser, needs_chromium
 from tests.conftest import build_database
 from tests.servers import Gunicorn, gunicorn
-from tests.test_docs_browser import CHROMIUM, NO_NETWORK, Browser
 
-pytestmark = pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK) and not os.environ.get("CI"),
-                                reason="Debian's chromium is not installed (make test does)")
+pytestmark = needs_chromium
 
 MATERIALS = ("adonan", "afalan", "air", "aluminium", "kapur", "silo_1", "silo_2")
 NONE = "(none)"  # how the page shows a NULL group
@@ -48,15 +45,6 @@ def demo_database(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("demo") / "demo.sqlite3"
     build_demo_database(path)
     return path
-
-
-@pytest.fixture
-def browser(tmp_path: Path) -> Iterator[Browser]:
-    chromium = Browser(tmp_path / "chromium-profile", tmp_path / "chromium.log")
-    try:
-        yield chromium
-    finally:
-        chromium.close()
 
 
 def serve(tmp_path: Path, database: Path, **env: str) -> AbstractContextManager[Gunicorn]:
