@@ -11,14 +11,16 @@ PORT ?= 8000
 # and run every query's main text on a throwaway PostgreSQL server through its ODBC driver
 # (driver name "PostgreSQL Unicode").
 TEST_DEBS := unixodbc libsqliteodbc postgresql odbc-postgresql chromium fonts-liberation
+# The generated-client checks' node tools (tests/test_clients.py), installed with npm ci.
+CLIENTS := tests/clients
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
-.PHONY: run test lint demo-db debs debs-test python-venv clean
+.PHONY: run test lint demo-db debs debs-test python-venv node clean
 
 run: $(BIN)/.installed demo-db
 	$(BIN)/gunicorn --bind $(HOST):$(PORT) --workers 2 --threads 4 --timeout 120 wsgi:app
 
-test: $(BIN)/.installed-test debs-test
+test: $(BIN)/.installed-test debs-test $(CLIENTS)/node_modules
 	$(BIN)/ruff check .
 	$(BIN)/pytest
 
@@ -46,6 +48,20 @@ debs-test:
 
 debs:
 	$(call apt_install,$(DEBS))
+
+# tests/test_clients.py runs node tools (redocly, openapi-typescript, tsc) pinned in
+# tests/clients/package-lock.json. Node.js and npm are the machine's own when it has them
+# (this kind of machine comes with NodeSource's nodejs, which carries npm, so Debian's npm
+# package would conflict with it); else Debian's. @redocly/cli 2 needs Node.js 20.19 or
+# newer: Debian 13's nodejs is, Debian 12's (18) is not.
+node:
+	@command -v node >/dev/null && command -v npm >/dev/null || \
+	  $(MAKE) --no-print-directory debs DEBS="nodejs npm"
+
+# Exactly the locked versions; again whenever the lock changes.
+$(CLIENTS)/node_modules: $(CLIENTS)/package.json $(CLIENTS)/package-lock.json | node
+	cd $(CLIENTS) && npm ci --no-audit --no-fund
+	touch $@
 
 # Debian's python3 lacks ensurepip (so venv) until python3-venv is installed.
 python-venv:

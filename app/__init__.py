@@ -8,8 +8,11 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import flask_smorest
-from flask import Flask, Response, redirect, request, url_for
+from apispec.ext.marshmallow import MarshmallowPlugin, OpenAPIConverter
+from apispec.ext.marshmallow.common import get_fields
+from flask import Flask, Response, json, redirect, request, url_for
 from flask.json.provider import DefaultJSONProvider
+from flask_smorest.spec.plugins import FlaskPlugin
 from swagger_ui_bundle import swagger_ui_path
 from werkzeug.exceptions import Unauthorized
 from werkzeug.middleware.proxy_fix import ProxyFix
@@ -25,7 +28,13 @@ from .mapping import draft_mapping_command
 from .metrics import Metrics, route_kind
 from .queries import load_queries
 from .schemas import ErrorSchema
-from .views import CONVERTERS, collection_blueprint, meta_blueprint, swagger_files
+from .views import (
+    CONVERTERS,
+    UNDOCUMENTED,
+    collection_blueprint,
+    meta_blueprint,
+    swagger_files,
+)
 
 log = logging.getLogger("jembatan")
 
@@ -42,11 +51,59 @@ class JsonProvider(DefaultJSONProvider):
         return super().dumps(obj, **kwargs)
 
 
+class _Converter(OpenAPIConverter):
+    """Leaves out of an operation's parameters the query arguments marked UNDOCUMENTED
+    (`format`: app/views.py, CSV_DOC), which the route still takes."""
+
+    def schema2parameters(self, schema: Any, *, location: str,
+                          **kwargs: Any) -> list[dict[str, Any]]:
+        parameters = super().schema2parameters(schema, location=location, **kwargs)
+        if location in ("body", "json"):
+            return parameters
+        hidden = {field.data_key or name for name, field in get_fields(schema).items()
+                  if field.metadata.get(UNDOCUMENTED)}
+        return [p for p in parameters if p["name"] not in hidden]
+
+
+class _MarshmallowPlugin(MarshmallowPlugin):
+    Converter = _Converter
+
+
+class _FlaskPlugin(FlaskPlugin):
+    """Paths relative to api.url_prefix, which goes into the server entry instead: the
+    index is then "/" (not "/api/", a path with a trailing slash) and a client's base URL is
+    the API's root, whatever the prefix."""
+
+    def __init__(self, prefix: str):
+        super().__init__()
+        self.prefix = prefix
+
+    def path_helper(self, rule: Any, operations: Any, parameters: Any,
+                    **kwargs: Any) -> str:
+        path: str = super().path_helper(rule, operations, parameters, **kwargs)
+        return path.removeprefix(self.prefix) or "/"
+
+
 class Api(flask_smorest.Api):
     ERROR_SCHEMA = ErrorSchema
     # Only the error responses each operation documents: a catch-all "default" would let
     # any status pass as documented.
     DEFAULT_ERROR_RESPONSE_NAME = None
+
+    def __init__(self, app: Flask, prefix: str):
+        self.prefix = prefix
+        super().__init__(app, spec_kwargs={"marshmallow_plugin": _MarshmallowPlugin(),
+                                           "flask_plugin": _FlaskPlugin(prefix)})
+
+    def _openapi_json(self) -> Response:
+        """The document with the one server that is right for this request, as a path: the
+        root a proxy strips and names in X-Forwarded-Prefix, then api.url_prefix ("/" when
+        neither). A fixed entry would be wrong behind such a proxy, and an absolute URL would
+        trust the Host header."""
+        server = request.script_root + self.prefix or "/"
+        spec = self.spec.to_dict() | {"servers": [{"url": server}]}
+        return Response(json.dumps(spec, indent=2, sort_keys=False),
+                        mimetype="application/json")
 
 
 class _Flask(Flask):
@@ -93,16 +150,20 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
         # Relative, so that the page finds its files under any prefix a proxy adds.
         OPENAPI_SWAGGER_UI_URL="docs/static/",
         API_SPEC_OPTIONS={
-            "info": {"description": _API_DESCRIPTION},
-            # With keys configured every operation but /health needs one (CONTRACT §5).
-            **({"security": [{"ApiKey": []}, {"Bearer": []}]} if settings.auth.api_keys
-               else {}),
+            "info": {"description": _API_DESCRIPTION,
+                     "license": {"name": "MIT", "url": "https://spdx.org/licenses/MIT.html"}},
+            # With keys configured every operation but /health needs one (CONTRACT §5);
+            # without, none does, and the document says so (an empty requirement) rather
+            # than declaring schemes nobody checks. 401 is documented only with keys.
+            "security": ([{"ApiKey": []}, {"Bearer": []}] if settings.auth.api_keys
+                         else []),
         },
     )
     for name, converter in CONVERTERS.items():
         app.url_map.converters[name] = converter
-    api = Api(app)
-    if settings.auth.api_keys:
+    api = Api(app, prefix)
+    keyed = bool(settings.auth.api_keys)
+    if keyed:
         # Both ways of sending a key, so that Swagger UI's "Authorize" button offers them.
         api.spec.components.security_scheme(
             "ApiKey", {"type": "apiKey", "in": "header", "name": "X-API-Key"})
@@ -110,8 +171,8 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     for converter in CONVERTERS.values():
         api.register_converter(converter, lambda conv: dict(conv.openapi))
     for collection in COLLECTIONS:
-        api.register_blueprint(collection_blueprint(collection, db, settings.api))
-    api.register_blueprint(meta_blueprint(COLLECTIONS, db, settings.api))
+        api.register_blueprint(collection_blueprint(collection, db, settings.api, keyed))
+    api.register_blueprint(meta_blueprint(COLLECTIONS, db, settings.api, keyed))
     docs_files = swagger_files(str(swagger_ui_path))
     app.add_url_rule(f"{prefix}/docs/static/<path:filename>", "docs_static", docs_files)
     app.add_url_rule(f"{prefix}/favicon.ico", "favicon",
@@ -222,7 +283,9 @@ Read-only access to the plant's weighbridge transactions, vehicles, master data 
 records. Every collection offers: all records (streamed), a page (`/page/{n}`,
 `?page_size=`), one record by key, and where it has dates a date range
 (`/date/{tglawal}/{jam_awal}/{tglakhir}/{jam_akhir}`, both bounds inclusive, `?on=` picks the
-date/time pair, `?page=&page_size=` pages it).
+date/time pair, `?page=&page_size=` pages it). Each also answers CSV (`?format=csv` or
+`Accept: text/csv`), told in each operation's description rather than listed as a response,
+so that clients generated from this document keep the JSON types.
 
 Values: dates `YYYY-MM-DD`, times `HH:MM:SS` (with `.ffffff` only where the value has a
 fraction), datetimes `YYYY-MM-DDTHH:MM:SS` in plant local time; DECIMAL columns are JSON

@@ -6,7 +6,7 @@ the views declare them) and, where it returns a list, a filter per stored field 
 record: `field=v`, `field__not=v`, `field__gt=v` (`__gte`, `__lt`, `__lte`),
 `field__in=v1,v2`, `field__isnull=true|false`. Anything else is a 400 that lists what is
 accepted, so that a misspelt filter never returns the unfiltered list; names starting with
-`_` are ignored (cache busters). `fields` and a filter's `__in` given twice join their
+`_` are ignored (cache busters). `fields`, `by` and a filter's `__in` given twice join their
 values; any other argument given twice is a 400, never read from its first value alone.
 """
 
@@ -30,7 +30,9 @@ from .schemas import Date, Integer, Number, Time
 OPERATORS = ("not", "gt", "gte", "lt", "lte", "in", "isnull")
 STRING_OPERATORS = ("", "not", "in", "isnull")  # strings compare by the database's collation
 MAX_VALUES = 1000  # bound values of all filters together; SQL Server takes 2,100 a query
-JOINED = ("fields",)  # the arguments whose repeats join their values, as `__in` does
+# The arguments whose repeats join their values, as `__in` does: the lists, which generated
+# clients send as by=day&by=productcode (openapi-python-client ignores `explode: false`).
+JOINED = ("fields", "by")
 
 # Decimal notation, with an exponent allowed (1e3, 2.5E-4: what JSON and OpenAPI call a number).
 _NUMBER = re.compile(r"-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?", re.ASCII)
@@ -160,8 +162,8 @@ class Accepted:
         return field, op
 
     def normalized(self, args: MultiDict[str, str]) -> MultiDict[str, str]:
-        """The arguments with `_` ones dropped and repeated `fields` and `__in` joined; a 400
-        for an argument not accepted or another one given twice."""
+        """The arguments with `_` ones dropped and repeated `fields`, `by` and `__in` joined; a
+        400 for an argument not accepted or another one given twice."""
         out: MultiDict[str, str] = MultiDict()
         for name, values in args.lists():
             if name.startswith("_"):

@@ -27,6 +27,8 @@ from .queries import Where
 from .schemas import HealthSchema, IndexSchema, example
 from .streaming import SpooledStream
 
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
 
 class _Parser(FlaskParser):
     DEFAULT_VALIDATION_STATUS = 400  # CONTRACT §4: malformed input is 400, not 422
@@ -47,14 +49,38 @@ def _taking(schema: type[ma.Schema], filters: Mapping[str, str] | None = None) -
     return instance
 
 
-def _filterable(view: Callable[..., Any]) -> Callable[..., Any]:
-    """The operation's description gains the filters (FILTERS_DOC), indented as the
-    docstring is, so that flask-smorest reads them as one description."""
-    doc = view.__doc__ or ""
-    lines = [line for line in doc.splitlines()[1:] if line.strip()]
-    indent = min((len(line) - len(line.lstrip()) for line in lines), default=0)
-    view.__doc__ = doc.rstrip() + "\n" + textwrap.indent(FILTERS_DOC, " " * indent) + "\n"
-    return view
+# Every record endpoint also answers CSV (?format=csv, Accept: text/csv), yet the document
+# lists only JSON under 200 and leaves `format` out of the parameters (UNDOCUMENTED): a 200
+# with two media types makes generated clients type the body `Weighing[] | string`, and a
+# client that can ask for format=csv gets a body it cannot parse as the type it was given.
+# CSV is for spreadsheets and plain HTTP; each operation's description says how to ask.
+CSV_DOC = """
+CSV: `?format=csv` or `Accept: text/csv` gives the same answer as text/csv (a header row of
+the field names, then one row per record or group, RFC 4180 quoting, values as in JSON, NULL
+as an empty cell; `?format=json` wins over Accept). Not among the responses documented here,
+so that generated clients keep the JSON type: fetch CSV over plain HTTP."""
+
+# A query argument's metadata key: the route takes it, the OpenAPI document does not list it
+# (app/__init__.py's Api leaves such fields out of the parameters).
+UNDOCUMENTED = "undocumented"
+
+
+def _described(*paragraphs: str) -> Decorator:
+    """The operation's description gains these paragraphs, indented as the docstring is,
+    so that flask-smorest reads them as one description."""
+    def decorate(view: Callable[..., Any]) -> Callable[..., Any]:
+        doc = view.__doc__ or ""
+        lines = [line for line in doc.splitlines()[1:] if line.strip()]
+        indent = min((len(line) - len(line.lstrip()) for line in lines), default=0)
+        view.__doc__ = doc.rstrip() + "".join(
+            "\n" + textwrap.indent(p, " " * indent) for p in paragraphs) + "\n"
+        return view
+    return decorate
+
+
+# A list, page, range or summary: the filters and CSV; a record by key: CSV.
+_filterable = _described(FILTERS_DOC, CSV_DOC)
+_csv_described = _described(CSV_DOC)
 
 
 def _query(exclude: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -123,13 +149,6 @@ _PAGE_HEADERS = {
 }
 
 
-# Every record endpoint also answers CSV (?format=csv, Accept: text/csv).
-_CSV_DOC = {"schema": {"type": "string"}, "content_type": "text/csv", "success": True,
-            "description": "With ?format=csv or Accept: text/csv: a header row of the field "
-                           "names, then one row per record (RFC 4180), values as in JSON, "
-                           "NULL empty."}
-
-
 def _path(name: str, description: str) -> dict[str, str]:
     return {"in": "path", "name": name, "description": description}
 
@@ -141,9 +160,6 @@ _RANGE_PATH = [
     _path("tglakhir", "Last date of the range, YYYY-MM-DD (inclusive)."),
     _path("jam_akhir", f"Time on tglakhir where the range ends (inclusive): {_CLOCK_DOC}"),
 ]
-
-
-Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
 
 def _doc_only(*decorators: Decorator) -> Decorator:
@@ -240,8 +256,11 @@ class Representation:
         return SpooledStream(batches, json_part, b"[", b"]", what, on_abandon)
 
 
-def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Blueprint:
-    """The routes of one collection (CONTRACT §3), driven by its row of the table."""
+def collection_blueprint(c: Collection, db: Database, api: ApiSettings,
+                         keys: bool = False) -> Blueprint:
+    """The routes of one collection (CONTRACT §3), driven by its row of the table; `keys`:
+    API keys are configured, so a request without one can be a 401 (CONTRACT §5)."""
+    unauthorized = (401,) if keys else ()  # never answered, so not documented, without keys
     key_name = "numberrow" if c.numbered else "ID"
     blp = Blueprint(c.name, __name__, url_prefix=f"{api.url_prefix}/{c.name}",
                     description=f"{c.schema.Meta.description} Key: {key_name}. Canonical "
@@ -266,12 +285,14 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
     # Every record endpoint takes these (CONTRACT §3 "CSV", "Field selection").
     representation_args = {
         "format": fields.String(validate=validate.OneOf(["json", "csv"]), metadata={
+            UNDOCUMENTED: True,  # CSV_DOC: described in the operation, not a parameter
             "description": "json (the default) or csv; `Accept: text/csv` also asks for "
                            "CSV: a header row, RFC 4180 quoting, values as in JSON, NULL "
                            "as an empty cell."}),
         "fields": DelimitedList(fields.String(metadata={"enum": encoder.output}),
                                 validate=check_fields, metadata={
-            "description": "Only these fields, in this order, comma-separated.",
+            "description": "Only these fields, in this order, comma-separated (or the "
+                           "argument repeated: fields=id&fields=vehno).",
             "minItems": 1, "uniqueItems": True}),
     }
     page_size_field = QueryInteger(
@@ -359,8 +380,7 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
     @blp.response(200, many, example=[record_example],
                   description=f"Every {c.name} record in canonical order (or those the "
                               f"filters keep), streamed as it is read.")
-    @_errors(blp, 400, 401, 503, 500)
-    @_doc_only(blp.alt_response(200, **_CSV_DOC))
+    @_errors(blp, 400, *unauthorized, 503, 500)
     @_filterable
     def get_all(format: str | None = None, fields: list[str] | None = None) -> Response:
         """gets all
@@ -380,8 +400,7 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
     @blp.doc(operationId=f"{c.name}_page")
     @blp.response(200, many, headers=_PAGE_HEADERS, example=[record_example],
                   description="The records of the page; [] beyond the last page.")
-    @_errors(blp, 400, 401, 503, 500)
-    @_doc_only(blp.alt_response(200, **_CSV_DOC))
+    @_errors(blp, 400, *unauthorized, 503, 500)
     @_filterable
     def get_page(pagenumber: str, page_size: int, format: str | None = None,
                  fields: list[str] | None = None) -> Any:
@@ -410,8 +429,8 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
     @blp.doc(summary="finds by row number" if c.numbered else "finds by ID",
              operationId=f"{c.name}_get")
     @blp.response(200, c.schema, description="The record.", example=record_example)
-    @_errors(blp, 400, 401, 404, 503, 500)
-    @_doc_only(blp.alt_response(200, **_CSV_DOC))
+    @_errors(blp, 400, *unauthorized, 404, 503, 500)
+    @_csv_described
     def get_one(format: str | None = None, fields: list[str] | None = None,
                 **path: str) -> Any:
         """finds by key
@@ -464,8 +483,7 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
         @blp.doc(operationId=f"{c.name}_range")
         @blp.response(200, many, headers=_PAGE_HEADERS, example=[range_example],
                       description="The records in the range, oldest first (numberrow null).")
-        @_errors(blp, 400, 401, 503, 500)
-        @_doc_only(blp.alt_response(200, **_CSV_DOC))
+        @_errors(blp, 400, *unauthorized, 503, 500)
         @_filterable
         def get_range(tglawal: str, jam_awal: str, tglakhir: str, jam_akhir: str, on: str,
                       page: int | None = None, page_size: int | None = None,
@@ -524,8 +542,7 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
         @blp.response(200, summary_many, example=[summary_example],
                       description="One object per group, the groups ascending (NULLs "
                                   "first): the groups by name, then the measures.")
-        @_errors(blp, 400, 401, 503, 500)
-        @_doc_only(blp.alt_response(200, **_CSV_DOC))
+        @_errors(blp, 400, *unauthorized, 503, 500)
         @_filterable
         def get_summary(tglawal: str, jam_awal: str, tglakhir: str, jam_akhir: str, on: str,
                         by: list[str] | None = None, format: str | None = None) -> Any:
@@ -548,15 +565,16 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings) -> Bluep
 
 
 def meta_blueprint(collections: tuple[Collection, ...], db: Database,
-                   api: ApiSettings) -> Blueprint:
-    """`/`, `/health` and the Swagger UI's files."""
+                   api: ApiSettings, keys: bool = False) -> Blueprint:
+    """`/` and `/health`; `keys` as for collection_blueprint. Both take no query argument:
+    one is a 400 (app/__init__.py, _no_arguments)."""
     blp = Blueprint("service", __name__, url_prefix=api.url_prefix or None,
                     description="The index of collections and the service's health.")
 
     @blp.route("/")
     @blp.doc(operationId="index")
     @blp.response(200, IndexSchema)
-    @_errors(blp, 401)
+    @_errors(blp, 400, *((401,) if keys else ()))
     def index() -> Any:
         """lists the collections
 
@@ -582,6 +600,7 @@ def meta_blueprint(collections: tuple[Collection, ...], db: Database,
     @blp.doc(operationId="health")
     @blp.doc(security=[])  # open even when API keys are configured
     @blp.response(200, HealthSchema)
+    @_errors(blp, 400)
     @_doc_only(blp.alt_response(503, schema=HealthSchema,
                                 description="The database cannot be reached (with "
                                             "Retry-After)."))

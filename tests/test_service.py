@@ -7,6 +7,7 @@ import datetime as dt
 import json
 import re
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -15,7 +16,13 @@ from flask.testing import FlaskClient
 
 from app import create_app
 from app.schemas import Date, JoinedDateTime, Number, Time
-from tests.conftest import ENGINE_PARAMS, MakeClient, ensure_rows, open_database
+from tests.conftest import (
+    ENGINE_PARAMS,
+    MakeClient,
+    build_database,
+    ensure_rows,
+    open_database,
+)
 from tests.contract import COLLECTIONS
 
 WEIGHING_ROW = {"id": 1, "vehno": "B 1234 XY", "tgl_dt1": "2026-03-01", "jam_dt1": "07:05:03",
@@ -483,8 +490,12 @@ def test_openapi_document_is_valid_and_every_operation_is_documented(tmp_path) -
         assert "example" in ok["content"]["application/json"] or path in ("/", "/health"), path
         for parameter in item.get("parameters", []) + operation.get("parameters", []):
             assert parameter.get("description"), (path, parameter["name"])
+        assert "400" in operation["responses"], path  # / and /health take no argument
         if path not in ("/", "/health"):
-            assert {"400", "401", "503"} <= set(operation["responses"]), path
+            assert {"400", "503"} <= set(operation["responses"]), path
+        # No API keys, no 401: the document says no operation asks for credentials.
+        assert "401" not in operation["responses"], path
+    assert spec["security"] == [] and "securitySchemes" not in spec.get("components", {})
 
 
 def test_operation_ids_are_stable_and_unique(spec: dict[str, Any]) -> None:
@@ -515,3 +526,61 @@ def test_x_pagination_is_documented_with_its_schema(spec: dict[str, Any]) -> Non
     schema = resolve(spec, header["content"]["application/json"]["schema"])
     assert {"total", "total_pages", "first_page", "last_page", "page", "previous_page",
             "next_page"} <= set(schema["properties"])
+
+
+def _document_client(tmp_path: Path, rows: dict[str, Any] | None = None,
+                     **settings: Any) -> FlaskClient:
+    """A client over SQLite alone: the document does not depend on the engine."""
+    database = build_database(tmp_path / "db.sqlite3", rows or {})
+    return create_app({"database": {"sqlite": str(database)}, **settings}).test_client()
+
+
+def test_with_keys_401_and_the_schemes_are_documented(tmp_path: Path) -> None:
+    spec = _document_client(tmp_path, auth={"api_keys": ["k1"]}).get(
+        "/openapi.json").get_json()
+    assert spec["security"] == [{"ApiKey": []}, {"Bearer": []}]
+    assert set(spec["components"]["securitySchemes"]) == {"ApiKey", "Bearer"}
+    for path, item in spec["paths"].items():
+        operation = item["get"]
+        if path == "/health":
+            assert operation["security"] == [] and "401" not in operation["responses"]
+        else:
+            assert "security" not in operation and "401" in operation["responses"], path
+
+
+def test_json_only_is_documented_and_csv_is_described(spec: dict[str, Any]) -> None:
+    """Generated clients keep the JSON type: a 200 lists application/json alone and `format`
+    is no parameter (a client could ask for a body it cannot parse); each record operation's
+    description says how to ask for CSV, which the service still serves."""
+    records = [p for p in spec["paths"] if p not in ("/", "/health")]
+    assert len(records) == 44
+    for path in records:
+        operation = spec["paths"][path]["get"]
+        assert list(operation["responses"]["200"]["content"]) == ["application/json"], path
+        names = [p["name"] for p in spec["paths"][path].get("parameters", [])
+                 + operation.get("parameters", [])]
+        assert "format" not in names, path
+        assert "`?format=csv` or `Accept: text/csv`" in operation["description"], path
+
+
+def test_csv_is_still_served(tmp_path: Path) -> None:
+    client = _document_client(tmp_path, {"weighing": [WEIGHING_ROW]})
+    for url, headers in (("/weighing/1?format=csv", {}), ("/weighing/1", {"Accept": "text/csv"})):
+        response = client.get(url, headers=headers)
+        assert response.status_code == 200 and response.mimetype == "text/csv", url
+    assert client.get("/weighing/1?format=xml").status_code == 400  # still checked
+
+
+@pytest.mark.parametrize(("prefix", "forwarded", "server"), [
+    ("", None, "/"), ("", "/jembatan", "/jembatan"), ("/api", None, "/api"),
+    ("/api", "/jembatan", "/jembatan/api")])
+def test_the_server_entry_is_where_the_api_is_reached(tmp_path: Path, prefix: str,
+                                                      forwarded: str | None,
+                                                      server: str) -> None:
+    """One relative server, right under a url_prefix and behind a proxy that strips its own
+    prefix: the paths are relative to it, the index is "/"."""
+    client = _document_client(tmp_path, api={"url_prefix": prefix})
+    headers = {"X-Forwarded-Prefix": forwarded} if forwarded else {}
+    spec = client.get(f"{prefix}/openapi.json", headers=headers).get_json()
+    assert spec["servers"] == [{"url": server}]
+    assert "/" in spec["paths"] and "/weighing" in spec["paths"]

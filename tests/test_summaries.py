@@ -247,7 +247,7 @@ def test_a_large_summary_streams_whole(make_client) -> None:
     ("on=expired", ["on"]),
     ("fields=day", ["unknown argument 'fields'"]),
     ("page=1", ["unknown argument 'page'"]),
-    ("by=day&by=month", ["by is given 2 times"]),
+    ("on=dt1&on=dt2", ["on is given 2 times"]),
     ("vehno__gt=A", ["vehno is text"]),
     ("productcodee=RM001", ["did you mean productcode?"]),
 ])
@@ -258,6 +258,18 @@ def test_what_a_summary_refuses(make_client, query, words) -> None:
     message = error(got)["message"]
     for word in words:
         assert word in message, message
+
+
+def test_by_given_twice_joins_in_order(make_client) -> None:
+    """What generated clients send for an array (by=productcode&by=day): the groups joined
+    in order, as `fields` are (CONTRACT §3 "Arguments")."""
+    client = make_client({"transactions": WEIGHINGS})
+    url = "/transactions/summary/2025-12-31/00:00/2026-01-02/23:59:59"
+    twice = client.get(f"{url}?by=productcode&by=day")
+    once = client.get(f"{url}?by=productcode,day")
+    assert twice.status_code == 200 and twice.data == once.data
+    assert list(twice.get_json()[0])[:2] == ["productcode", "day"]
+    assert "a group is named twice" in error(client.get(f"{url}?by=day&by=day"))["message"]
 
 
 def test_production_refuses_a_measure_as_a_group(make_client) -> None:
