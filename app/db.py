@@ -86,12 +86,20 @@ class _Watchdog:
 
     Drivers differ: SQL Server's honours a query timeout, PostgreSQL's refuses the attribute
     and SQLite's ignores it; SQLCancel from another thread works on all three.
+
+    SQLCancel is the one call ODBC allows on a statement that another thread is running; it
+    must not outlive the statement, though. pyodbc lets go of the GIL both in cancel() and in
+    close() (SQLFreeHandle), so a cancel still under way while the statement's thread closes
+    its cursor would use a freed handle inside the driver: `done` waits for it to end. (Even
+    then psqlODBC under unixODBC 2.3 can crash when cancels keep landing on a fetch that runs
+    in another thread, as a loop of them shows; a deadline fires rarely, once a statement.)
     """
 
     def __init__(self) -> None:
         self._cond = threading.Condition()
         self._watched: dict[int, tuple[float, Any]] = {}
         self._fired: set[int] = set()
+        self._cancelling: set[int] = set()  # tokens whose cancel() is running now
         self._tokens = itertools.count()
         self._thread: threading.Thread | None = None
         self._wakes_at = float("inf")  # when the thread next looks, unless woken sooner
@@ -109,13 +117,16 @@ class _Watchdog:
             # stream watches each fetch, and waking a thread per batch costs real time.
             if deadline < self._wakes_at:
                 self._wakes_at = deadline
-                self._cond.notify()
+                self._cond.notify_all()  # all: threads in done() wait on it too
             return token
 
     def done(self, token: int) -> bool:
-        """Stop watching; True if the statement was cancelled for running too long."""
+        """Stop watching; True if the statement was cancelled for running too long. Returns
+        only once no cancel() of it is running: the cursor may be closed next."""
         with self._cond:
             self._watched.pop(token, None)
+            while token in self._cancelling:
+                self._cond.wait()
             fired = token in self._fired
             self._fired.discard(token)
             return fired
@@ -128,17 +139,22 @@ class _Watchdog:
                 for token, _ in expired:
                     del self._watched[token]
                     self._fired.add(token)
+                    self._cancelling.add(token)
                 if not expired:
                     self._wakes_at = min((d for d, _ in self._watched.values()),
                                          default=float("inf"))
                     self._cond.wait(None if self._wakes_at == float("inf")
                                     else self._wakes_at - now)
                     continue
-            for _, cursor in expired:
+            for token, cursor in expired:
                 try:
                     cursor.cancel()
                 except Exception as exc:  # the statement may have just finished
                     log.debug("cancel failed: %s", exc)
+                finally:
+                    with self._cond:
+                        self._cancelling.discard(token)
+                        self._cond.notify_all()
 
 
 class _Connection:
@@ -185,8 +201,9 @@ class Result:
             try:
                 return self._cursor.fetchmany(FETCH_SIZE)
             except Exception as exc:
+                fired = timed_out()  # first: it waits for a cancel still running (_Watchdog)
                 self.close()
-                raise self._db.failure(exc, self.what, self._conn, timed_out()) from None
+                raise self._db.failure(exc, self.what, self._conn, fired) from None
 
     def read_ahead(self, rows: int) -> bool:
         """Read now, until `rows` rows are held or the result ends; whether it ended.

@@ -36,12 +36,18 @@ class Spool:
         self._file_size = 0
         self._done = False
         self._error: BaseException | None = None
+        self._closed = False
         self.spilled = False  # whether a temporary file was needed
 
     def write(self, data: bytes) -> None:
         if not data:
             return
         with self._cond:
+            if self._closed:
+                # The response is over and a reader that outlived SpooledStream.close is still
+                # writing: its bytes go nowhere, and its file must not be written after close
+                # (a ValueError that would be logged as a stream broken by the database).
+                return
             if self._file is None and self._memory_size + len(data) <= self._memory_limit:
                 self._memory.append(data)
                 self._memory_size += len(data)
@@ -83,6 +89,7 @@ class Spool:
 
     def close(self) -> None:
         with self._cond:
+            self._closed = True
             if self._file is not None:
                 self._file.close()
             self._memory.clear()

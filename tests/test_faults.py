@@ -5,6 +5,7 @@ or slower than query_timeout. No mocks: the database really goes away."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import threading
 import time
@@ -52,7 +53,9 @@ def serve(cluster: Cluster, schema: str, work: Path, **database: object) -> Iter
     lines += [f"{k} = {json.dumps(v)}" for k, v in database.items()]
     config.write_text("[database]\n" + "\n".join(lines) + "\n")
     # One worker with one thread: "the same worker serves the next request" is then certain.
-    with gunicorn(work, {"JEMBATAN_ODBC": odbc, "JEMBATAN_CONFIG": str(config)},
+    # PYTHONFAULTHANDLER: a worker that crashes logs where (see DRIVER_CRASH).
+    with gunicorn(work, {"JEMBATAN_ODBC": odbc, "JEMBATAN_CONFIG": str(config),
+                         "PYTHONFAULTHANDLER": "1"},
                   "--workers", "1", "--timeout", "60") as g:
         yield g
 
@@ -75,17 +78,6 @@ def workers(server: Gunicorn) -> set[int]:
         if int(fields[1]) == server.process.pid:
             out.add(int(stat.parent.name))
     return out
-
-
-def eventually(condition: Callable[[], bool], seconds: float = 10) -> bool:
-    """Whether `condition` becomes true within `seconds` (a log line is written after the
-    client has seen the connection close)."""
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
 
 
 def timed_get(server: Gunicorn, path: str) -> tuple[requests.Response, float]:
@@ -134,29 +126,86 @@ def test_database_stopped_then_started(cluster: Cluster, server: Gunicorn) -> No
     assert "Internal Server Error" not in server.log()
 
 
-def test_database_killed_while_a_large_list_streams(cluster: Cluster,
-                                                    server: Gunicorn) -> None:
+# Where in the stream PostgreSQL is killed: once the client has the first bytes, 64 KiB or
+# 1 MiB of the body (the reader, the slower side, is then a few batches ahead), or in the
+# last batches of a light stream (only `id`: 4,088,896 bytes for all 300,000 records; killed
+# some 6,000 records before the end), where the reader may also have read everything.
+KILL_POINTS = {"first-bytes": ("", 1), "64KiB": ("", 64 * 1024), "1MiB": ("", 1024 * 1024),
+               "last-batches": ("?fields=id", 4_000_000)}
+
+
+# psqlODBC 13.02 (Debian 12's odbc-postgresql) with UseDeclareFetch=1 itself sometimes
+# crashes when the server dies during a fetch: a NULL pointer read inside its SQLFetch, in
+# the stream's reader thread, while no other thread is in ODBC (the watchdog and the request
+# thread wait on Python locks). About one kill in 60 here. No order of calls on Jembatan's
+# side avoids it: gunicorn replaces the worker, and the client still sees a broken transfer.
+DRIVER_CRASH = re.compile(r"Fatal Python error: Segmentation fault\s+Current thread \w+ "
+                          r"\(most recent call first\):\s+File \"[^\"]*app/db\.py\", "
+                          r"line \d+ in _fetch")
+
+
+def eventually(condition: Callable[[], bool], seconds: float = 10) -> bool:
+    """Whether `condition` becomes true within `seconds`."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+@pytest.mark.parametrize(("query", "kill_after"), KILL_POINTS.values(), ids=KILL_POINTS.keys())
+def test_database_killed_while_a_large_list_streams(cluster: Cluster, server: Gunicorn,
+                                                    query: str, kill_after: int) -> None:
     before = workers(server)
-    with requests.get(server.base + "/transactions", stream=True, timeout=60) as response:
+    body = bytearray()
+    with requests.get(server.base + "/transactions" + query, stream=True,
+                      timeout=60) as response:
         assert response.status_code == 200
-        body = bytearray(response.raw.read(64 * 1024))  # the stream is under way
+        # One iterator from the first byte to the last. (raw.read() and then iter_content()
+        # would parse the chunked framing from the middle of a chunk: a ChunkedEncodingError
+        # even for a complete body, and the client closing the connection at once, before
+        # the server has seen the database go.)
+        chunks = response.iter_content(64 * 1024)
+        for chunk in chunks:
+            body += chunk
+            if len(body) >= kill_after:  # the stream is under way
+                break
         cluster.kill()
-        with pytest.raises(requests.exceptions.ChunkedEncodingError):
-            for chunk in response.iter_content(64 * 1024):
+        try:
+            for chunk in chunks:
                 body += chunk
-    # What arrived is not a valid JSON array: the ERP cannot take it for a complete answer.
-    assert body.startswith(b"[{")
-    with pytest.raises(json.JSONDecodeError):
-        json.loads(body)
-    received = len(json.loads(body.rsplit(b",{", 1)[0] + b"]"))
-    assert received < ROWS
-    print(f"database killed mid-stream: the client got {len(body):,} bytes ({received:,} of "
-          f"{ROWS:,} records), then a broken chunked transfer, no closing ]")
-    assert eventually(lambda: "broke off" in server.log())  # logged
-    # ... and counted: a stream broken off, a 200 whose body was cut.
-    found = samples(requests.get(server.base + "/metrics", timeout=10).text)
-    assert value(found, "jembatan_streams_broken_total") == 1
-    assert value(found, "jembatan_requests_total", kind="list", status="200") == 1
+        except requests.exceptions.ChunkedEncodingError:
+            broken = True  # the server ended the transfer without its last chunk
+        else:
+            broken = False
+    if broken:
+        # What arrived is not a valid JSON array: the ERP cannot take it for a complete answer.
+        assert body.startswith(b"[{")
+        with pytest.raises(json.JSONDecodeError):
+            json.loads(body)
+        received = len(json.loads(body.rsplit(b",{", 1)[0] + b"]"))
+        assert received < ROWS
+        print(f"database killed mid-stream: the client got {len(body):,} bytes ({received:,} "
+              f"of {ROWS:,} records), then a broken chunked transfer, no closing ]")
+        # Logged before the server cut the transfer (or the driver crashed the worker).
+        assert eventually(lambda: "broke off" in server.log()
+                          or "was sent SIGSEGV" in server.log())
+    else:
+        # A transfer that ends cleanly holds every record: the reader had read them all
+        # before the kill (only possible near the end). Never a clean, short array.
+        assert len(json.loads(body)) == ROWS, "a clean end to a cut-short array"
+        assert query, "the whole table read before the client had its first MiB?"
+        print(f"database killed at {len(body):,} bytes: the stream had been read whole")
+    crashed = "was sent SIGSEGV" in server.log()
+    if crashed:
+        assert broken and DRIVER_CRASH.search(server.log()), server.log()[-5000:]
+    else:
+        # Counted: a 200 whose body was cut, or a whole one.
+        found = samples(requests.get(server.base + "/metrics", timeout=10).text)
+        assert value(found, "jembatan_requests_total", kind="list", status="200") == 1
+        assert value(found, "jembatan_streams_broken_total") == (1 if broken else 0)
+        assert ("broke off" in server.log()) == broken
 
     # The killed postmaster may linger as a zombie where nothing reaps orphans, and its lock
     # files would then stop the new one from starting: it is dead, so remove them.
@@ -166,6 +215,8 @@ def test_database_killed_while_a_large_list_streams(cluster: Cluster,
     cluster.start()
     response = requests.get(server.base + "/customers", timeout=30)
     assert response.status_code == 200 and len(response.json()) == 2
+    if crashed:  # gunicorn's new worker serves; the client was never handed a short answer
+        pytest.xfail("psqlODBC crashed inside SQLFetch (DRIVER_CRASH); the worker was replaced")
     assert workers(server) == before
 
 
