@@ -102,12 +102,14 @@ def sample_field(c: Collection) -> str:
     return next((f for f in ("productcode", "recipe", "TransCode") if f in fields), fields[0])
 
 
-def read_by(c: Collection, names: Sequence[str] | None) -> tuple[str, ...]:
-    """The groups of ?by= (day by default), or a 400 that says what is accepted."""
+def read_by(c: Collection, names: Sequence[str] | None,
+            fields: Sequence[str]) -> tuple[str, ...]:
+    """The groups of ?by= (day by default), or a 400 that says what is accepted; `fields`
+    is groupable(c), worked out once by the caller."""
     if names is None:
         return DEFAULT_BY
     names = tuple(names)
-    accepted = [*TIME_GROUPS, *groupable(c)]
+    accepted = (*TIME_GROUPS, *fields)
     unknown = [n for n in names if n not in accepted]
     problem = None
     if not names:
@@ -122,13 +124,14 @@ def read_by(c: Collection, names: Sequence[str] | None) -> tuple[str, ...]:
         abort(400, messages={"query": {"by": [
             f"{problem}. by takes up to {MAX_GROUPS} comma-separated groups, in order: day, "
             f"month, hour, or a text or integer field of {c.name}: "
-            f"{', '.join(groupable(c))}; e.g. by=day,{sample_field(c)}"]}})
+            f"{', '.join(fields)}; e.g. by=day,{sample_field(c)}"]}})
     return names
 
 
 class SummaryEncoder:
     """The rows of one summary query as JSON or CSV; the interface app/views.py's
-    Representation uses (json, csv, csv_header), so summaries stream like lists."""
+    Representation uses (json, csv, csv_header), so summaries stream like lists. It holds
+    nothing of a request: app/views.py keeps one per `by`."""
 
     def __init__(self, c: Collection, by: Sequence[str]):
         assert c.summary is not None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import textwrap
@@ -532,6 +533,9 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings,
             "format": representation_args["format"],
         }, name=f"{c.name}SummaryArgs")
         summary_args = _taking(SummaryArgs, filters)
+        # Made once per `by` asked (a handful in practice), not at every request.
+        summary_encoder = functools.lru_cache(maxsize=64)(
+            functools.partial(summaries.SummaryEncoder, c))
         summary_many = summaries.schema_of(c)(many=True)
         summary_example = {"day": "2026-11-01", **summaries.example(c)}
 
@@ -555,8 +559,8 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings,
             temperatures; vehicle: records). Sent whole when small, streamed when not.
             """
             values = params.date_range(tglawal, jam_awal, tglakhir, jam_akhir)
-            groups = summaries.read_by(c, by)
-            out = Representation(summaries.SummaryEncoder(c, groups), format, None)
+            groups = summaries.read_by(c, by, groupable)
+            out = Representation(summary_encoder(groups), format, None)
             filename = f"{c.name}-summary-{tglawal}_{tglakhir}.csv"
             return stream(f"summary_{on}", values, None, out, filename, where(summary_args),
                           groups)
