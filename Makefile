@@ -84,7 +84,7 @@ clean:
 # --- make bench: Jembatan against Datasette and the no-HTTP limit (README.md, Benchmark) ---
 # `make bench BENCH_ROWS=100000 BENCH_SECONDS=3` is a quick run, on a database of its own.
 BENCH_ROWS ?= 1000000
-BENCH_SECONDS ?= 10
+BENCH_SECONDS ?= 4
 BENCH_DB := bench/data/$(if $(filter 1000000,$(BENCH_ROWS)),,rows-$(BENCH_ROWS)/)bench.sqlite3
 # wrk drives the HTTP runs; the ODBC contender reads through unixODBC's SQLite driver.
 BENCH_DEBS := wrk unixodbc libsqliteodbc

@@ -3,7 +3,7 @@
     .venv/bin/python bench/run.py     (make bench builds the database and installs first)
 
 Environment: BENCH_DB (the SQLite file, default bench/data/bench.sqlite3), BENCH_SECONDS
-(seconds per measured wrk run and per limit, default 10), BENCH_ONLY (a comma-separated
+(seconds per measured wrk run and per limit in each round, default 4), BENCH_ONLY (a comma-separated
 subset of limit,jembatan,deploy,odbc,datasette,profile). Figures are printed as they come.
 A whole run on the default database writes bench/results.json and bench/RESULTS.md; any
 other run (another BENCH_DB, a BENCH_ONLY) writes them to bench/data/ instead.
@@ -37,7 +37,7 @@ BENCH = ROOT / "bench"
 DEFAULT_DB = BENCH / "data" / "bench.sqlite3"
 DB = Path(os.environ.get("BENCH_DB", DEFAULT_DB)).resolve()
 DB_ARG = str(DB.relative_to(ROOT)) if DB.is_relative_to(ROOT) else str(DB)  # as commands say
-SECONDS = float(os.environ.get("BENCH_SECONDS", "10"))
+SECONDS = float(os.environ.get("BENCH_SECONDS", "4"))
 WARMUP = min(2, max(1, round(SECONDS / 5)))  # whole seconds: wrk takes no fractions
 ONLY = set(filter(None, os.environ.get("BENCH_ONLY", "").split(",")))
 DATASETTE = "bench/.venv-datasette/bin/datasette"
@@ -45,9 +45,12 @@ LOGS = BENCH / "data" / "logs"
 PAGE_SIZE = 100
 RANGE_ROWS = 1000  # rows a date range should hold
 STREAM_RUNS = 3  # full-table reads per contender and per limit; the median run is reported
-# Rounds of each request work, every contender and the limit measured in each; the better
-# round is reported: interference from outside the benchmark only ever slows a round down.
-WORK_ROUNDS = 2
+# Rounds of each request work, every contender and the limit measured in each. The better
+# round is each one's figure (interference from outside only ever slows a round down); a
+# ratio between two of them is the median of their ratios within a round (report._paired),
+# as this machine's speed swings by 20 % from one 10 s spell to the next: many short rounds
+# tell 88 % from 90 %, two long ones did not.
+WORK_ROUNDS = 6
 
 # Datasette's equivalents of Jembatan's page and range queries (sql/shapes.sql, sqlite), and
 # of the same with a filter (issue 11): a truck inside the range, a customer's deep page.
@@ -395,17 +398,19 @@ def run_all(plan: dict[str, Any], results: dict[str, Any]) -> None:
             say(f"\n== {label}")
             for n in range(WORK_ROUNDS):
                 say(f"   round {n + 1} of {WORK_ROUNDS}")
-                for driver in drivers:
-                    lim = run_limit(plan, driver, work)
-                    keep_best(results["limit"].setdefault(driver, {}), work, lim, "ops_s")
-                    say(f"   {'limit ' + driver:<10} {lim['ops_s']:9.1f} ops/s   p99 "
-                        f"{lim['p99_ms']:8.1f} ms")
-                for c in chosen:
-                    if work not in c["paths"]:  # Datasette has no summary
-                        continue
-                    keep_best(results["contenders"][c["key"]]["works"], work,
-                              measure_work(c["key"], c, servers[c["key"]], work, plan),
-                              "req_s")
+                # The limit first in odd rounds and last in even ones: a load that grows or
+                # fades during a round falls on both sides of its ratios alike.
+                steps = [*((None, d) for d in drivers), *((c, None) for c in chosen)]
+                for c, driver in steps if n % 2 == 0 else steps[::-1]:
+                    if c is None:
+                        lim = run_limit(plan, driver, work)
+                        keep_best(results["limit"].setdefault(driver, {}), work, lim, "ops_s")
+                        say(f"   {'limit ' + driver:<10} {lim['ops_s']:9.1f} ops/s   p99 "
+                            f"{lim['p99_ms']:8.1f} ms")
+                    elif work in c["paths"]:  # Datasette has no summary
+                        keep_best(results["contenders"][c["key"]]["works"], work,
+                                  measure_work(c["key"], c, servers[c["key"]], work, plan),
+                                  "req_s")
         for kind in ("json", "csv"):
             say(f"\n== the full table, {kind.upper()}")
             # The limit of a CSV export is measured through sqlite3, as issue 4's was.
@@ -459,7 +464,7 @@ def main() -> int:
     results: dict[str, Any] = {
         "date": dt.datetime.now().astimezone().isoformat(timespec="seconds"),
         "machine": machine(), "load_average_start": os.getloadavg(),
-        "settings": {"seconds": SECONDS, "warmup": WARMUP, "db": DB_ARG},
+        "settings": {"seconds": SECONDS, "warmup": WARMUP, "rounds": WORK_ROUNDS, "db": DB_ARG},
         "limit": {}, "contenders": {},
     }
     say(f"machine: {results['machine']}")
