@@ -47,7 +47,8 @@ DATABASE_QUERIES = ("ping", "version", "columns")
 _PAGE = ("first_row", "last_row", "row_count", "skip")
 _RANGE = ("start_date", "start_time", "end_date", "end_time", "midnight")
 SUMMARY_SHAPES = ("summary_weighing", "summary_production", "summary_vehicle")
-# range_rows is no read of its own: a summary reads it as "in_range" (_fill_collection).
+# range_rows is no read of its own: the range reads and the summaries read it as "in_range"
+# (_fill_collection), so that a range's condition is written once.
 RANGE_ROWS = "range_rows"
 PARAMETERS: dict[str, tuple[str, ...]] = {
     "records": (),
@@ -549,7 +550,7 @@ def _fill_collection(queries: Queries, c: Collection, own: _File, shapes: _File,
         text = fill(without_comments(block.text), values, where)
         ctes = f'WITH "records" AS (\n{mapping}\n)'
         variant = block.dialect or records.dialect  # the dialect whose own text this is
-        if kind_of(name) == "summary":  # the range's rows, written once for every summary
+        if '"in_range"' in text:  # the range's records, written once for every range read
             rows = shapes.get(RANGE_ROWS, dialect)
             check_statement(rows.text, rows.source, first=("select",))
             ctes += (f',\n"in_range" AS (\n'

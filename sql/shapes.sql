@@ -77,74 +77,13 @@ SELECT {fields}
 FROM "records"
 WHERE {key} = :key;
 
--- name: range
--- Records whose {date} + {time} (a NULL time counts as 00:00:00) lies in the inclusive range, by {date}, {time}, then the canonical order.
-SELECT {fields}
-FROM "records"
-WHERE {date} BETWEEN :start_date AND :end_date
-  AND ({date} > :start_date OR COALESCE({time}, :midnight) >= :start_time)
-  AND ({date} < :end_date OR COALESCE({time}, :midnight) <= :end_time)
-  {and_filters}
-ORDER BY {date}, CASE WHEN {time} IS NULL THEN 0 ELSE 1 END, {time},
-    {order:CASE WHEN {} IS NULL THEN 0 ELSE 1 END, {}};
-
--- name: range
--- dialect: sqlite
--- Plain ORDER BY, which the (date, time, ...) index of the embedded schema serves without sorting.
-SELECT {fields}
-FROM "records"
-WHERE {date} BETWEEN :start_date AND :end_date
-  AND ({date} > :start_date OR COALESCE({time}, :midnight) >= :start_time)
-  AND ({date} < :end_date OR COALESCE({time}, :midnight) <= :end_time)
-  {and_filters}
-ORDER BY {date}, {time}, {order};
-
--- name: range_count
--- How many records the range holds, for the pagination headers.
-SELECT COUNT(*) AS "total"
-FROM "records"
-WHERE {date} BETWEEN :start_date AND :end_date
-  AND ({date} > :start_date OR COALESCE({time}, :midnight) >= :start_time)
-  AND ({date} < :end_date OR COALESCE({time}, :midnight) <= :end_time)
-  {and_filters};
-
--- name: range_page
--- Positions first_row..last_row (1-based) of the range, in its order.
-SELECT {fields}
-FROM (
-    SELECT ROW_NUMBER() OVER (ORDER BY {date}, CASE WHEN {time} IS NULL THEN 0 ELSE 1 END, {time},
-            {order:CASE WHEN {} IS NULL THEN 0 ELSE 1 END, {}}) AS "position",
-        {fields}
-    FROM "records"
-    WHERE {date} BETWEEN :start_date AND :end_date
-      AND ({date} > :start_date OR COALESCE({time}, :midnight) >= :start_time)
-      AND ({date} < :end_date OR COALESCE({time}, :midnight) <= :end_time)
-      {and_filters}
-) AS "numbered"
-WHERE "position" BETWEEN :first_row AND :last_row
-ORDER BY "position";
-
--- name: range_page
--- dialect: sqlite
--- LIMIT/OFFSET instead of ROW_NUMBER(), as for `page`.
-SELECT {fields}
-FROM "records"
-WHERE {date} BETWEEN :start_date AND :end_date
-  AND ({date} > :start_date OR COALESCE({time}, :midnight) >= :start_time)
-  AND ({date} < :end_date OR COALESCE({time}, :midnight) <= :end_time)
-  {and_filters}
-ORDER BY {date}, {time}, {order}
-LIMIT :row_count OFFSET :skip;
-
--- The summaries (CONTRACT §8): per group of the records a range holds, filters included,
--- what the record shape measures. Each reads "in_range" (range_rows below, which Jembatan
--- puts in front of it as a second common table expression): the range's records with their
--- "day" (the {date}), "month" (YYYY-MM of it) and "hour" (0-23 of the {time}, a NULL time
--- counting as hour 0). {by} is the request's groups (?by=day,productcode): those names or
--- fields of the record; the groups come ascending, NULLs first (the CASE sorts only the
--- groups, a few rows, on every engine). Sums are CAST so that an int column cannot overflow:
--- bigint for kilograms of material, float for net weights. Deviations and averages are
--- divided out of these sums by Jembatan (app/summaries.py), the same way on every engine.
+-- A range's records: those whose {date} + {time} (a NULL time counts as 00:00:00) lies in
+-- the inclusive range, filters included. Every range read and every summary reads them as
+-- "in_range" (range_rows, which Jembatan puts in front of it as a second common table
+-- expression, as it puts "records"), so that the range's condition is written once; each
+-- record comes with the "day" (its {date}), "month" (YYYY-MM of it) and "hour" (0-23 of its
+-- {time}, a NULL time counting as hour 0) a summary groups by. The engines inline it as
+-- they inline "records": the (date, time, ...) index still serves the range's order.
 
 -- name: range_rows
 -- The records of the range, with the day, month and hour a summary groups by.
@@ -170,6 +109,52 @@ WHERE {date} BETWEEN :start_date AND :end_date
   AND ({date} > :start_date OR COALESCE({time}, :midnight) >= :start_time)
   AND ({date} < :end_date OR COALESCE({time}, :midnight) <= :end_time)
   {and_filters};
+
+-- name: range
+-- The range's records by {date}, {time}, then the canonical order.
+SELECT {fields}
+FROM "in_range"
+ORDER BY {date}, CASE WHEN {time} IS NULL THEN 0 ELSE 1 END, {time},
+    {order:CASE WHEN {} IS NULL THEN 0 ELSE 1 END, {}};
+
+-- name: range
+-- dialect: sqlite
+-- Plain ORDER BY, which the (date, time, ...) index of the embedded schema serves without sorting.
+SELECT {fields}
+FROM "in_range"
+ORDER BY {date}, {time}, {order};
+
+-- name: range_count
+-- How many records the range holds, for the pagination headers.
+SELECT COUNT(*) AS "total"
+FROM "in_range";
+
+-- name: range_page
+-- Positions first_row..last_row (1-based) of the range, in its order.
+SELECT {fields}
+FROM (
+    SELECT ROW_NUMBER() OVER (ORDER BY {date}, CASE WHEN {time} IS NULL THEN 0 ELSE 1 END, {time},
+            {order:CASE WHEN {} IS NULL THEN 0 ELSE 1 END, {}}) AS "position",
+        {fields}
+    FROM "in_range"
+) AS "numbered"
+WHERE "position" BETWEEN :first_row AND :last_row
+ORDER BY "position";
+
+-- name: range_page
+-- dialect: sqlite
+-- LIMIT/OFFSET instead of ROW_NUMBER(), as for `page`.
+SELECT {fields}
+FROM "in_range"
+ORDER BY {date}, {time}, {order}
+LIMIT :row_count OFFSET :skip;
+
+-- The summaries (CONTRACT §8): per group of the records a range holds, filters included,
+-- what the record shape measures, read from "in_range" (range_rows above). {by} is the
+-- request's groups (?by=day,productcode): those names or fields of the record; the groups
+-- come ascending, NULLs first (the CASE sorts only the groups, a few rows, on every engine). Sums are CAST so that an int column cannot overflow:
+-- bigint for kilograms of material, float for net weights. Deviations and averages are
+-- divided out of these sums by Jembatan (app/summaries.py), the same way on every engine.
 
 -- name: summary_weighing
 -- Per group of the range ({by}): how many records, how many were weighed in and out, and the net weight |weigh1 - weigh2| of those: its sum, least and greatest.
