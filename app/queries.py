@@ -283,6 +283,9 @@ def parse_file(path: Path) -> list[Block]:
         notes = []  # the leading comment lines describe the query
         while body and (not body[0].strip() or body[0].lstrip().startswith("--")):
             notes.append(body.pop(0).strip().removeprefix("--").strip())
+        # Comment lines after the statement introduce what follows in the file, not this query.
+        while body and (not body[-1].strip() or body[-1].lstrip().startswith("--")):
+            body.pop()
         text = "\n".join(body).strip()
         check_statement(text, where)
         text = text.rstrip().rstrip(";").rstrip()

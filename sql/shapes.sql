@@ -111,7 +111,7 @@ WHERE {date} BETWEEN :start_date AND :end_date
   {and_filters};
 
 -- name: range
--- The range's records by {date}, {time}, then the canonical order.
+-- Records whose {date} + {time} (a NULL time counts as 00:00:00) lies in the inclusive range ("in_range"), by {date}, {time}, then the canonical order.
 SELECT {fields}
 FROM "in_range"
 ORDER BY {date}, CASE WHEN {time} IS NULL THEN 0 ELSE 1 END, {time},

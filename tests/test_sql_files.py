@@ -96,9 +96,13 @@ def test_every_read_is_a_shape_reading_the_records(tmp_path: Path) -> None:
     for name in THING_READS:
         for dialect in (None, "sqlite"):
             sql = queries.get("things", name, dialect).sql
-            assert sql.startswith(f'WITH "records" AS (\n{records}\n)\n'), (name, dialect)
+            front = f'WITH "records" AS (\n{records}\n)'
+            assert sql.startswith(front), (name, dialect)
+            # A range read has the range's records next, as "in_range" (range_rows).
+            assert sql.startswith(f'{front},\n"in_range" AS (\n') == name.startswith(
+                ("range", "summary")), (name, dialect)
             # Nothing after the records names the site's table or columns.
-            rest = sql.split("\n)\n", 1)[1]
+            rest = sql[len(front):]
             assert not {'"Barang"', '"ID"', '"Nama"', '"Tgl"', '"Jam"'} & set(
                 re.findall(r'"[^"]*"', rest)), (name, dialect)
 
