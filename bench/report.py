@@ -299,7 +299,10 @@ def render(results: dict[str, Any]) -> str:
             f"through gunicorn, Flask and flask-smorest (parse, route, arguments, access log, "
             f"metrics, send). No work can do better than its limit's time plus that: the "
             f"ceiling below. A target of 90 % of the limit needs the limit's time to be at "
-            f"least nine times that cost.\n")
+            f"least nine times that cost. That cost is measured warm: after a heavy work (a "
+            f"month's summary copies some 2 MB of table pages through the CPU's caches) the "
+            f"same request work runs two to three times slower (README, Benchmark), so a "
+            f"heavy work's real ceiling is lower than the table's.\n")
         add("| Work | Limit ms | Ceiling req/s | Ceiling / limit | Jembatan / ceiling |")
         add("|---|---|---|---|---|")
         labels = dict(WORKS)
