@@ -35,7 +35,7 @@ def _paired(a: dict[str, Any] | None, b: dict[str, Any] | None) -> float | None:
     """How a request work's figure on `a` compares with `b` (a contender, or the limit):
     the median, over the rounds, of a's figure over b's in the same round. Both were
     measured within seconds of each other, so a slow spell of the machine falls on both
-    sides of a round's ratio; the better rounds of each (the figures shown) may come from
+    sides of a round's ratio; the best rounds of each (the figures shown) may come from
     different spells. An older results.json without matching rounds: best over best."""
     if not a or not b:
         return None

@@ -3,10 +3,11 @@
     .venv/bin/python bench/run.py     (make bench builds the database and installs first)
 
 Environment: BENCH_DB (the SQLite file, default bench/data/bench.sqlite3), BENCH_SECONDS
-(seconds per measured wrk run and per limit in each round, default 4), BENCH_ONLY (a comma-separated
-subset of limit,jembatan,deploy,odbc,datasette,profile). Figures are printed as they come.
-A whole run on the default database writes bench/results.json and bench/RESULTS.md; any
-other run (another BENCH_DB, a BENCH_ONLY) writes them to bench/data/ instead.
+(seconds per measured wrk run and per limit in each round, default 4), BENCH_ONLY (a
+comma-separated subset of limit,jembatan,deploy,odbc,datasette,profile). Figures are
+printed as they come. A whole run on the default database writes bench/results.json and
+bench/RESULTS.md; any other run (another BENCH_DB, a BENCH_ONLY) writes them to bench/data/
+instead.
 """
 
 from __future__ import annotations
@@ -45,11 +46,11 @@ LOGS = BENCH / "data" / "logs"
 PAGE_SIZE = 100
 RANGE_ROWS = 1000  # rows a date range should hold
 STREAM_RUNS = 3  # full-table reads per contender and per limit; the median run is reported
-# Rounds of each request work, every contender and the limit measured in each. The better
+# Rounds of each request work, every contender and the limit measured in each. The best
 # round is each one's figure (interference from outside only ever slows a round down); a
-# ratio between two of them is the median of their ratios within a round (report._paired),
-# as this machine's speed swings by 20 % from one 10 s spell to the next: many short rounds
-# tell 88 % from 90 %, two long ones did not.
+# ratio between two of them is the median of their ratios within a round (report._paired):
+# this machine's speed swings by up to 20 % from one 10 s spell to the next, which two long
+# rounds, best against best, could not see through.
 WORK_ROUNDS = 6
 
 # Datasette's equivalents of Jembatan's page and range queries (sql/shapes.sql, sqlite), and
