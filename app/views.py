@@ -285,11 +285,9 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings,
 
     # Every record endpoint takes these (CONTRACT §3 "CSV", "Field selection").
     representation_args = {
-        "format": fields.String(validate=validate.OneOf(["json", "csv"]), metadata={
-            UNDOCUMENTED: True,  # CSV_DOC: described in the operation, not a parameter
-            "description": "json (the default) or csv; `Accept: text/csv` also asks for "
-                           "CSV: a header row, RFC 4180 quoting, values as in JSON, NULL "
-                           "as an empty cell."}),
+        # Not a documented parameter: CSV_DOC in each operation's description says it all.
+        "format": fields.String(validate=validate.OneOf(["json", "csv"]),
+                                metadata={UNDOCUMENTED: True}),
         "fields": DelimitedList(fields.String(metadata={"enum": encoder.output}),
                                 validate=check_fields, metadata={
             "description": "Only these fields, in this order, comma-separated (or the "
