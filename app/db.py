@@ -62,18 +62,31 @@ def mask_password(text: str) -> str:
     return re.sub(r"(?i)\b(pwd|password)\s*=\s*(\{(?:[^}]|\}\})*\}|[^;]*)", r"\1=***", text)
 
 
-def bind(values: Mapping[str, Any], names: tuple[str, ...], typed: bool) -> tuple[Any, ...]:
+# FreeTDS (1.3, and its master today) works out a typed date's day number with C's
+# truncating division, which is right only from 1600-03-01 on: date(1, 1, 1) leaves it as day
+# 0xFFFFFF, which SQL Server refuses (error 8023) and Babelfish reads as 45935-06-17, and
+# 1582-01-01 arrives as 1582-01-02. Its text-to-date conversion is no better.
+FREETDS_TYPED_DATES_FROM = dt.date(1600, 3, 1)
+
+
+def bind(values: Mapping[str, Any], names: tuple[str, ...], typed: bool,
+         typed_dates_from: dt.date = dt.date.min) -> tuple[Any, ...]:
     """The parameters of one query, in placeholder order.
 
     Over ODBC dates and times go as typed `date`/`time` parameters: SQL Server parses a
     string date by the session's DATEFORMAT, and under `SET DATEFORMAT dmy` '2026-11-05'
     would be 11 May. SQLite has no date type and stores ISO text, which compares in order.
+    A date before `typed_dates_from` (one the driver cannot send typed) goes as 'YYYYMMDD',
+    the one text form SQL Server reads alike under every DATEFORMAT and LANGUAGE; compared
+    with a date it is converted to one, by type precedence.
     """
     out = []
     for name in names:
         value = values[name]
         if not typed and isinstance(value, dt.date | dt.time):
             value = value.isoformat()
+        elif type(value) is dt.date and value < typed_dates_from:
+            value = f"{value.year:04d}{value.month:02d}{value.day:02d}"
         out.append(value)
     return tuple(out)
 
@@ -160,10 +173,12 @@ class _Watchdog:
 class _Connection:
     """One DB-API connection of one thread, with what the runner needs to know about it."""
 
-    def __init__(self, raw: Any, dialect: str | None, typed: bool):
+    def __init__(self, raw: Any, dialect: str | None, typed: bool,
+                 typed_dates_from: dt.date = dt.date.min):
         self.raw = raw
         self.dialect = dialect  # which `-- dialect:` variant applies, None for the main text
         self.typed = typed
+        self.typed_dates_from = typed_dates_from  # earlier dates go as text (see bind)
         self.deadline = float("inf")  # for sqlite3's progress handler
         self.used = False  # has served a query: a failure may mean it went stale
         self.broken = False  # lost or unusable: the next request reconnects
@@ -304,8 +319,10 @@ class Database:
         except pyodbc.Error:
             pass
         dbms = str(raw.getinfo(pyodbc.SQL_DBMS_NAME) or "")
+        driver = str(raw.getinfo(pyodbc.SQL_DRIVER_NAME) or "")
         return _Connection(raw, "sqlite" if dbms.lower().startswith("sqlite") else None,
-                           typed=True)
+                           typed=True, typed_dates_from=FREETDS_TYPED_DATES_FROM
+                           if driver.startswith("libtdsodbc") else dt.date.min)
 
     def _connection(self) -> _Connection:
         conn = getattr(self._local, "conn", None)
@@ -381,7 +398,7 @@ class Database:
         while True:
             conn = self._connection()
             query = self.queries.get(stem, name, conn.dialect, where, by)
-            params = bind(values or {}, query.params, conn.typed)
+            params = bind(values or {}, query.params, conn.typed, conn.typed_dates_from)
             cursor = None
             error: Exception | None = None
             try:

@@ -16,7 +16,7 @@ import pytest
 
 from app.collections import COLLECTIONS, Collection
 from app.config import SHIPPED_SQL_DIR
-from app.db import bind, mask_password
+from app.db import FREETDS_TYPED_DATES_FROM, bind, mask_password
 from app.queries import (
     QueryFileError,
     convert,
@@ -583,6 +583,17 @@ def test_bind_untyped_gives_iso_text() -> None:
               "end_time": dt.time(23, 59, 59), "first_row": 1}
     out = bind(values, ("start_date", "start_time", "end_time", "first_row"), typed=False)
     assert out == ("2026-11-05", "07:30:00", "23:59:59", 1)
+
+
+def test_bind_sends_dates_a_driver_cannot_carry_as_unseparated_iso_text() -> None:
+    """FreeTDS encodes a typed date before 1600-03-01 wrongly (app/db.py): such a date goes
+    as 'YYYYMMDD', which SQL Server reads alike under every DATEFORMAT; later ones stay typed."""
+    values = {"start_date": dt.date(1, 1, 1), "end_date": dt.date(1600, 2, 29),
+              "on": dt.date(1600, 3, 1), "start_time": dt.time(0, 0), "first_row": 1}
+    out = bind(values, ("start_date", "end_date", "on", "start_time", "first_row"),
+               typed=True, typed_dates_from=FREETDS_TYPED_DATES_FROM)
+    assert out == ("00010101", "16000229", dt.date(1600, 3, 1), dt.time(0, 0), 1)
+    assert bind(values, ("start_date",), typed=True) == (dt.date(1, 1, 1),)
 
 
 def test_bind_without_parameters() -> None:
