@@ -63,3 +63,13 @@ def expected(collection: str, row: dict[str, Any], numberrow: int | None = None
         else:
             out[name] = row.get(name)
     return out
+
+
+def same_text(engine: str) -> Any:
+    """How `engine` decides that two strings are equal (CONTRACT §3: "compared by the
+    database's own collation"). SQL Server's default collation (SQL_Latin1_General_CP1_CI_AS)
+    ignores case, and its `=` ignores trailing blanks (the ANSI padding rule: the shorter
+    string is padded with blanks before comparing); SQLite and PostgreSQL compare exactly."""
+    if engine == "mssql":
+        return lambda a, b: a.rstrip(" ").casefold() == b.rstrip(" ").casefold()
+    return lambda a, b: a == b
