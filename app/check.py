@@ -22,7 +22,9 @@ from .summaries import MEASURES
 
 SAMPLE_ROWS = 50  # rows read from each query: enough to look at, never a whole table
 _TODO = re.compile(r'\bAS\s*"([^"]+)"[^\n]*--\s*TODO\b', re.I)
-_NULL = re.compile(r'^\s*NULL\s+AS\s*"([^"]+)"', re.I | re.M)
+# A plain NULL, or one CAST to a type (as draft-mapping writes it for SQL Server).
+_NULL = re.compile(r'^\s*(?:NULL|CAST\(\s*NULL\s+AS\s+\w+(?:\s*\([^)]*\))?\s*\))\s+AS\s*"([^"]+)"',
+                   re.I | re.M)
 
 
 def _harmless(name: str) -> dict[str, Any]:
@@ -75,7 +77,7 @@ def check_query(db: Database, c: Collection, encoder: RecordEncoder, name: str) 
 
 def mapping_notes(db: Database, c: Collection, dialect: str | None) -> tuple[list[str], list[str]]:
     """The fields of a collection's `records` still marked `-- TODO` (a draft-mapping left
-    them), and those given as a plain NULL (the site has no such column)."""
+    them), and those given as a NULL, plain or CAST (the site has no such column)."""
     blocks = [b for b in parse_file(db.queries.files[c.name]) if b.name == "records"]
     block = next((b for b in blocks if b.dialect == dialect), blocks[0])
     todo = [f for f in _TODO.findall(block.text) if f in c.fields]

@@ -4,9 +4,10 @@ site's table, drafted from the table's own columns as the configured connection 
 
 A field is matched to a column of the same name; else to one whose name is the same but for
 case; else but for case, underscores, spaces and hyphens (`TGL_DT1`, `TglDt1`, `tgl dt1` for
-`tgl_dt1`). Each column serves one field at most. A field left unmatched is written
-`NULL AS "field", -- TODO` with the closest columns not used, for a person to finish; and
-`check-sql` reports the fields still marked TODO.
+`tgl_dt1`). Each column serves one field at most. A field left unmatched is written as a
+NULL of the field's type, `CAST(NULL AS date) AS "tgl_dt2", -- TODO` (plain `NULL` on SQLite),
+with the closest columns not used, for a person to finish; and `check-sql` reports the
+fields still marked TODO.
 """
 
 from __future__ import annotations
@@ -23,13 +24,19 @@ from flask.cli import with_appcontext
 from .collections import COLLECTIONS, Collection
 from .db import Database, DatabaseUnavailable, QueryFailed
 from .queries import quote
-from .schemas import Date, Time
+from .schemas import Date, Integer, Number, String, Time
 
 # Catalog types that hold a date and a time of day in one value (SQL Server, PostgreSQL,
 # SQLite's declared types): a date or time field matched to one is cast to its part.
 _DATETIME_TYPES = re.compile(r"(?i)^(datetime|datetime2|smalldatetime|datetimeoffset|"
                              r"timestamp( .*)?)$")
 CLOSEST = 3  # columns named after each TODO
+# The type of the NULL given for a field the site has no column for, named alike on SQL
+# Server 2008 and PostgreSQL. SQL Server types a bare NULL in a SELECT list as int, which it
+# refuses to CAST to date or time or compare with one (every date range reads its date and
+# time that way) and to which it converts a text filter's value ('SUP-007': conversion
+# failed); PostgreSQL's bare NULL is text there.
+_NULL_TYPES: dict[type, str] = {Integer: "int", Number: "float", Date: "date", Time: "time"}
 
 
 class Column(NamedTuple):
@@ -100,6 +107,17 @@ def _source(c: Collection, field: str, column: Column, dialect: str | None) -> s
     return quote(column.name)
 
 
+def _null(c: Collection, field: str, dialect: str | None) -> str:
+    """What the SELECT says for a field with no column: a NULL of the field's type."""
+    declared = c.schema._declared_fields[field]
+    if dialect == "sqlite":  # no types to match: a NULL is a NULL
+        return "NULL"
+    if isinstance(declared, String):
+        return f"CAST(NULL AS varchar({declared.length}))"
+    sql_type = _NULL_TYPES.get(type(declared))
+    return f"CAST(NULL AS {sql_type})" if sql_type else "NULL"
+
+
 def draft(c: Collection, schema: str, table: str, columns: Sequence[Column],
           dialect: str | None = None) -> str:
     """The text of sql/<c>.sql: its records query, drafted from the table's columns, for
@@ -115,7 +133,7 @@ def draft(c: Collection, schema: str, table: str, columns: Sequence[Column],
     ]
     if todo:
         plural = "s" if len(todo) > 1 else ""
-        lines += [f"-- {len(todo)} field{plural} to finish: each `NULL AS ... -- TODO` line "
+        lines += [f"-- {len(todo)} field{plural} to finish: each `... AS ... -- TODO` line "
                   f"names the nearest",
                   "-- columns not used. Write the column or an expression, or keep NULL and drop "
                   "the TODO",
@@ -129,7 +147,7 @@ def draft(c: Collection, schema: str, table: str, columns: Sequence[Column],
             continue
         near = closest(field, unused)
         hint = f" nearest: {', '.join(map(quote, near))}" if near else " no column near it"
-        lines.append(f"    NULL AS {quote(field)}{comma} -- TODO{hint}")
+        lines.append(f"    {_null(c, field, dialect)} AS {quote(field)}{comma} -- TODO{hint}")
     lines.append(f"FROM {target};")
     return "\n".join(lines) + "\n"
 

@@ -420,7 +420,8 @@ def _check_records(block: Block, c: Collection) -> None:
         raise QueryFileError(
             f"{block.source}: records gives no {', '.join(missing)}: write each field as "
             f'"column" AS "field" or an expression AS "field" (NULL AS "{missing[0]}" where '
-            f"the site has none)")
+            f"the site has none; on SQL Server a NULL of the field's type, CAST(NULL AS "
+            f"date), time, int, float or varchar(n))")
     depth = 0
     for piece in re.split(r"([()])", code):
         depth += {"(": 1, ")": -1}.get(piece, 0)

@@ -11,7 +11,9 @@ How to run it: an empty database that a login may create and drop tables in, the
 search_path, so tests are isolated by dropping the ten tables and creating them again
 (app/tables.py's SQL Server DDL: date, time(6), float, int, nvarchar; no indexes, a test holds
 a handful of rows) before each test's rows go in: the database must be one for the tests
-alone, and two test runs must not share it.
+alone, and two test runs must not share it. A test that needs a table of the site's own
+(other names, other SQL Server types) makes it with Server.create_table and drops it with
+Server.drop_table when it ends.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from app import tables
+from app.queries import quote
 from tests.postgres import insert_rows
 
 ENV = "JEMBATAN_TEST_MSSQL"
@@ -50,12 +53,18 @@ class Server:
         self.open()
         return self._conn.cursor()
 
+    def _drop(self, cursor: Any, table: str) -> None:
+        # 2008 R2 has no DROP TABLE IF EXISTS.
+        name = quote(table)
+        bracketed = "[" + table.replace("]", "]]") + "]"  # OBJECT_ID's quoting of a name
+        literal = "N'" + bracketed.replace("'", "''") + "'"
+        cursor.execute(f"IF OBJECT_ID({literal}, N'U') IS NOT NULL DROP TABLE {name}")
+
     def load(self, tables: Mapping[str, Sequence[Mapping[str, Any]]]) -> None:
         """Drop the ten tables, create them empty and insert these rows."""
         cursor = self._cursor()
         for table in self.tables:
-            # 2008 R2 has no DROP TABLE IF EXISTS.
-            cursor.execute(f"IF OBJECT_ID(N'{table}', N'U') IS NOT NULL DROP TABLE \"{table}\"")
+            self._drop(cursor, table)
         for statement in self.create:
             cursor.execute(statement)
         for table, rows in tables.items():
@@ -63,6 +72,40 @@ class Server:
                         cast=lambda sql_type: sql_type)
         cursor.close()
         self.loaded = _frozen(tables)
+
+    def create_table(self, table: str, columns: Mapping[str, str],
+                     rows: Sequence[Mapping[str, Any]] = ()) -> None:
+        """Create `table` (dropped first if it is there) with these columns of SQL Server
+        types, {column: type}, and insert the rows; a datetime is given as ISO text
+        'YYYY-MM-DD hh:mm:ss'. One of the ten tables' names replaces that table until the
+        next load()."""
+        cursor = self._cursor()
+        self._drop(cursor, table)
+        if table in self.tables:
+            self.loaded = None  # ensure() must load the ten tables again
+        cursor.execute(f"CREATE TABLE {quote(table)} ("
+                       + ", ".join(f"{quote(c)} {t}" for c, t in columns.items()) + ")")
+        insert_rows(cursor, quote(table), columns,
+                    [{c: _sent(v, columns[c]) for c, v in row.items()} for row in rows],
+                    time_as_text=True, cast=lambda sql_type: sql_type)
+        cursor.close()
+
+    def drop_table(self, table: str) -> None:
+        """Drop `table` if it is there (a finalizer's work: whatever the test left)."""
+        cursor = self._cursor()
+        self._drop(cursor, table)
+        if table in self.tables:
+            self.loaded = None
+        cursor.close()
+
+    def execute(self, sql: str, *params: Any) -> list[Any]:
+        """Run one statement; the rows of its first result, if it has any."""
+        cursor = self._cursor()
+        try:
+            cursor.execute(sql, *params)
+            return cursor.fetchall() if cursor.description else []
+        finally:
+            cursor.close()
 
     def ensure(self, tables: Mapping[str, Sequence[Mapping[str, Any]]]) -> None:
         """Load these rows unless they are what the tables hold already."""
@@ -73,6 +116,18 @@ class Server:
         if self._conn is not None:
             self._conn.close()
             self._conn = None
+
+
+_DATETIMES = ("datetime", "datetime2", "smalldatetime")
+
+
+def _sent(value: Any, sql_type: str) -> Any:
+    """A row's value as sent for a column of `sql_type`: a datetime's ISO text with the T,
+    'YYYY-MM-DDThh:mm:ss', the form SQL Server reads the same whatever the session's
+    DATEFORMAT and language (a space instead is read by DATEFORMAT for `datetime`)."""
+    if isinstance(value, str) and sql_type.split("(")[0].strip().lower() in _DATETIMES:
+        return value.replace(" ", "T", 1)
+    return value
 
 
 def _frozen(tables: Mapping[str, Sequence[Mapping[str, Any]]]) -> Any:

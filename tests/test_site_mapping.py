@@ -30,6 +30,7 @@ from app.config import SHIPPED_SQL_DIR
 from app.demo import build_demo_database
 from app.queries import parse_file, quote
 from app.tables import column_types
+from tests import mssql
 from tests.conftest import FILE_ENGINES, database_settings
 from tests.contract import expected
 from tests.postgres import READER, Cluster, insert_rows
@@ -142,6 +143,20 @@ def renamed_postgresql(cluster: Cluster, rows: dict[str, list[dict[str, Any]]],
     return cluster.connection_string(schema=name)
 
 
+def renamed_mssql(request: pytest.FixtureRequest, rows: dict[str, list[dict[str, Any]]]
+                  ) -> dict[str, Any]:
+    """`rows` in tables and columns of SQL Server types named as the renamed site names
+    them, next to the ten tables of the test database; dropped when the test ends."""
+    server: mssql.Server = request.getfixturevalue("mssql_server")
+    types = column_types("mssql")
+    for c in COLLECTIONS:
+        table, columns = RENAMES[c.name]
+        request.addfinalizer(lambda table=table: server.drop_table(table))
+        server.create_table(table, {columns[f]: types[c.name][f] for f in c.fields},
+                            [{columns[f]: row[f] for f in c.fields} for row in rows[c.name]])
+    return {"odbc": server.odbc}
+
+
 def both_sites(request: pytest.FixtureRequest, engine: str, demo: Path,
                tmp_path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
     """The `database` settings of the original (shipped sql/) and of the renamed site."""
@@ -149,10 +164,13 @@ def both_sites(request: pytest.FixtureRequest, engine: str, demo: Path,
         renamed = renamed_sqlite(demo, tmp_path / "renamed.sqlite3")
         return (database_settings(engine, demo),
                 database_settings(engine, renamed) | {"sql_dir": str(RENAMED)})
-    if engine != "postgresql":
-        pytest.skip(f"the renamed site is built on sqlite3, ODBC and PostgreSQL, not {engine}")
-    cluster: Cluster = request.getfixturevalue("postgres_cluster")
     rows = demo_rows(demo)
+    if engine == "mssql":
+        server: mssql.Server = request.getfixturevalue("mssql_server")
+        server.load(rows)  # the ten tables, the shipped sql/'s
+        return ({"odbc": server.odbc},
+                renamed_mssql(request, rows) | {"sql_dir": str(RENAMED)})
+    cluster: Cluster = request.getfixturevalue("postgres_cluster")
     original = cluster.create_schema(rows)
     request.addfinalizer(lambda: cluster.drop_schema(original))
     renamed = f"{original}_renamed"
@@ -268,8 +286,14 @@ def datetime_site(request: pytest.FixtureRequest, engine: str, tmp_path: Path
         con.commit()
         con.close()
         return database_settings(engine, path) | {"sql_dir": str(sql_dir)}
-    if engine != "postgresql":
-        pytest.skip(f"the datetime site is built on sqlite3, ODBC and PostgreSQL, not {engine}")
+    if engine == "mssql":
+        # SQL Server's own datetime: the type such a weighbridge program's table has.
+        server: mssql.Server = request.getfixturevalue("mssql_server")
+        types = column_types("mssql")["transactions"]
+        request.addfinalizer(lambda: server.drop_table("transactions"))
+        server.create_table("transactions", {f: types[f] for f in kept}
+                            | {c: "datetime" for c in STAMPS.values()}, rows)
+        return {"odbc": server.odbc, "sql_dir": str(sql_dir)}
     cluster: Cluster = request.getfixturevalue("postgres_cluster")
     types = column_types("postgresql")["transactions"]
     columns = {f: types[f] for f in kept} | {c: "TIMESTAMP" for c in STAMPS.values()}
