@@ -335,9 +335,12 @@ class Database:
             except Exception as exc:
                 log.error("cannot connect to %s: %s", self.describe,
                           mask_password(str(exc)))
+                reason = _unavailable_reason(exc)  # "login failed" says what to mend
+                if reason in (None, "connection lost", "query timed out"):
+                    reason = "cannot connect to the database"
                 if self.metrics is not None:
-                    self.metrics.database_error("cannot connect")
-                raise DatabaseUnavailable("cannot connect to the database") from None
+                    self.metrics.database_error(reason)
+                raise DatabaseUnavailable(reason) from None
             self._local.conn = conn
         return conn
 
@@ -368,10 +371,18 @@ class Database:
             timed_out()
 
     def failure(self, exc: Exception, what: str, conn: _Connection,
-                timed_out: bool = False) -> Exception:
-        """Classify a driver error, log it with its detail, return what to raise instead."""
+                timed_out: bool = False, retried: bool = False) -> Exception:
+        """Classify a driver error, log it with its detail, return what to raise instead.
+
+        `retried`: the query will run again on a fresh connection, so an error that looks
+        like the query's own is not yet counted as one (see execute)."""
         reason = "query timed out" if timed_out else _unavailable_reason(exc)
         detail = mask_password(str(exc))
+        if reason is None and retried:
+            log.warning("query %s failed on a connection that had served before, trying a "
+                        "fresh one: %s", what, detail)
+            conn.broken = True
+            return QueryFailed(f"query {what} failed", detail)
         if self.metrics is not None:
             self.metrics.database_error(reason)
         if reason is None:
@@ -389,8 +400,12 @@ class Database:
         """Run `name` of sql/<stem>.sql, with the filters of `where` if any (and a summary's
         groups `by`); the rows are read from the Result as they are used.
 
-        A connection that has served before and fails as lost is replaced and the query run
-        once more: after a database restart the first request need not fail.
+        A query that fails on a connection that has served before, other than by running
+        too long or by refusing a filter's value, runs once more on a fresh connection,
+        whatever the driver called the failure: after a database restart FreeTDS's first
+        error on a pooled connection is HY000 "Unknown error", not a lost link. If the fresh
+        connection cannot be made or is lost too, the answer is 503; only an error that
+        repeats on a fresh, working connection is the query's own (500).
         """
         what = f"{stem}.{name}"
         if where is not None:
@@ -416,7 +431,7 @@ class Database:
                             error = ValueRefused(f"query {what} refused a filter value: "
                                                  f"{mask_password(str(exc))}")
                         else:
-                            error = self.failure(exc, what, conn, timed_out())
+                            error = self.failure(exc, what, conn, timed_out(), conn.used)
             if error is None:
                 conn.used = True
                 return Result(self, conn, cursor, what, values or {})
@@ -427,7 +442,7 @@ class Database:
                     pass
             if conn.used and conn.broken:
                 log.info("query %s: reconnecting and trying once more", what)
-                continue  # with a new connection, whose failure is not retried
+                continue  # with a new connection, whose failure is final
             raise error
 
     def scalar(self, stem: str, name: str, values: Mapping[str, Any] | None = None,
@@ -486,6 +501,49 @@ def _sqlstate(exc: Exception) -> str:
     return exc.args[0] if exc.args and isinstance(exc.args[0], str) else ""
 
 
+def _native_errors(exc: Exception) -> list[int]:
+    """The server's (or driver's) native error numbers in a pyodbc message: each diagnostic
+    record ends "... (18456) (SQLDriverConnect)"."""
+    text = str(exc.args[1]) if len(exc.args) > 1 else ""
+    return [int(n) for n in re.findall(r"\((-?\d+)\)\s*\(SQL\w+\)", text)]
+
+
+# Why a database error is the database's state (503, the reason in /health, the log and the
+# metrics) rather than the query's own (500), in one table: first by the native error number
+# (SQL Server's own, which both FreeTDS and Microsoft's ODBC Driver 17/18 pass on, and
+# FreeTDS's library numbers), then by SQLSTATE; anything else is the query's. FreeTDS's rows
+# were seen on the T-SQL server of the tests; SQL Server's numbers are from its documentation
+# and were not produced here (no SQL Server, no Microsoft driver on these machines).
+NATIVE_REASONS: dict[int, str] = {
+    18456: "login failed",  # Login failed for user
+    18452: "login failed",  # the login is from an untrusted domain
+    4060: "cannot open the database",  # the login's database does not exist or is offline
+    911: "cannot open the database",  # no database of that name (USE, or Babelfish's login)
+    233: "connection lost",  # no process is on the other end of the pipe
+    10053: "connection lost", 10054: "connection lost",  # reset by the peer
+    10060: "connection lost", 10061: "connection lost",  # timed out, refused
+    20002: "connection lost", 20004: "connection lost",  # FreeTDS: closed, read failed
+    20006: "connection lost", 20009: "connection lost",  # FreeTDS: write failed, unreachable
+    20003: "query timed out",  # FreeTDS: the server did not answer in time
+    -2: "query timed out",  # SQL Server's client-side timeout
+    1205: "database busy",  # chosen as a deadlock victim
+    701: "database busy", 8645: "database busy",  # out of memory, memory grant timeout
+    17809: "database busy",  # the server's connection limit
+    40613: "database busy", 40197: "database busy", 40501: "database busy",  # unavailable
+    49918: "database busy", 49919: "database busy", 49920: "database busy",  # throttled
+}
+STATE_REASONS: dict[str, str] = {
+    "HYT00": "query timed out", "HYT01": "query timed out", "HY008": "query timed out",
+    "57014": "query timed out",  # PostgreSQL's cancel
+    "08": "connection lost",  # the whole class: cannot connect, link failure, ...
+    "57P": "connection lost",  # PostgreSQL: the server is shutting down or restarting
+    "HY117": "connection lost", "IM002": "connection lost",
+    "40001": "database busy", "40P01": "database busy",  # deadlock victim: worth a retry
+    "53300": "database busy",  # PostgreSQL: too many connections
+    "28000": "login failed", "28P01": "login failed",
+}
+
+
 def _unavailable_reason(exc: Exception) -> str | None:
     """A short reason when the error is the database's state, None when it is the query's."""
     if isinstance(exc, sqlite3.Error):
@@ -498,13 +556,11 @@ def _unavailable_reason(exc: Exception) -> str | None:
                 exc, sqlite3.ProgrammingError | sqlite3.InterfaceError):
             return None
         return "database file unreadable"
+    for number in _native_errors(exc):
+        if number in NATIVE_REASONS:
+            return NATIVE_REASONS[number]
     state = _sqlstate(exc)
-    if state in ("HYT00", "HYT01", "HY008", "57014"):  # 57014: PostgreSQL's cancel
-        return "query timed out"
-    if state.startswith("08") or state.startswith("57P") or state in ("HY117", "IM002"):
-        return "connection lost"
-    if state in ("40001", "40P01"):  # chosen as a deadlock victim: worth a retry
-        return "database busy"
-    if state == "28000":
-        return "login failed"
+    for prefix in (state, state[:3], state[:2]):
+        if prefix in STATE_REASONS:
+            return STATE_REASONS[prefix]
     return None

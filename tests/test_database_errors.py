@@ -1,0 +1,112 @@
+"""Which database errors are the database's state (503, with a short reason) and which are
+the query's own (500): app/db.py's one table, read by native error number and SQLSTATE. The
+FreeTDS messages are the driver's own words as the T-SQL server of the tests produced them;
+the Microsoft ODBC Driver 18 and psqlODBC ones are worded as those drivers word them (the
+same SQL Server numbers). Then the retry rule on a real database: an error that repeats on
+a fresh connection is the query's own."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from pathlib import Path
+
+import pytest
+
+from app import create_app
+from app.db import _unavailable_reason
+from tests.conftest import build_database
+from tests.servers import ROOT
+
+
+class OdbcError(Exception):
+    """An exception shaped as pyodbc raises one: (SQLSTATE, message)."""
+
+
+MSODBC = "[Microsoft][ODBC Driver 18 for SQL Server]"
+CASES = [
+    # FreeTDS, as seen on the T-SQL server of the tests
+    ("HY000", "[HY000] [FreeTDS][SQL Server]Unknown error (0) (SQLExecDirectW)", None),
+    ("08S01", "[08S01] [FreeTDS][SQL Server]Communication link failure (0) (SQLExecDirectW)",
+     "connection lost"),
+    ("08S01", "[08S01] [FreeTDS][SQL Server]Unable to connect: Adaptive Server is unavailable "
+              "or does not exist (20009) (SQLDriverConnect)", "connection lost"),
+    ("08004", '[08004] [FreeTDS][SQL Server]database "nosuchdb" does not exist (911) '
+              "(SQLDriverConnect)", "cannot open the database"),
+    ("HYT00", "[HYT00] [FreeTDS][SQL Server]Query timeout expired (0) (SQLExecDirectW)",
+     "query timed out"),
+    ("HY008", "[HY008] [FreeTDS][SQL Server]Operation canceled (0) (SQLFetch)",
+     "query timed out"),
+    ("42000", '[42000] [FreeTDS][SQL Server]relation "nosuchtable" does not exist (33557097) '
+              "(SQLExecDirectW)", None),
+    ("22012", "[22012] [FreeTDS][SQL Server]division by zero (8134) (SQLExecDirectW)", None),
+    # Microsoft's ODBC Driver 18, with SQL Server's own numbers
+    ("28000", f"[28000] {MSODBC}[SQL Server]Login failed for user 'jembatan_ro'. (18456) "
+              "(SQLDriverConnect)", "login failed"),
+    ("42000", f"[42000] {MSODBC}[SQL Server]Cannot open database \"Timbangan\" requested by the "
+              "login. The login failed. (4060) (SQLDriverConnect); [42000] "
+              f"{MSODBC}[SQL Server]Login failed for user 'jembatan_ro'. (18456)",
+     "cannot open the database"),
+    ("08S01", f"[08S01] {MSODBC}TCP Provider: An existing connection was forcibly closed by "
+              "the remote host. (10054) (SQLExecDirectW)", "connection lost"),
+    ("08001", f"[08001] {MSODBC}TCP Provider: Timeout error [258]. (258) (SQLDriverConnect)",
+     "connection lost"),
+    ("HYT00", f"[HYT00] {MSODBC}Query timeout expired (0) (SQLExecDirectW)", "query timed out"),
+    ("40001", f"[40001] {MSODBC}[SQL Server]Transaction (Process ID 57) was deadlocked on lock "
+              "resources with another process and has been chosen as the deadlock victim. "
+              "Rerun the transaction. (1205) (SQLExecDirectW)", "database busy"),
+    ("42000", f"[42000] {MSODBC}[SQL Server]There is insufficient system memory in resource "
+              "pool 'default' to run this query. (701) (SQLExecDirectW)", "database busy"),
+    ("42000", f"[42000] {MSODBC}[SQL Server]A time out occurred while waiting for memory "
+              "resources to execute the query in resource pool 'default' (2). Rerun the "
+              "query. (8645) (SQLExecDirectW)", "database busy"),
+    ("HY000", f"[HY000] {MSODBC}[SQL Server]Database 'Timbangan' on server 'wb01' is not "
+              "currently available. Please retry the connection later. (40613) "
+              "(SQLExecDirectW)", "database busy"),
+    ("42S02", f"[42S02] {MSODBC}[SQL Server]Invalid object name 'TBL_TIMBANG'. (208) "
+              "(SQLExecDirectW)", None),
+    ("42000", f"[42000] {MSODBC}[SQL Server]Incorrect syntax near 'LIMIT'. (102) "
+              "(SQLExecDirectW)", None),
+    # psqlODBC
+    ("57P01", "[57P01] FATAL: terminating connection due to administrator command;\nserver "
+              "closed the connection unexpectedly (26) (SQLExecDirectW)", "connection lost"),
+    ("53300", "[53300] FATAL: sorry, too many clients already (101) (SQLDriverConnect)",
+     "database busy"),
+    ("28P01", '[28P01] FATAL: password authentication failed for user "jembatan_ro" (101) '
+              "(SQLDriverConnect)", "login failed"),
+]
+
+
+@pytest.mark.parametrize(("state", "message", "reason"), CASES,
+                         ids=[f"{c[0]}-{c[2]}-{n}" for n, c in enumerate(CASES)])
+def test_each_error_has_its_reason(state: str, message: str, reason: str | None) -> None:
+    assert _unavailable_reason(OdbcError(state, message)) == reason
+
+
+def test_an_error_that_repeats_on_a_fresh_connection_is_the_querys_own(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A connection that has served, then a query that fails: it runs again on a fresh
+    connection, fails the same way there, and only then is a 500 (logged once as an error,
+    counted once in the metrics)."""
+    sql = tmp_path / "sql"
+    shutil.copytree(ROOT / "sql", sql)
+    customers = sql / "customers.sql"
+    customers.write_text(customers.read_text().replace('FROM "customers"', 'FROM "gone"'))
+    database = build_database(tmp_path / "plant.sqlite3", {"products": [{"id": 1}]})
+    client = create_app({"database": {"sqlite": str(database), "sql_dir": str(sql)}}
+                        ).test_client()
+    assert client.get("/products/1").status_code == 200  # the connection has served
+    with caplog.at_level(logging.INFO, logger="jembatan.db"):
+        response = client.get("/customers/1")
+    assert response.status_code == 500
+    assert "gone" not in response.get_data(as_text=True)
+    said = [(r.levelname, r.getMessage().split(":")[0]) for r in caplog.records
+            if r.name == "jembatan.db"]
+    assert said == [
+        ("WARNING", "query customers.by_key failed on a connection that had served before, "
+                    "trying a fresh one"),
+        ("INFO", "query customers.by_key"),
+        ("ERROR", "query customers.by_key failed"),
+    ]
+    metrics = client.get("/metrics").get_data(as_text=True)
+    assert 'jembatan_database_errors_total{kind="query_failed"} 1.0' in metrics
