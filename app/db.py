@@ -522,8 +522,11 @@ NATIVE_REASONS: dict[int, str] = {
     233: "connection lost",  # no process is on the other end of the pipe
     10053: "connection lost", 10054: "connection lost",  # reset by the peer
     10060: "connection lost", 10061: "connection lost",  # timed out, refused
-    20002: "connection lost", 20004: "connection lost",  # FreeTDS: closed, read failed
-    20006: "connection lost", 20009: "connection lost",  # FreeTDS: write failed, unreachable
+    # FreeTDS's own numbers for a failed link, its EXCOMM class (src/tds/util.c): out of
+    # sync, connection failed, read failed, write failed, no socket, unreachable,
+    # unexpected EOF (a server stopped under a query), bad token, out-of-band, close failed
+    **dict.fromkeys((20001, 20002, 20004, 20006, 20008, 20009, 20017, 20020, 20022, 20056),
+                    "connection lost"),
     20003: "query timed out",  # FreeTDS: the server did not answer in time
     -2: "query timed out",  # SQL Server's client-side timeout
     1205: "database busy",  # chosen as a deadlock victim

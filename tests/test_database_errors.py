@@ -31,6 +31,8 @@ CASES = [
      "connection lost"),
     ("08S01", "[08S01] [FreeTDS][SQL Server]Unable to connect: Adaptive Server is unavailable "
               "or does not exist (20009) (SQLDriverConnect)", "connection lost"),
+    ("01000", "[01000] [FreeTDS][SQL Server]Unexpected EOF from the server (20017) "
+              "(SQLFetch)", "connection lost"),
     ("08004", '[08004] [FreeTDS][SQL Server]database "nosuchdb" does not exist (911) '
               "(SQLDriverConnect)", "cannot open the database"),
     ("HYT00", "[HYT00] [FreeTDS][SQL Server]Query timeout expired (0) (SQLExecDirectW)",
