@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from app import tables
@@ -27,6 +28,10 @@ from app.queries import quote
 from tests.postgres import insert_rows
 
 ENV = "JEMBATAN_TEST_MSSQL"
+# The T-SQL server kit (Babelfish over TDS: start, stop, resume) from which the FreeTDS and
+# fault tests start servers of their own: JEMBATAN_TSQL, else ../shared/tsql beside the checkout.
+TSQL_DIR = Path(os.environ.get("JEMBATAN_TSQL")
+                or Path(__file__).resolve().parent.parent.parent / "shared" / "tsql")
 
 
 def connection_string() -> str | None:

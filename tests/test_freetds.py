@@ -37,11 +37,12 @@ from app import create_app
 from app.config import SHIPPED_SQL_DIR
 from app.tables import column_types
 from tests.contract import PAIRS, expected
-from tests.servers import ROOT, Gunicorn, free_port, gunicorn
+from tests.mssql import TSQL_DIR
+from tests.servers import Gunicorn, free_port, gunicorn
 from tests.test_faults import eventually, workers
 from tests.test_metrics import samples, value
 
-TSQL = ROOT.parent / "shared" / "tsql"
+TSQL = TSQL_DIR
 VERSIONS = ("7.3", "7.4")
 BIG_ROWS = 300_000  # timbangan1: a stream still being read when the server is stopped
 
