@@ -112,3 +112,20 @@ $(DATASETTE_VENV)/.installed: bench/requirements-datasette.txt | python-venv
 # (app/tables.py, from the record shapes of app/schemas.py) or the demo's data changes.
 $(BENCH_DB): app/tables.py app/schemas.py app/demo.py | $(BIN)/.installed
 	$(BIN)/flask --app wsgi demo-db --force --path $@ --rows $(BENCH_ROWS)
+
+# --- make fault-soak: the database stopped and started under load (issue 25) ---
+# Jembatan as `make run` serves it (2 workers x 4 threads), 16 clients reading lists, pages,
+# keys and ranges, while the database server is stopped and started 3 times; prints the
+# counts per status and each recovery, exits 1 on a 500, a recovery slower than
+# connect_timeout + 1 s, or a worker restarted (bench/faults.py --help). A plant, against a
+# copy of its database (the start command must return once the server takes logins):
+#   make fault-soak FAULT_ARGS='--odbc "Driver=...;Database=copy" \
+#     --stop-cmd "systemctl stop mssql-server" --start-cmd "systemctl start mssql-server"'
+FAULT_ARGS ?=
+
+.PHONY: fault-soak
+
+fault-soak: $(BIN)/.installed
+	@$(BIN)/python -c 'import requests, pyodbc' 2>/dev/null || $(BIN)/pip install --quiet \
+	  --disable-pip-version-check 'requests>=2.32,<3' 'pyodbc>=5.2,<6'
+	$(BIN)/python bench/faults.py $(FAULT_ARGS)

@@ -1,0 +1,114 @@
+"""The fault soak of issue 25 (bench/faults.py) end to end: Jembatan as `make run` serves it
+(gunicorn, 2 workers x 4 threads) over FreeTDS from a T-SQL server of ../shared/tsql on free
+ports, 16 clients reading lists (some streamed), pages, records by key and ranges while the
+server is stopped and started three times. Every answer a 200 with a complete body or a 503
+JSON error with Retry-After, none a 500; a 200 again within connect_timeout + 1 s of each
+start; the same worker processes at the end."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.tables import column_types
+from tests.mssql import TSQL_DIR
+from tests.servers import ROOT, free_port
+
+TSQL = TSQL_DIR
+CONNECT_TIMEOUT = 3  # the recovery allowance is this + 1 s: 8 cold logins after a restart
+# Rows per table: three lists long enough to be streamed (2,000 records or more), the rest
+# sent whole. Every date column spreads its rows over 7 days.
+ROWS = {"transactions": 5000, "weighing": 3000, "timbangan1": 2500, "timbangan2": 300,
+        "customers": 40, "products": 12, "transporters": 6, "vehicles": 25, "bricon2": 200,
+        "biao1": 150}
+NUMBERED = ("id", "no_produksi", "no_produksi_")
+
+
+def run(script: str, env: dict[str, str]) -> str:
+    done = subprocess.run([str(TSQL / script)], env=env, capture_output=True, text=True,
+                          timeout=180)
+    assert done.returncode == 0, f"tsql/{script}: {done.stderr[-3000:]}"
+    return done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+
+
+def create_site(odbc: str) -> None:
+    """Every collection's table (app/tables.py's SQL Server types) with ROWS rows, made by
+    the server from a table of digits: n in the key columns, dates over a week, 07:00."""
+    import pyodbc
+
+    with pyodbc.connect(odbc, autocommit=True) as conn:
+        cursor = conn.cursor()
+        cursor.execute("CREATE TABLE #digits (d int)")
+        cursor.execute("INSERT INTO #digits VALUES (0), (1), (2), (3), (4), (5), (6), (7), "
+                       "(8), (9)")
+        digits = " CROSS JOIN ".join(f"#digits AS d{n}" for n in range(4))
+        number = "1 + " + " + ".join(f"{10 ** n} * d{n}.d" for n in range(4))
+        for table, columns in column_types("mssql").items():
+            cursor.execute(f'CREATE TABLE "{table}" ('
+                           + ", ".join(f'"{c}" {t}' for c, t in columns.items()) + ")")
+            values = {c: "n" for c in columns if c in NUMBERED}
+            values |= {c: "DATEADD(day, n % 7, CAST('2026-11-01' AS date))"
+                       for c, t in columns.items() if t == "date"}
+            values |= {c: f"CAST('07:00:00' AS {t})" for c, t in columns.items()
+                       if t.startswith("time")}
+            cursor.execute(f'INSERT INTO "{table}" (' + ", ".join(f'"{c}"' for c in values)
+                           + ") SELECT " + ", ".join(values.values())
+                           + f" FROM (SELECT {number} AS n FROM {digits}) AS numbers "
+                           f"WHERE n <= {ROWS[table]}")
+
+
+@pytest.fixture(scope="module")
+def tsql() -> Iterator[tuple[dict[str, str], str]]:
+    """A T-SQL server on free ports with the site's tables: (its scripts' env, ODBC string)."""
+    if not (TSQL / "start").is_file():
+        pytest.skip(f"no T-SQL server here: {TSQL / 'start'} does not exist")
+    if os.geteuid() != 0:
+        pytest.skip("../shared/tsql/start needs root")
+    port, pg_port = free_port(), free_port()
+    while pg_port == port:
+        pg_port = free_port()
+    env = os.environ | {"TSQL_PORT": str(port), "TSQL_PG_PORT": str(pg_port)}
+    try:
+        odbc = run("start", env)
+        create_site(odbc)
+        yield env, odbc
+    finally:
+        subprocess.run([str(TSQL / "stop"), "--immediate"], env=env, capture_output=True,
+                       timeout=120)
+        shutil.rmtree(f"/tmp/jembatan-tsql-{port}", ignore_errors=True)
+
+
+def test_stopped_and_started_three_times_under_load(tsql: tuple[dict[str, str], str],
+                                                    tmp_path: Path) -> None:
+    env, odbc = tsql
+    config = tmp_path / "jembatan.toml"
+    config.write_text(f"[database]\nconnect_timeout = {CONNECT_TIMEOUT}\n")
+    env = {k: v for k, v in env.items() if not k.startswith("JEMBATAN_")}
+    env |= {"JEMBATAN_CONFIG": str(config), "PYTHONFAULTHANDLER": "1"}
+    # The default stop and start commands: ../shared/tsql's stop and resume on TSQL_PORT.
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "faults.py"), "--odbc", odbc, "--cycles", "3",
+         "--up", "4", "--down", "2", "--after", "4", "--log", str(tmp_path / "gunicorn.log")],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
+    print(done.stdout)
+    assert done.returncode == 0, done.stdout + done.stderr[-3000:]
+    assert "result: PASS" in done.stdout
+    counts = re.search(r"^counts: 200=(\d+) 503=(\d+) 500=(\d+) other=(\d+) no_answer=(\d+) "
+                       r"broken=(\d+) short=(\d+) wrong=(\d+)$", done.stdout, re.M)
+    assert counts, done.stdout
+    ok, unavailable, failed, other, no_answer, _, short, wrong = map(int, counts.groups())
+    assert failed == other == no_answer == short == wrong == 0
+    assert ok > 100 and unavailable > 0  # the server was really down, and back
+    recoveries = re.findall(r"^cycle \d: first 200 after the start returned: ([\d.]+) s; "
+                            r"503s to requests made [\d.]+ s or more after it: 0$",
+                            done.stdout, re.M)
+    assert len(recoveries) == 3, done.stdout
+    assert all(float(s) <= CONNECT_TIMEOUT + 1 for s in recoveries)
+    assert re.search(r"^workers: before \[\d+, \d+\], after \[\d+, \d+\]$", done.stdout, re.M)
