@@ -389,7 +389,10 @@ class Database:
             log.error("query %s failed: %s", what, detail)
             return QueryFailed(f"query {what} failed", detail)
         log.warning("query %s: %s (%s)", what, reason, detail)
-        if reason != "query timed out":  # a cancelled query leaves the connection usable
+        # A cancelled query leaves the connection usable on most drivers; where it does not
+        # (FreeTDS gives up on the link when the server is slow to answer the cancel), the
+        # next query finds it lost and runs again on a fresh one (execute).
+        if reason != "query timed out":
             conn.broken = True
         return DatabaseUnavailable(reason)
 
