@@ -262,20 +262,26 @@ def client(base: str, reads: list[Read], run: Run, seed: int, timeout: float,
         groups[kind] = [g for g in split if g]
     while not run.done.is_set():
         read = rng.choice(rng.choice(groups[rng.choice(list(groups))]))
-        started = time.monotonic()
-        status: int | None = None
-        try:
-            with session.get(base + read.path, stream=True, timeout=timeout) as response:
-                status = response.status_code
-                outcome = judge(read, response)
-        except requests.RequestException as exc:
-            outcome = f"no answer ({type(exc).__name__})"
-        if outcome == "broken":  # the connection is unusable after a cut-off body
+        event = read_once(session, base, read, timeout)
+        if event.outcome == "broken":  # the connection is unusable after a cut-off body
             session.close()
             session = requests.Session()
             session.headers.update(headers)
         with run.lock:
-            run.events.append(Event(read, started, time.monotonic(), status, outcome))
+            run.events.append(event)
+
+
+def read_once(session: requests.Session, base: str, read: Read, timeout: float) -> Event:
+    """One read, judged (see judge)."""
+    started = time.monotonic()
+    status: int | None = None
+    try:
+        with session.get(base + read.path, stream=True, timeout=timeout) as response:
+            status = response.status_code
+            outcome = judge(read, response)
+    except requests.RequestException as exc:
+        outcome = f"no answer ({type(exc).__name__})"
+    return Event(read, started, time.monotonic(), status, outcome)
 
 
 def probe(base: str, read: Read, run: Run, timeout: float, headers: dict[str, str]) -> None:
@@ -286,17 +292,10 @@ def probe(base: str, read: Read, run: Run, timeout: float, headers: dict[str, st
     while not run.done.is_set():
         if not run.probing.wait(0.2):
             continue
-        started = time.monotonic()
-        status: int | None = None
-        try:
-            with session.get(base + read.path, stream=True, timeout=timeout) as response:
-                status = response.status_code
-                outcome = judge(read, response)
-        except requests.RequestException as exc:
-            outcome = f"no answer ({type(exc).__name__})"
+        event = read_once(session, base, read, timeout)
         with run.lock:
-            run.events.append(Event(read, started, time.monotonic(), status, outcome))
-        if status == 200:
+            run.events.append(event)
+        if event.status == 200:
             run.probing.clear()
         else:
             time.sleep(0.05)

@@ -24,7 +24,7 @@ import os
 import shutil
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -205,19 +205,26 @@ def as_text(value: Any) -> Any:
     return value
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[Server]:
+@contextlib.contextmanager
+def started(tsql: Server, prepare: Callable[[Server], None]) -> Iterator[Server]:
+    """`tsql` started, made ready by `prepare`, removed afterwards; the module is skipped
+    where there is no T-SQL kit or no root to run it."""
     if not (TSQL / "start").is_file():
         pytest.skip(f"no T-SQL server here: {TSQL / 'start'} does not exist")
     if os.geteuid() != 0:
         pytest.skip("../shared/tsql/start needs root")
-    tsql = Server()
     try:
         tsql.start()
-        create_tables(tsql.odbc("7.4"))
+        prepare(tsql)
         yield tsql
     finally:
         tsql.remove()
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[Server]:
+    with started(Server(), lambda tsql: create_tables(tsql.odbc("7.4"))) as tsql:
+        yield tsql
 
 
 @pytest.fixture(scope="module", params=VERSIONS, ids=[f"tds{v}" for v in VERSIONS])

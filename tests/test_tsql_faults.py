@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import re
 import shutil
 import socket
@@ -37,8 +36,8 @@ from app.tables import column_types
 from tests.contract import expected
 from tests.servers import Gunicorn, free_port, gunicorn
 from tests.test_faults import workers
-from tests.test_freetds import TSQL
 from tests.test_freetds import Server as FreeTDSServer
+from tests.test_freetds import started
 from tests.test_metrics import samples, value
 
 CONNECT_TIMEOUT = 2
@@ -127,20 +126,15 @@ def create_tables(odbc: str) -> None:
                        '(8), (9)')
 
 
+def _prepare(tsql: Server) -> None:
+    tsql.check_passwords()
+    create_tables(tsql.odbc("7.4"))
+
+
 @pytest.fixture(scope="module")
 def module_server() -> Iterator[Server]:
-    if not (TSQL / "start").is_file():
-        pytest.skip(f"no T-SQL server here: {TSQL / 'start'} does not exist")
-    if os.geteuid() != 0:
-        pytest.skip("../shared/tsql/start needs root")
-    tsql = Server()
-    try:
-        tsql.start()
-        tsql.check_passwords()
-        create_tables(tsql.odbc("7.4"))
+    with started(Server(), _prepare) as tsql:
         yield tsql
-    finally:
-        tsql.remove()
 
 
 @pytest.fixture
