@@ -52,10 +52,11 @@ class Metrics:
                             "route kind.", ["kind"], registry=r)
         self.broken = Counter("jembatan_streams_broken", "Streamed answers that broke off "
                               "because reading the database failed midway.", registry=r)
-        self.db_errors = Counter("jembatan_database_errors", "Database errors: unreachable "
-                                 "(cannot connect, connection lost, busy, login failed), "
-                                 "timeout, query_failed (a query the database refused).",
-                                 ["kind"], registry=r)
+        self.db_errors = Counter("jembatan_database_errors", "Database errors by kind: "
+                                 "unreachable (cannot connect, connection lost, busy, login "
+                                 "failed...), timeout, query_failed (a query the database "
+                                 "refused); and by reason, the words of the 503 (app/db.py).",
+                                 ["kind", "reason"], registry=r)
         self.queries = Histogram("jembatan_query_duration_seconds", "Time from sending a "
                                  "query to its last row read, by kind of query.", ["query"],
                                  buckets=_QUERY_BUCKETS, registry=r)
@@ -73,7 +74,7 @@ class Metrics:
         """A failure as app/db.py classifies it: None is a query the database refused."""
         kind = ("query_failed" if reason is None else "timeout" if reason == "query timed out"
                 else "unreachable")
-        self.db_errors.labels(kind).inc()
+        self.db_errors.labels(kind, reason or "query failed").inc()
 
     def query(self, kind: str, seconds: float) -> None:
         self.queries.labels(kind).observe(seconds)

@@ -111,4 +111,5 @@ def test_an_error_that_repeats_on_a_fresh_connection_is_the_querys_own(
         ("ERROR", "query customers.by_key failed"),
     ]
     metrics = client.get("/metrics").get_data(as_text=True)
-    assert 'jembatan_database_errors_total{kind="query_failed"} 1.0' in metrics
+    assert ('jembatan_database_errors_total{kind="query_failed",reason="query failed"} 1.0'
+            in metrics)

@@ -35,7 +35,9 @@ def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
 
 
 def value(found: dict[Any, float], name: str, **labels: str) -> float:
-    return found.get((name, tuple(sorted(labels.items()))), 0.0)
+    """The sum of `name`'s samples that carry these labels (and any others)."""
+    return sum(v for (n, have), v in found.items()
+               if n == name and set(labels.items()) <= set(have))
 
 
 def test_one_view_of_every_gunicorn_worker(tmp_path: Path) -> None:
@@ -123,6 +125,8 @@ def test_database_errors_by_kind(tmp_path: Path) -> None:
     assert client.get("/health", buffered=True).status_code == 503
     found = samples(client.get("/metrics").get_data(as_text=True))
     assert value(found, "jembatan_database_errors_total", kind="unreachable") == 2
+    assert value(found, "jembatan_database_errors_total", kind="unreachable",
+                 reason="cannot connect to the database") == 2
     assert value(found, "jembatan_requests_total", kind="list", status="503") == 1
     # query_failed: a site's query naming a table that is not there
     sql = tmp_path / "sql"
@@ -134,7 +138,8 @@ def test_database_errors_by_kind(tmp_path: Path) -> None:
                                       "sql_dir": str(sql)}}).test_client()
     assert client.get("/customers/1", buffered=True).status_code == 500
     found = samples(client.get("/metrics").get_data(as_text=True))
-    assert value(found, "jembatan_database_errors_total", kind="query_failed") == 1
+    assert value(found, "jembatan_database_errors_total", kind="query_failed",
+                 reason="query failed") == 1
 
 
 def test_open_or_behind_its_own_key(tmp_path: Path) -> None:

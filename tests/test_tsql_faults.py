@@ -238,8 +238,8 @@ def test_server_stopped_between_requests_is_503(tsql: Server, tmp_path: Path,
         found = metrics(web)
         # One failed connection per request (the stale one's error is not counted: it was
         # tried again), and a 503 of each kind.
-        assert value(found, "jembatan_database_errors_total",
-                     kind="unreachable") == len(DATA_PATHS) + 1
+        assert value(found, "jembatan_database_errors_total", kind="unreachable",
+                     reason="cannot connect to the database") == len(DATA_PATHS) + 1
         for kind in DATA_PATHS:
             assert value(found, "jembatan_requests_total", kind=kind, status="503") == 1, kind
         no_500(found)
@@ -385,7 +385,8 @@ def test_a_wrong_password_is_503_login_failed(tsql: Server, tmp_path: Path) -> N
             assert WRONG_PASSWORD not in response.text
         assert took < CONNECT_TIMEOUT + 1
         found = metrics(web)
-        assert value(found, "jembatan_database_errors_total", kind="unreachable") >= 5
+        assert value(found, "jembatan_database_errors_total", kind="unreachable",
+                     reason="login failed") >= 5
         no_500(found)
         assert "PWD=***" in web.log()  # the connection string is logged, masked
         print("\n".join(database_lines(web)))
