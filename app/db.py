@@ -64,8 +64,9 @@ def mask_password(text: str) -> str:
 
 # FreeTDS (1.3, and its master today) works out a typed date's day number with C's
 # truncating division, which is right only from 1600-03-01 on: date(1, 1, 1) leaves it as day
-# 0xFFFFFF, which SQL Server refuses (error 8023) and Babelfish reads as 45935-06-17, and
-# 1582-01-01 arrives as 1582-01-02. Its text-to-date conversion is no better.
+# 0xFFFFFF, past 9999-12-31 (day 3,652,058), which Babelfish reads as 45935-06-17 and no SQL
+# Server date can hold; 1582-01-01 arrives as 1582-01-02. Its text-to-date conversion
+# ('0001-01-01' becomes 2001-01-01) is no better.
 FREETDS_TYPED_DATES_FROM = dt.date(1600, 3, 1)
 
 
