@@ -1,5 +1,13 @@
 """The WSGI entry point: `gunicorn wsgi:app`, `flask --app wsgi ...`."""
 
-from app import create_app
+import sys
 
-app = create_app()
+from app import create_app
+from app.config import ConfigError
+from app.queries import QueryFileError
+
+try:
+    app = create_app()
+except (ConfigError, QueryFileError) as exc:
+    # A setting or a mapping file for the operator to mend: its words, not a traceback.
+    sys.exit(f"jembatan: {exc}")

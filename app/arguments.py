@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import marshmallow as ma
+from flask import request
 from flask_smorest import abort
 from werkzeug.datastructures import MultiDict
 
@@ -138,6 +139,10 @@ class Accepted:
                                    for o in self.operators(field)))
         near = difflib.get_close_matches(field, [*self.own, *(self.filters or ())], n=1)
         hint = f"; did you mean {near[0]}?" if near else "."
+        rule = request.url_rule.rule if request.url_rule else ""
+        if name == "page" and self.filters is not None and "<" not in rule:  # the list
+            hint = (f"; a list's pages are paths: {request.path}/page/N (with ?page_size=M "
+                    f"and the same filters).")
         fields = (f" The fields that filter: {', '.join(self.filters)}." if self.filters
                   else "")
         _bad(name, f"{what}{hint} This endpoint takes {self.describe()}.{fields} "

@@ -61,6 +61,15 @@ def test_an_argument_an_endpoint_does_not_take_is_a_400(client, url, takes) -> N
     bad(client.get(url), f"unknown argument '{name}'", f"This endpoint takes {takes}")
 
 
+def test_page_on_a_list_points_at_the_page_path(client) -> None:
+    message = bad(client.get("/transactions?page=2&vehno=B%201%20A"), "unknown argument 'page'",
+                  "a list's pages are paths: /transactions/page/N (with ?page_size=M and the "
+                  "same filters).")
+    assert "did you mean" not in message
+    # Elsewhere `page` is either taken (a range) or not a list's (a page, a record).
+    assert "pages are paths" not in bad(client.get("/transactions/1?page=2"), "'page'")
+
+
 @pytest.mark.parametrize("url", ["/transactions", "/transactions/page/1", RANGE,
                                  "/transactions/1", "/", "/health", "/openapi.json", "/docs"])
 def test_arguments_that_start_with_an_underscore_are_ignored(client, url) -> None:

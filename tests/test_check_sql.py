@@ -4,14 +4,18 @@ prints what each query sends."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 from app import create_app
 from app.collections import COLLECTIONS
 from app.config import SHIPPED_SQL_DIR
 from tests.conftest import build_database
+from tests.servers import ROOT
 
 
 def site_copy(tmp_path: Path) -> Path:
@@ -132,3 +136,20 @@ def test_show_without_the_database_gives_the_main_texts(tmp_path: Path) -> None:
     assert "cannot be reached" in result.output and "the main texts" in result.output
     page = app.extensions["jembatan"]["db"].queries.get("customers", "page", None)
     assert page.sql + ";\n" in result.output and "ROW_NUMBER()" in page.sql
+
+
+def test_a_missing_mapping_file_is_one_line_not_a_traceback(tmp_path: Path) -> None:
+    """`flask --app wsgi check-sql` (and gunicorn) with a collection's file gone: exit 1 and
+    one line that names the file, the way every refused mapping is told at start."""
+    site = site_copy(tmp_path)
+    (site / "customers.sql").unlink()
+    database = build_database(tmp_path / "site.sqlite3", {})
+    config = tmp_path / "jembatan.toml"
+    config.write_text(f'[database]\nsqlite = "{database}"\nsql_dir = "{site}"\n')
+    env = {k: v for k, v in os.environ.items() if not k.startswith("JEMBATAN_")}
+    done = subprocess.run([str(Path(sys.executable).parent / "flask"), "--app", "wsgi",
+                           "check-sql"], cwd=ROOT, env=env | {"JEMBATAN_CONFIG": str(config)},
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr == (f"jembatan: {site / 'customers.sql'}: missing "
+                           f"(database.sql_dir is {site})\n")
