@@ -6,10 +6,11 @@ import logging
 from http import HTTPStatus
 from typing import Any
 
-from flask import Flask, Response, jsonify, request
+from flask import Flask, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException, InternalServerError, MethodNotAllowed, NotFound
 
 from . import logs
+from .collections import COLLECTIONS
 from .db import DatabaseUnavailable, ValueRefused
 
 log = logging.getLogger("jembatan")
@@ -32,6 +33,29 @@ def _validation_message(messages: dict[str, Any]) -> str:
     return "Invalid " + "; ".join(parts)
 
 
+RANGE_FORMAT = "{YYYY-MM-DD}/{HH:MM[:SS]}/{YYYY-MM-DD}/{HH:MM[:SS]}"
+
+
+def _malformed_range(path: str) -> str | None:
+    """What is wrong with a /<c>/date/... or /<c>/summary/... path that no route took (a
+    wrong number of parts: /date/24/11/2026/..., a day without its times), else None."""
+    prefix = current_app.extensions["jembatan"]["settings"].api.url_prefix
+    parts = path.removeprefix(prefix).strip("/").split("/")
+    if len(parts) < 2 or parts[1] not in ("date", "summary"):
+        return None
+    found = next((c for c in COLLECTIONS if c.name == parts[0] and c.dates), None)
+    if found is None:
+        return None
+    given = parts[2:]
+    return (f"A {'date range' if parts[1] == 'date' else 'summary'} is "
+            f"{prefix}/{found.name}/{parts[1]}/{RANGE_FORMAT}: four parts, the start date and "
+            f"time, then the end date and time (both inclusive; HH:MM means HH:MM:00), such as "
+            f"{prefix}/{found.name}/{parts[1]}/2026-11-01/00:00/2026-11-30/23:59:59. This path "
+            f"has {len(given)} part{'s' if len(given) != 1 else ''} after /{parts[1]}"
+            f"{' (an empty one among them)' if '' in given else ''}: "
+            f"{'/'.join(given) or 'none'}.")
+
+
 def handle_http(exc: HTTPException) -> Response:
     code = exc.code or 500
     data = getattr(exc, "data", None) or {}
@@ -42,6 +66,8 @@ def handle_http(exc: HTTPException) -> Response:
         response = error_response(code, f"Jembatan is read-only: {request.method} is not "
                                         f"allowed here; use GET or HEAD.")
         response.headers["Allow"] = ", ".join(exc.valid_methods or ("GET", "HEAD"))
+    elif isinstance(exc, NotFound) and (wrong := _malformed_range(request.path)):
+        response = error_response(400, wrong)
     elif isinstance(exc, NotFound) and exc.description == NotFound.description:
         path = request.path
         hint = (f" Without the trailing slash: {path.rstrip('/')} ."

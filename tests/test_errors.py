@@ -114,14 +114,36 @@ def test_a_405_with_a_body_sent_is_still_405(make_client):
 def test_unknown_paths_are_404_in_the_error_shape(make_client):
     client = make_client({"weighing": [weighing_row(1)]})
     for path in ("/nope", "/weighing/page/1/extra", "/weighing/1/extra", "/Weighing",
-                 "/weighing/page/", "/weighing/date/2026-11-01/00:00/2026-11-02",
-                 "/weighing/date/2026-11-01/00:00/2026-11-02/00:00/extra",
-                 "/customers/date/2026-11-01/00:00/2026-11-02/00:00", "/nope/1",
+                 "/weighing/page/", "/customers/date/2026-11-01/00:00/2026-11-02/00:00",
+                 "/nope/1", "/nope/date/2026-11-01/00:00/2026-11-02/00:00",
                  "/weighing/page/1/2"):
         body = assert_error(client.get(path), 404)
         assert_no_leak(body["message"])
         head = client.head(path)
         assert head.status_code == 404 and head.data == b""
+
+
+@pytest.mark.parametrize(("path", "given"), [
+    ("/weighing/date/2026-11-01/00:00/2026-11-02", "has 3 parts after /date: "
+                                                   "2026-11-01/00:00/2026-11-02."),
+    ("/weighing/date/2026-11-01/00:00/2026-11-02/00:00/extra",
+     "has 5 parts after /date: 2026-11-01/00:00/2026-11-02/00:00/extra."),
+    ("/transactions/date/24/11/2026/00:00/25/11/2026/23:59",
+     "has 8 parts after /date: 24/11/2026/00:00/25/11/2026/23:59."),
+    ("/transactions/date/2026-11-20", "has 1 part after /date: 2026-11-20."),
+    ("/bricon2/summary/2026-11-20/", "has 1 part after /summary: 2026-11-20."),
+])
+def test_a_date_path_with_the_wrong_parts_is_a_400_that_shows_the_format(
+        make_client, path: str, given: str) -> None:
+    """Not the 404 of an unknown path: the collection has ranges, the path is only malformed."""
+    client = make_client({"weighing": [weighing_row(1)]})
+    collection, kind = path.split("/")[1:3]
+    body = assert_error(client.get(path), 400)
+    assert body["message"] == (
+        f"A {'date range' if kind == 'date' else 'summary'} is /{collection}/{kind}/"
+        "{YYYY-MM-DD}/{HH:MM[:SS]}/{YYYY-MM-DD}/{HH:MM[:SS]}: four parts, the start date and "
+        "time, then the end date and time (both inclusive; HH:MM means HH:MM:00), such as "
+        f"/{collection}/{kind}/2026-11-01/00:00/2026-11-30/23:59:59. This path {given}")
 
 
 def test_head_is_200_with_no_body(make_client):

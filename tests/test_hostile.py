@@ -271,7 +271,9 @@ def expect(collection: str, route: str, segments: dict[str, str], args: dict[str
     """The contract's answer to GET /<collection>/<route ...>?args; segments as sent."""
     decoded = {name: unquote(value) for name, value in segments.items()}
     if any("/" in v for v in decoded.values()) or "" in decoded.values():
-        return NONE  # another path, or an empty segment: no route has it
+        # Another path, or an empty segment: no route has it. A date range's or summary's
+        # path with the wrong parts is a 400 that shows the format, other paths a 404.
+        return BAD if route in ("range", "summary") else NONE
     try:
         page, page_size, csv, rows = query_arguments(collection, args, route=route)
         if route == "all":
