@@ -121,6 +121,7 @@ class Accepted:
 
     own: tuple[str, ...]  # format, fields, page_size, ... as the route's schema declares
     filters: Mapping[str, str] | None = None  # filterable field -> kind; None: no filters
+    paged_by_path: bool = False  # a whole list, whose pages are /<c>/page/N, not ?page=N
 
     def describe(self) -> str:
         out = ", ".join(self.own) or "no arguments"
@@ -139,8 +140,7 @@ class Accepted:
                                    for o in self.operators(field)))
         near = difflib.get_close_matches(field, [*self.own, *(self.filters or ())], n=1)
         hint = f"; did you mean {near[0]}?" if near else "."
-        rule = request.url_rule.rule if request.url_rule else ""
-        if name == "page" and self.filters is not None and "<" not in rule:  # the list
+        if name == "page" and self.paged_by_path:
             hint = (f"; a list's pages are paths: {request.path}/page/N (with ?page_size=M "
                     f"and the same filters).")
         fields = (f" The fields that filter: {', '.join(self.filters)}." if self.filters

@@ -372,14 +372,14 @@ class Database:
             timed_out()
 
     def failure(self, exc: Exception, what: str, conn: _Connection,
-                timed_out: bool = False, retried: bool = False) -> Exception:
+                timed_out: bool = False, will_retry: bool = False) -> Exception:
         """Classify a driver error, log it with its detail, return what to raise instead.
 
-        `retried`: the query will run again on a fresh connection, so an error that looks
-        like the query's own is not yet counted as one (see execute)."""
+        `will_retry`: the query will run again on a fresh connection, so an error that
+        looks like the query's own is not yet counted as one (see execute)."""
         reason = "query timed out" if timed_out else _unavailable_reason(exc)
         detail = mask_password(str(exc))
-        if reason is None and retried:
+        if reason is None and will_retry:
             log.warning("query %s failed on a connection that had served before, trying a "
                         "fresh one: %s", what, detail)
             conn.broken = True

@@ -43,10 +43,12 @@ class _Parser(FlaskParser):
         return self._makeproxy(args, schema)
 
 
-def _taking(schema: type[ma.Schema], filters: Mapping[str, str] | None = None) -> ma.Schema:
+def _taking(schema: type[ma.Schema], filters: Mapping[str, str] | None = None,
+            paged_by_path: bool = False) -> ma.Schema:
     """An instance of an argument schema that also knows what else its route takes."""
     instance = schema()
-    instance.accepted = Accepted(tuple(instance.fields), filters)  # type: ignore[attr-defined]
+    instance.accepted = Accepted(  # type: ignore[attr-defined]
+        tuple(instance.fields), filters, paged_by_path)
     return instance
 
 
@@ -305,7 +307,8 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings,
     # takes none.
     filters = accepted_filters(c.schema, c.fields)
     filter_params = filter_parameters(filters)
-    list_args, page_args = _taking(RecordArgs, filters), _taking(PageArgs, filters)
+    list_args = _taking(RecordArgs, filters, paged_by_path=True)
+    page_args = _taking(PageArgs, filters)
     key_args = _taking(RecordArgs)
 
     def where(args: ma.Schema) -> Where | None:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -76,3 +77,36 @@ def gunicorn(work: Path, env: Mapping[str, str], *args: str) -> Iterator[Gunicor
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=10)
+
+
+def stream_cut(url: str, cut: Callable[[], None], after: int = 1) -> tuple[bytes, bool]:
+    """GET `url` streamed; once `after` bytes have arrived, `cut()` (the database goes away),
+    then read on. The body, and whether the transfer broke off (no last chunk)."""
+    body = bytearray()
+    with requests.get(url, stream=True, timeout=60) as response:
+        assert response.status_code == 200
+        # One iterator from the first byte to the last. (raw.read() and then iter_content()
+        # would parse the chunked framing from the middle of a chunk: a ChunkedEncodingError
+        # even for a complete body, and the client closing the connection at once, before
+        # the server has seen the database go.)
+        chunks = response.iter_content(64 * 1024)
+        for chunk in chunks:
+            body += chunk
+            if len(body) >= after:  # the stream is under way
+                break
+        cut()
+        try:
+            for chunk in chunks:
+                body += chunk
+        except requests.exceptions.ChunkedEncodingError:
+            return bytes(body), True  # the server ended the transfer without its last chunk
+    return bytes(body), False
+
+
+def records_before_the_break(body: bytes) -> int:
+    """How many whole records a broken JSON array holds; it must not parse as complete, so
+    that the ERP cannot take it for an answer."""
+    assert body.startswith(b"[{")
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(body)
+    return len(json.loads(body.rsplit(b",{", 1)[0] + b"]"))
