@@ -75,6 +75,42 @@ def check_query(db: Database, c: Collection, encoder: RecordEncoder, name: str) 
     return list(dict.fromkeys(problems))
 
 
+def sample(db: Database, c: Collection) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """Rows of the records in canonical order: the first, the middle and the last
+    SAMPLE_ROWS, each read as a page (so bounded on a table of millions)."""
+    total = int(db.execute(c.name, "count", {}).all()[0][0] or 0)
+    starts = sorted({0, max(0, total // 2 - SAMPLE_ROWS // 2), max(0, total - SAMPLE_ROWS)})
+    columns: list[str] = []
+    rows: list[tuple[Any, ...]] = []
+    for skip in starts:
+        window = {"skip": skip, "first_row": skip + 1, "last_row": skip + SAMPLE_ROWS,
+                  "row_count": SAMPLE_ROWS}
+        values = {k: v for k, v in window.items() if k in PARAMETERS[kind_of("page")]}
+        result = db.execute(c.name, "page", values)
+        columns = list(result.columns)
+        rows.extend(tuple(row) for row in result.all())
+    return columns, rows
+
+
+def value_problems(db: Database, c: Collection, encoder: RecordEncoder,
+                   dialect: str | None) -> list[str]:
+    """A line for each field whose sampled values do not fit its type, with the value and
+    the line of `records` that gives it: what the service would refuse to send."""
+    try:
+        columns, rows = sample(db, c)
+    except (QueryFailed, DatabaseUnavailable) as exc:
+        return [getattr(exc, "detail", None) or str(exc)]
+    problems = []
+    for field, misfit in encoder.misfits(columns, rows).items():
+        line = db.queries.field_line(c.name, field, dialect)
+        problem = f"{field}: {misfit}; it comes from {line}"
+        if dialect == "sqlite" and re.search(r"(?i)\bAS\s+(date|time)\s*\)", line):
+            problem += (" (SQLite's CAST(... AS date) or AS time makes a number of it: "
+                        "write date(column) or time(column))")
+        problems.append(problem)
+    return problems
+
+
 def mapping_notes(db: Database, c: Collection, dialect: str | None) -> tuple[list[str], list[str]]:
     """The fields of a collection's `records` still marked `-- TODO` (a draft-mapping left
     them), and those given as a NULL, plain or CAST (the site has no such column)."""
@@ -147,32 +183,45 @@ def check_sql_command(collection: str | None, show: bool) -> None:
         print_queries(db, chosen)
         return
     click.echo(f"Checking the queries of {db.settings.sql_dir} on {db.describe}")
-    failures = 0
-    dialect = None
     try:
         dialect = db.dialect()
-    except DatabaseUnavailable:
-        pass  # each query then says so
-    for c in chosen:
-        click.echo(f"\n{c.name} ({c.schema.__name__})")
-        encoder = RecordEncoder(c.schema)
-        todo, nulls = mapping_notes(db, c, dialect)
-        for name in ["records", *c.query_names()]:
-            problems = check_query(db, c, encoder, name)
-            if name == "records" and todo:
-                problems.append(f"still to map (-- TODO): {', '.join(todo)}")
-            failures += bool(problems)
-            click.echo(f"  {name:<22} {'ERROR' if problems else 'OK'}")
-            for problem in problems:
-                click.echo(f"      {problem}")
-            if name == "records" and nulls:
-                click.echo(f"      given as NULL (no such column at this site): "
-                           f"{', '.join(nulls)}")
-            if name == "records" and problems and not todo:
-                click.echo("  (every read of the collection reads records: fix it first)")
-                failures += len(c.query_names())
-                break
+    except DatabaseUnavailable as exc:  # one line, not the same one for every query
+        click.echo(f"\n{db.describe} cannot be reached ({exc.reason}): nothing was checked.")
+        raise SystemExit(1) from None
+    failures = sum(check_collection(db, c, dialect) for c in chosen)
     click.echo(f"\n{failures} quer{'y' if failures == 1 else 'ies'} with problems" if failures
-               else "\nEvery query runs and returns its record's columns.")
+               else "\nEvery query runs and returns its record's columns, and the sampled "
+                    "records' values fit their fields.")
     if failures:
         raise SystemExit(1)
+
+
+def check_collection(db: Database, c: Collection, dialect: str | None) -> int:
+    """Check and report one collection's queries; how many have problems. Each distinct
+    problem is printed once: the queries that share it say "as above"."""
+    click.echo(f"\n{c.name} ({c.schema.__name__})")
+    encoder = RecordEncoder(c.schema)
+    todo, nulls = mapping_notes(db, c, dialect)
+    failures = 0
+    shown: set[str] = set()
+    for name in ["records", *c.query_names()]:
+        problems = check_query(db, c, encoder, name)
+        broken = bool(problems)  # records itself does not run or lacks fields
+        if name == "records":
+            if todo:
+                problems.append(f"still to map (-- TODO): {', '.join(todo)}")
+            if not broken:
+                problems += value_problems(db, c, encoder, dialect)
+        new = [p for p in problems if p not in shown]
+        shown.update(problems)
+        failures += bool(problems)
+        same = " (as above)" if problems and not new else ""
+        click.echo(f"  {name:<22} {'ERROR' if problems else 'OK'}{same}")
+        for problem in new:
+            click.echo(f"      {problem}")
+        if name == "records" and nulls:
+            click.echo(f"      given as NULL (no such column at this site): {', '.join(nulls)}")
+        if name == "records" and broken:
+            click.echo("  (every read of the collection reads records: fix it first)")
+            return failures + len(c.query_names())
+    return failures

@@ -20,6 +20,7 @@ import csv
 import datetime as dt
 import io
 import math
+from collections import deque
 from collections.abc import Callable, Sequence
 from itertools import chain
 from operator import itemgetter
@@ -28,7 +29,7 @@ from typing import Any
 import marshmallow as ma
 import orjson
 
-from .schemas import Date, Integer, Number, String, Time
+from .schemas import Date, Integer, Number, String, Time, ValueMisfit
 
 NONE = type(None)
 # field class -> (the types it dumps unchanged, the one text length it dumps unchanged)
@@ -39,6 +40,17 @@ _UNCHANGED: dict[type[ma.fields.Field], tuple[frozenset[type], int | None]] = {
     Date: (frozenset({str, NONE}), 10),
     Time: (frozenset({str, NONE}), 8),
 }
+
+
+# Date and time text the sqlite3 driver gives must also be a real date or time to go out
+# unchanged: field class -> (the index of a separator in it, the separator, a parser that
+# raises ValueError). The separator rules out the other ISO forms of the same length that
+# the parser takes (2026-W47-1, 07:05+07). Anything else is converted, or is a misfit.
+_TEXT_FORM: dict[type[ma.fields.Field], tuple[int, str, Callable[[str], Any]]] = {
+    Date: (7, "-", dt.date.fromisoformat),
+    Time: (5, ":", dt.time.fromisoformat),
+}
+_drain = deque(maxlen=0).extend  # runs an iterator to its end at C speed, keeping nothing
 
 
 # (field class, the column's value types but None) -> the field's conversion, at C speed.
@@ -71,11 +83,13 @@ class RecordEncoder:
         self._numbers = {name for name, f in declared.items() if isinstance(f, Number)}
         # Per column: the types its field dumps unchanged and the text length, if any.
         self._types = [check[0] if check else frozenset() for check in self._checks]
-        self._lengths = [(i, check[1]) for i, check in enumerate(self._checks)
-                         if check and check[1] is not None]
+        self._forms = [_TEXT_FORM.get(type(declared[name])) for name in self.fields]
+        self._texts = [(i, (check[1], *form)) for i, (check, form)
+                       in enumerate(zip(self._checks, self._forms, strict=True))
+                       if check and form]
         # Computed fields (vehicles' datetimes) or an unknown field type: always the schema.
-        self._always_schema = (len(self.names) != len(declared)
-                               or any(check is None for check in self._checks))
+        self._known = all(check is not None for check in self._checks)
+        self._always_schema = len(self.names) != len(declared) or not self._known
 
     def columns_missing(self, columns: Sequence[str]) -> list[str]:
         if tuple(columns) == self._fields:  # the shipped SQL names them in order
@@ -104,29 +118,53 @@ class RecordEncoder:
         if not values:
             return True
         if len(values) <= 4:  # a record or a few: value by value beats column by column
-            types, lengths = self._types, self._lengths
+            types, texts = self._types, self._texts
             return all(
                 all(type(v) in t for v, t in zip(row, types, strict=True))
-                and all(not row[i] or len(row[i]) == n for i, n in lengths)
+                and all(row[i] is None or _text_fits(row[i], *form) for i, form in texts)
                 for row in values)
-        return all(_unchanged(check, column) for check, column in
-                   zip(self._checks, zip(*values, strict=True), strict=True))
+        return all(_unchanged(check, column, form) for check, column, form in
+                   zip(self._checks, zip(*values, strict=True), self._forms, strict=True))
 
     def _convert(self, values: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
         """The values as the schema dumps them, converting only the columns that need it."""
         columns: list[Sequence[Any]] = []
-        for field, column in zip(self._declared, zip(*values, strict=True), strict=True):
-            check = _UNCHANGED[type(field)]
-            if _unchanged(check, column):
+        for name, field, column in zip(self.names, self._declared, zip(*values, strict=True),
+                                       strict=True):
+            kind = type(field)
+            if _unchanged(_UNCHANGED[kind], column, _TEXT_FORM.get(kind)):
                 columns.append(column)
                 continue
-            fast = _FAST.get((type(field), frozenset(map(type, column)) - {NONE}))
-            if fast is not None:
-                columns.append([None if v is None else fast(v) for v in column])
-            else:
-                serialize = field._serialize
-                columns.append([serialize(v, None, None) for v in column])
+            fast = _FAST.get((kind, frozenset(map(type, column)) - {NONE}))
+            try:
+                if fast is not None:
+                    columns.append([None if v is None else fast(v) for v in column])
+                else:
+                    serialize = field._serialize
+                    columns.append([serialize(v, None, None) for v in column])
+            except ValueMisfit as exc:
+                exc.field = name
+                raise
         return list(zip(*columns, strict=True))
+
+    def misfits(self, columns: Sequence[str], rows: Sequence[Sequence[Any]]
+                ) -> dict[str, ValueMisfit]:
+        """{field: its first value in these rows that cannot be of its type}, value by
+        value (for check-sql's sample: slow, and thorough)."""
+        found: dict[str, ValueMisfit] = {}
+        declared = self.schema.fields
+        for name in self.fields:
+            if name not in columns:
+                continue
+            index, serialize = columns.index(name), declared[name]._serialize
+            for row in rows:
+                try:
+                    serialize(row[index], None, None)
+                except ValueMisfit as exc:
+                    exc.field = name
+                    found[name] = exc
+                    break
+        return found
 
     def records(self, values: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
         """Raw records (before the schema's conversions)."""
@@ -139,8 +177,10 @@ class RecordEncoder:
         values, plain = self.batch(columns, rows, first)
         if plain or not values:
             return values
+        if self._known:  # every stored field converted (or refused) here, by its name
+            values = self._convert(values)
         if not self._always_schema:
-            return self._convert(values)
+            return values
         output = self.output
         return [tuple(d[n] for n in output) for d in self.schema.dump(self.records(values))]
 
@@ -201,12 +241,40 @@ class RecordEncoder:
         return out.getvalue()
 
 
-def _unchanged(check: tuple[frozenset[type], int | None], column: Sequence[Any]) -> bool:
-    """Whether the field dumps every value of this column unchanged (see _UNCHANGED)."""
+def _unchanged(check: tuple[frozenset[type], int | None], column: Sequence[Any],
+               form: tuple[int, str, Callable[[str], Any]] | None = None) -> bool:
+    """Whether the field dumps every value of this column unchanged (see _UNCHANGED and
+    _TEXT_FORM), each test at C speed."""
     types, length = check
     if not set(map(type, column)) <= types:
         return False
-    return length is None or not set(map(len, filter(None, column))) - {length}
+    if length is None:
+        return True
+    texts = list(filter(None, column))
+    if set(map(len, texts)) - {length} or len(texts) != len(column) - column.count(None):
+        return False  # a text of another length, or '' (never a date or a time)
+    if form is None or not texts:
+        return True
+    at, separator, parse = form
+    if set(map(itemgetter(at), texts)) != {separator}:
+        return False
+    try:
+        _drain(map(parse, texts))
+    except ValueError:
+        return False
+    return True
+
+
+def _text_fits(text: str, length: int, at: int, separator: str,
+               parse: Callable[[str], Any]) -> bool:
+    """_unchanged for one value of a date or time column."""
+    if len(text) != length or text[at] != separator:
+        return False
+    try:
+        parse(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _same(values: tuple[Any, ...]) -> tuple[Any, ...]:

@@ -11,7 +11,9 @@ from werkzeug.exceptions import HTTPException, InternalServerError, MethodNotAll
 
 from . import logs
 from .collections import COLLECTIONS
-from .db import DatabaseUnavailable, ValueRefused
+from .db import Database, DatabaseUnavailable, ValueRefused
+from .metrics import Metrics
+from .schemas import ValueMisfit
 
 log = logging.getLogger("jembatan")
 
@@ -43,7 +45,8 @@ def _malformed_range(path: str) -> str | None:
     parts = path.removeprefix(prefix).strip("/").split("/")
     if len(parts) < 2 or parts[1] not in ("date", "summary"):
         return None
-    found = next((c for c in COLLECTIONS if c.name == parts[0] and c.dates), None)
+    served = current_app.extensions["jembatan"]["collections"]
+    found = next((c for c in served if c.name == parts[0] and c.dates), None)
     if found is None:
         return None
     given = parts[2:]
@@ -56,6 +59,20 @@ def _malformed_range(path: str) -> str | None:
             f"{'/'.join(given) or 'none'}.")
 
 
+def _not_served(path: str) -> str | None:
+    """What to say of a path under one of the ten collections that this site does not serve
+    (collections.serve), else None: it has no routes, so any path under it is a 404."""
+    prefix = current_app.extensions["jembatan"]["settings"].api.url_prefix
+    if prefix and not (path == prefix or path.startswith(prefix + "/")):
+        return None
+    name = path.removeprefix(prefix).lstrip("/").split("/", 1)[0]
+    served = current_app.extensions["jembatan"]["collections"]
+    if name not in {c.name for c in COLLECTIONS} or name in {c.name for c in served}:
+        return None
+    return (f"This site does not serve {name}: it serves {', '.join(c.name for c in served)}. "
+            f"The collections and their URLs are listed at the index ({prefix}/).")
+
+
 def handle_http(exc: HTTPException) -> Response:
     code = exc.code or 500
     data = getattr(exc, "data", None) or {}
@@ -66,6 +83,8 @@ def handle_http(exc: HTTPException) -> Response:
         response = error_response(code, f"Jembatan is read-only: {request.method} is not "
                                         f"allowed here; use GET or HEAD.")
         response.headers["Allow"] = ", ".join(exc.valid_methods or ("GET", "HEAD"))
+    elif isinstance(exc, NotFound) and (absent := _not_served(request.path)):
+        response = error_response(code, absent)
     elif isinstance(exc, NotFound) and (wrong := _malformed_range(request.path)):
         response = error_response(400, wrong)
     elif isinstance(exc, NotFound) and exc.description == NotFound.description:
@@ -98,6 +117,35 @@ def handle_refused(exc: ValueRefused) -> Response:
                                "record can match it. Check the filter values.")
 
 
+def report_misfit(db: Database, metrics: Metrics | None, collection: str, exc: ValueMisfit,
+                  request_id: str) -> None:
+    """Log a value that does not fit its field, with the mapping line that gives it, and
+    count it for /health and /metrics (also from a stream's reading thread)."""
+    try:
+        line = db.queries.field_line(collection, exc.field, db.dialect())
+    except Exception:  # noqa: BLE001 - the report must not fail on the way to the log
+        line = f"the records query of {collection}"
+    log.error("request %s: the mapping of %s gives %s a value that does not fit: %s. No "
+              "record is sent with it; correct %s (flask --app wsgi check-sql %s shows every "
+              "such field)", request_id, collection, exc.field or "a field", exc, line,
+              collection)
+    if metrics is not None:
+        metrics.mapping_error(collection, exc.field, exc.expected)
+
+
+def handle_misfit(exc: ValueMisfit) -> Response:
+    """A site's mapping gave a field a value of another type: an error, never the value."""
+    jembatan = current_app.extensions["jembatan"]
+    collection = request.blueprint or ""
+    request_id = logs.request_id()
+    report_misfit(jembatan["db"], jembatan["metrics"], collection, exc, request_id)
+    return error_response(500, f"This site's mapping of {collection} gives "
+                               f"{exc.field or 'a field'} a value that is not "
+                               f"{exc.expected}, so no record is sent. The operator can find "
+                               f"it in the log under request id {request_id}.",
+                          request_id=request_id)
+
+
 def handle_unexpected(exc: BaseException) -> Response:
     request_id = logs.request_id()
     log.error("request %s %s %s failed", request_id, request.method, request.path,
@@ -110,4 +158,5 @@ def register(app: Flask) -> None:
     app.register_error_handler(HTTPException, handle_http)
     app.register_error_handler(DatabaseUnavailable, handle_unavailable)
     app.register_error_handler(ValueRefused, handle_refused)
+    app.register_error_handler(ValueMisfit, handle_misfit)
     app.register_error_handler(Exception, handle_unexpected)

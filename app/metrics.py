@@ -17,6 +17,7 @@ PROMETHEUS_MULTIPROC_DIR: it is imported here only when an app is made, so that 
 from __future__ import annotations
 
 import os
+from typing import Any
 
 MULTIPROCESS = "PROMETHEUS_MULTIPROC_DIR"
 # The classic text format, which every Prometheus server reads (the names are all plain).
@@ -57,6 +58,10 @@ class Metrics:
                                  "failed...), timeout, query_failed (a query the database "
                                  "refused); and by reason, the words of the 503 (app/db.py).",
                                  ["kind", "reason"], registry=r)
+        self.misfits = Counter("jembatan_mapping_errors", "Values that a site's mapping "
+                               "gives a field and that cannot be of its type (a date that is "
+                               "not a date): never sent, each an error (README, check-sql).",
+                               ["collection", "field", "expected"], registry=r)
         self.queries = Histogram("jembatan_query_duration_seconds", "Time from sending a "
                                  "query to its last row read, by kind of query.", ["query"],
                                  buckets=_QUERY_BUCKETS, registry=r)
@@ -76,15 +81,36 @@ class Metrics:
                 else "unreachable")
         self.db_errors.labels(kind, reason or "query failed").inc()
 
+    def mapping_error(self, collection: str, field: str, expected: str) -> None:
+        self.misfits.labels(collection, field, expected).inc()
+
+    def mapping_errors(self) -> dict[tuple[str, str, str], int]:
+        """{(collection, field, expected): how often}, of every worker where they are kept
+        in files: what /health reports."""
+        found: dict[tuple[str, str, str], int] = {}
+        for metric in self._registry().collect():
+            for sample in metric.samples:
+                if sample.name == "jembatan_mapping_errors_total" and sample.value:
+                    labels = sample.labels
+                    key = (labels["collection"], labels["field"], labels["expected"])
+                    found[key] = found.get(key, 0) + int(sample.value)
+        return found
+
     def query(self, kind: str, seconds: float) -> None:
         self.queries.labels(kind).observe(seconds)
 
     def render(self) -> tuple[bytes, str]:
         """The text format: every worker's figures added up where they are kept in files."""
-        from prometheus_client import CollectorRegistry, generate_latest, multiprocess
+        from prometheus_client import generate_latest
 
-        registry = self.registry
-        if os.environ.get(MULTIPROCESS):
-            registry = CollectorRegistry()
-            multiprocess.MultiProcessCollector(registry)
-        return generate_latest(registry), CONTENT_TYPE
+        return generate_latest(self._registry()), CONTENT_TYPE
+
+    def _registry(self) -> Any:
+        """This app's registry, or one that reads every worker's files."""
+        from prometheus_client import CollectorRegistry, multiprocess
+
+        if not os.environ.get(MULTIPROCESS):
+            return self.registry
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)
+        return registry

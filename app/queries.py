@@ -466,6 +466,23 @@ class Queries:
                 self._filtered.popitem(last=False)
         return found
 
+    def field_line(self, stem: str, field: str, dialect: str | None) -> str:
+        """Where `stem`'s records query gives `field`: 'file:line: the line', for an
+        operator who must correct it (else the query's own file:line)."""
+        query = self.get(stem, "records", dialect)
+        path, _, number = query.source.rpartition(":")
+        pattern = re.compile(rf'(?i)\bAS\s+(?:"{re.escape(field)}"|{re.escape(field)}\b)')
+        try:
+            lines = Path(path).read_text(encoding="utf-8").splitlines()
+        except OSError:
+            return query.source
+        for n in range(int(number), len(lines) + 1):
+            if n > int(number) and _NAME_LINE.match(lines[n - 1]):
+                break  # the next query: the field is not named in this one
+            if pattern.search(lines[n - 1]):
+                return f"{path}:{n}: {lines[n - 1].strip()}"
+        return query.source
+
     def names(self, stem: str) -> list[str]:
         """The names of a file's queries, in the order they were added."""
         return list(dict.fromkeys(n for s, n, _ in self._by_key if s == stem))

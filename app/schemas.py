@@ -18,6 +18,28 @@ import marshmallow as ma
 from marshmallow import fields
 
 
+class ValueMisfit(ValueError):
+    """A value the site's mapping gives a field that cannot be of the field's type (the year
+    2026 for a date, text for a number, 12.5 for an integer): never sent, always an error."""
+
+    def __init__(self, value: Any, expected: str):
+        super().__init__(f"{_shown(value)} is not {expected}")
+        self.value, self.expected = value, expected
+        self.field = ""  # set by whoever knows which field it was (app/encoding.py)
+
+
+def _shown(value: Any) -> str:
+    """A value as a log line and check-sql show it: its repr, cut short, and its type."""
+    text = repr(value)
+    return f"{text[:60]}{'...' if len(text) > 60 else ''} ({type(value).__name__})"
+
+
+NUMBER = "a number"
+INTEGER = "an integer"
+DATE = "a date (YYYY-MM-DD)"
+TIME = "a time of day (HH:MM:SS)"
+
+
 class Number(fields.Number):
     """A JSON number: int stays int, REAL stays float, DECIMAL becomes a number too."""
 
@@ -29,15 +51,31 @@ class Number(fields.Number):
         if isinstance(value, Decimal):
             value = int(value) if value == value.to_integral_value() else float(value)
         elif isinstance(value, str):  # a number stored as text in a legacy column
-            value = float(value)
+            try:
+                value = float(value)
+            except ValueError:
+                raise ValueMisfit(value, NUMBER) from None
+        elif not isinstance(value, int | float):  # bool too: pyodbc's value of a bit column
+            raise ValueMisfit(value, NUMBER)
         if isinstance(value, float) and not math.isfinite(value):
             return None  # JSON has no NaN or Infinity
         return value
 
 
 class Integer(fields.Integer):
+    """A JSON integer: a whole number of any numeric type (or text) becomes an int; one with
+    a fraction is a misfit, never cut to its whole part."""
+
     def _serialize(self, value: Any, attr: str | None, obj: Any, **kwargs: Any) -> Any:
-        return None if value is None else int(value)
+        if value is None or type(value) is int:
+            return value
+        try:
+            number = Decimal(value.strip() if isinstance(value, str) else value)
+        except (ArithmeticError, TypeError, ValueError):
+            raise ValueMisfit(value, INTEGER) from None
+        if not number.is_finite() or number % 1:
+            raise ValueMisfit(value, INTEGER)
+        return int(number)
 
 
 class String(fields.String):
@@ -55,18 +93,41 @@ def _wire_time(value: Any) -> str:
         value = value.time()
     if isinstance(value, dt.time):
         return value.isoformat()  # HH:MM:SS, plus .ffffff only when there is a fraction
-    text = str(value)
-    if len(text) > 8 and text[:4].isdigit() and text[4] == "-":  # '1900-01-01 07:05:00'
+    if not isinstance(value, str):
+        raise ValueMisfit(value, TIME)
+    text = value
+    if len(text) > 10 and text[10] in " T" and _is_date(text[:10]):  # '1900-01-01 07:05:00'
         text = text[11:]
     whole, _, fraction = text.partition(".")
+    try:  # HH:MM:SS, or HH:MM as some legacy columns keep it (then :00)
+        clock = dt.time.fromisoformat(whole) if len(whole) in (5, 8) else None
+    except ValueError:
+        clock = None
+    digits = fraction.isdigit() if "." in text else True
+    if clock is None or clock.tzinfo is not None or whole[2] != ":" or not digits:
+        raise ValueMisfit(value, TIME)
+    whole = clock.isoformat()
     fraction = fraction.rstrip("0")
     return f"{whole}.{fraction.ljust(6, '0')[:6]}" if fraction else whole
+
+
+def _is_date(text: str) -> bool:
+    """Whether text is exactly YYYY-MM-DD and a day of the calendar."""
+    try:
+        return (len(text) == 10 and text[4] == text[7] == "-"
+                and bool(dt.date.fromisoformat(text)))
+    except ValueError:
+        return False
 
 
 def _wire_date(value: Any) -> str:
     if isinstance(value, dt.date):
         return value.isoformat()[:10]
-    return str(value)[:10]
+    # YYYY-MM-DD, or a legacy datetime's text that begins with it ('2026-11-20 07:05:00')
+    if isinstance(value, str) and (len(value) == 10 or len(value) > 10 and value[10] in " T"):
+        if _is_date(value[:10]):
+            return value[:10]
+    raise ValueMisfit(value, DATE)
 
 
 class Date(fields.Date):
@@ -240,9 +301,12 @@ class ErrorSchema(ma.Schema):
 
 
 class HealthSchema(ma.Schema):
-    status = fields.String(required=True, metadata={"enum": ["ok", "unavailable"]})
+    status = fields.String(required=True, metadata={"enum": ["ok", "degraded", "unavailable"]})
     database = fields.String(required=True,
                              metadata={"description": "\"ok\" or a short reason"})
+    mapping = fields.List(fields.String(), metadata={
+        "description": "Only when degraded: each field whose mapping gave a value that "
+                       "cannot be of its type, and how often"})
 
 
 class IndexCollectionSchema(ma.Schema):

@@ -22,10 +22,11 @@ from flask_smorest import abort
 from .collections import Collection
 from .encoding import _cell, dumps
 from .queries import DEFAULT_BY
-from .schemas import GROUPS, Integer, String, _wire_date, summary_schema
+from .schemas import GROUPS, Integer, String, ValueMisfit, _wire_date, summary_schema
 
 TIME_GROUPS = ("day", "month", "hour")
 MAX_GROUPS = 4
+_INTEGER = Integer()  # an integer group's value as a record's integer field sends it
 MATERIALS = GROUPS  # the production shape's raw-material groups
 
 
@@ -153,8 +154,12 @@ class SummaryEncoder:
             for name, kind in self._groups:
                 value = named[name]
                 if value is not None:
-                    value = (_wire_date(value) if kind == "day" else str(value)
-                             if kind == "text" else int(value))
+                    try:
+                        value = (_wire_date(value) if kind == "day" else str(value)
+                                 if kind == "text" else _INTEGER._serialize(value, None, None))
+                    except ValueMisfit as exc:
+                        exc.field = name
+                        raise
                 groups.append(value)
             out.append((*groups, *self.measures.finish(named)))
         return out

@@ -18,14 +18,14 @@ from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import NotFound
 from werkzeug.routing import BaseConverter
 
-from . import params, summaries
+from . import errors, logs, params, summaries
 from .arguments import FILTERS_DOC, Accepted, accepted_filters, filter_parameters
 from .collections import DATE_PAIRS, Collection
 from .config import ApiSettings
 from .db import Database, DatabaseUnavailable, QueryFailed, Result
 from .encoding import RecordEncoder
 from .queries import Where
-from .schemas import HealthSchema, IndexSchema, example
+from .schemas import HealthSchema, IndexSchema, ValueMisfit, example
 from .streaming import SpooledStream
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
@@ -361,10 +361,15 @@ def collection_blueprint(c: Collection, db: Database, api: ApiSettings,
             g.rows = len(rows)
             return out.response(out.body(rows_of(result.columns, rows, first)), filename)
         position = first
+        request_id = logs.request_id()  # the reading thread has no request to ask
 
         def encode(rows: list[Any]) -> list[tuple[Any, ...]]:
             nonlocal position
-            converted = rows_of(result.columns, rows, position)
+            try:
+                converted = rows_of(result.columns, rows, position)
+            except ValueMisfit as exc:  # the stream breaks off before the value (streaming.py)
+                errors.report_misfit(db, db.metrics, c.name, exc, request_id)
+                raise
             if position is not None:
                 position += len(rows)
             return converted
@@ -613,7 +618,10 @@ def meta_blueprint(collections: tuple[Collection, ...], db: Database,
         """checks the database
 
         {"status": "ok", "database": "ok"} when a query reaches the database; otherwise 503
-        with a short reason and Retry-After.
+        with a short reason and Retry-After. "degraded" (still 200: the database answers)
+        with a `mapping` list when a site's mapping has given a field a value that cannot be
+        of its type since the service started: those reads answer 500 until the mapping is
+        corrected and the service restarted.
         """
         try:
             db.ping()
@@ -621,6 +629,12 @@ def meta_blueprint(collections: tuple[Collection, ...], db: Database,
             reason = exc.reason if isinstance(exc, DatabaseUnavailable) else "query failed"
             return ({"status": "unavailable", "database": reason}, 503,
                     {"Retry-After": str(DatabaseUnavailable.retry_after)})
+        misfits = db.metrics.mapping_errors() if db.metrics is not None else {}
+        if misfits:  # the database answers, but a mapping gives values that are never sent
+            return {"status": "degraded", "database": "ok", "mapping": [
+                f"{c}.{f}: a value that is not {expected}, {n} time{'s' if n > 1 else ''} "
+                f"since start (the log has each one; run check-sql {c})"
+                for (c, f, expected), n in sorted(misfits.items())]}
         return {"status": "ok", "database": "ok"}
 
     return blp
