@@ -129,7 +129,10 @@ class _Flask(Flask):
 def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     """Build the service from settings (CONTRACT §6); `overrides` has the TOML's shape."""
     settings = load_settings(overrides)
-    queries = load_queries(settings.database.sql_dir, COLLECTIONS, SHIPPED_SQL_DIR)
+    # Only the collections this site serves (collections.serve): the others need no mapping
+    # file, have no routes, and their paths answer a 404 that says so (app/errors.py).
+    served = tuple(c for c in COLLECTIONS if c.name in settings.collections.serve)
+    queries = load_queries(settings.database.sql_dir, served, SHIPPED_SQL_DIR)
     logs.configure(settings.log)
     metrics = Metrics()
     db = Database(settings.database, queries, settings.log.slow_query, metrics)
@@ -138,7 +141,8 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     # "//" or an encoded "/" in a path is no route (a JSON 404), not an HTML redirect.
     app.url_map.merge_slashes = False
     app.json = JsonProvider(app)
-    app.extensions["jembatan"] = {"settings": settings, "db": db, "metrics": metrics}
+    app.extensions["jembatan"] = {"settings": settings, "db": db, "metrics": metrics,
+                                  "collections": served}
     prefix = settings.api.url_prefix
     app.config.update(
         API_TITLE="Jembatan",
@@ -170,9 +174,9 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
         api.spec.components.security_scheme("Bearer", {"type": "http", "scheme": "bearer"})
     for converter in CONVERTERS.values():
         api.register_converter(converter, lambda conv: dict(conv.openapi))
-    for collection in COLLECTIONS:
+    for collection in served:
         api.register_blueprint(collection_blueprint(collection, db, settings.api, keyed))
-    api.register_blueprint(meta_blueprint(COLLECTIONS, db, settings.api, keyed))
+    api.register_blueprint(meta_blueprint(served, db, settings.api, keyed))
     docs_files = swagger_files(str(swagger_ui_path))
     app.add_url_rule(f"{prefix}/docs/static/<path:filename>", "docs_static", docs_files)
     app.add_url_rule(f"{prefix}/favicon.ico", "favicon",
@@ -195,6 +199,8 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     # `flask --app wsgi demo-db` comes from setup.cfg's flask.commands entry point, which
     # Flask loads without building the app: the database it creates need not exist yet.
     log.info("Jembatan serves %s (settings: %s)", db.describe, settings.source)
+    if len(served) < len(COLLECTIONS):
+        log.info("collections served: %s", ", ".join(c.name for c in served))
     return app
 
 

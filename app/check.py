@@ -121,11 +121,18 @@ def mapping_notes(db: Database, c: Collection, dialect: str | None) -> tuple[lis
     return todo, nulls
 
 
-def _selected(collection: str | None) -> list[Collection]:
+def _selected(collection: str | None, served: tuple[Collection, ...]) -> list[Collection]:
+    """The collections to check: those this site serves (collections.serve), or the one
+    named, which must be one of them (an unserved one has no queries loaded to run)."""
     if collection is None:
-        return list(COLLECTIONS)
-    chosen = [c for c in COLLECTIONS if c.name == collection]
+        return list(served)
+    chosen = [c for c in served if c.name == collection]
     if not chosen:
+        names = ", ".join(c.name for c in served)
+        if any(c.name == collection for c in COLLECTIONS):
+            raise click.BadParameter(f"this site does not serve {collection!r} (it is not in "
+                                     f"collections.serve); it serves: {names}",
+                                     param_hint="COLLECTION")
         raise click.BadParameter(f"no collection {collection!r}; the collections are: "
                                  f"{', '.join(c.name for c in COLLECTIONS)}",
                                  param_hint="COLLECTION")
@@ -178,7 +185,7 @@ def check_sql_command(collection: str | None, show: bool) -> None:
 
     With COLLECTION, only that collection's; with --show, print them instead."""
     db: Database = current_app.extensions["jembatan"]["db"]
-    chosen = _selected(collection)
+    chosen = _selected(collection, current_app.extensions["jembatan"]["collections"])
     if show:
         print_queries(db, chosen)
         return

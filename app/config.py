@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from .collections import COLLECTIONS
 
 # The queries shipped with Jembatan: sql/ beside app/ in a checkout (and an editable
 # install); app/sql/ in an installed wheel (setup.cfg installs sql/ there).
@@ -50,11 +53,17 @@ class AuthSettings:
 
 
 @dataclass(frozen=True)
+class CollectionSettings:
+    serve: tuple[str, ...]  # the names served, in the order of app/collections.py's table
+
+
+@dataclass(frozen=True)
 class Settings:
     database: DatabaseSettings
     api: ApiSettings
     auth: AuthSettings
     log: LogSettings
+    collections: CollectionSettings
     source: str  # where the settings came from, for the start-up log line
 
 
@@ -80,6 +89,9 @@ _SPEC: dict[str, dict[str, tuple[type | tuple[type, ...], Any]]] = {
     "log": {
         "format": (str, "plain"),
         "slow_query": ((int, float), 2),
+    },
+    "collections": {
+        "serve": (list, []),  # []: all ten
     },
 }
 _PATH_KEYS = (("database", "sqlite"), ("database", "sql_dir"))
@@ -109,6 +121,21 @@ def _merge(into: dict[str, dict[str, Any]], layer: Mapping[str, Any], origin: st
             if (section, key) in _PATH_KEYS and value:
                 value = str((base_dir / value) if not Path(value).is_absolute() else Path(value))
             into[section][key] = value
+
+
+def _served(names: list[str]) -> tuple[str, ...]:
+    """collections.serve checked against the table of collections: every name one of the
+    ten, none twice (a repeated name usually stands where another was meant); empty: all."""
+    known = [c.name for c in COLLECTIONS]
+    for n, name in enumerate(names):
+        if name not in known:
+            near = difflib.get_close_matches(name.lower(), known, n=1, cutoff=0.6)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            raise ConfigError(f"collections.serve: {name!r} is not a collection{hint}; "
+                              f"the collections are: {', '.join(known)}")
+        if name in names[:n]:
+            raise ConfigError(f"collections.serve names {name!r} twice")
+    return tuple(c for c in known if c in names or not names)
 
 
 def _environment(environ: Mapping[str, str]) -> dict[str, dict[str, Any]]:
@@ -176,5 +203,6 @@ def load_settings(overrides: Mapping[str, Any] | None = None,
                         metrics_key=api["metrics_key"]),
         auth=AuthSettings(api_keys=tuple(auth["api_keys"])),
         log=LogSettings(format=logs["format"], slow_query=float(logs["slow_query"])),
+        collections=CollectionSettings(serve=_served(merged["collections"]["serve"])),
         source=source,
     )

@@ -538,7 +538,8 @@ def load_queries(sql_dir: Path, collections: Sequence[Collection],
     for c in collections:
         path = sql_dir / f"{c.name}.sql"
         if not path.is_file():
-            raise QueryFileError(f"{path}: missing (database.sql_dir is {sql_dir})")
+            raise QueryFileError(f"{path}: missing (database.sql_dir is {sql_dir}); a site "
+                                 f"without {c.name} leaves it out of collections.serve")
         queries.files[c.name] = path
         names = [n for read in c.reads() for n in read[:2]]
         own = _File(path, ["records", *dict.fromkeys(names)])

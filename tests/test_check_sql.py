@@ -152,4 +152,5 @@ def test_a_missing_mapping_file_is_one_line_not_a_traceback(tmp_path: Path) -> N
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 1
     assert done.stderr == (f"jembatan: {site / 'customers.sql'}: missing "
-                           f"(database.sql_dir is {site})\n")
+                           f"(database.sql_dir is {site}); a site without customers leaves "
+                           f"it out of collections.serve\n")

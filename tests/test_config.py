@@ -17,6 +17,7 @@ CONTRACT_KEYS = {
     "database": ["sqlite", "odbc", "query_timeout", "connect_timeout", "sql_dir"],
     "api": ["page_size", "max_page_size", "url_prefix"],
     "auth": ["api_keys"],
+    "collections": ["serve"],
 }
 
 

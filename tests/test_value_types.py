@@ -144,7 +144,7 @@ def test_the_service_never_sends_a_value_of_another_type(
     assert health.get_json() == {"status": "degraded", "database": "ok", "mapping": [
         "biao1.recipe: a value that is not an integer, 3 times since start (the log has "
         "each one; run check-sql biao1)",
-        f"transactions.jam_dt1: a value that is not a time of day (HH:MM:SS), "
+        "transactions.jam_dt1: a value that is not a time of day (HH:MM:SS), "
         "3 times since start (the log has each one; run check-sql transactions)"]}
     metrics = client.get("/metrics").get_data(as_text=True)
     assert ('jembatan_mapping_errors_total{collection="transactions",'
