@@ -42,7 +42,8 @@ def test_a_wheel_installed_in_a_fresh_venv_serves(tmp_path: Path) -> None:
                     "--wheel-dir", str(wheels), str(ROOT)], check=True, timeout=600)
     [wheel] = wheels.glob("jembatan-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
-    shipped = {p.name for p in (ROOT / "sql").glob("*.sql")}
+    # The queries and draft-mapping's table of the trade's words.
+    shipped = {p.name for p in (ROOT / "sql").iterdir() if p.suffix in (".sql", ".toml")}
     assert {n.removeprefix("app/sql/") for n in names if n.startswith("app/sql/")} == shipped
     assert "app/static/dashboard.html" in names
 
