@@ -35,13 +35,12 @@ from pathlib import Path
 from typing import NamedTuple
 
 import click
-from flask import current_app
-from flask.cli import with_appcontext
+from flask.cli import ScriptInfo
 
 from .collections import COLLECTIONS, DATE_PAIRS, Collection
-from .config import SHIPPED_SQL_DIR
+from .config import SHIPPED_SQL_DIR, ConfigError, load_settings
 from .db import Database, DatabaseUnavailable, QueryFailed
-from .queries import quote
+from .queries import QueryFileError, load_queries, quote
 from .schemas import Date, Integer, Number, String, Time
 
 WORDS_FILE = "draft-words.toml"
@@ -416,18 +415,34 @@ def _written_schema(given: str, found: str, table: str, dialect: str | None) -> 
     return ""
 
 
+def _catalog() -> Database:
+    """The configured database with Jembatan's own queries only: a draft needs no mapping
+    file, so it runs while the site's are missing, empty or half written (the shell creates
+    the file a draft is redirected into before the draft starts)."""
+    try:
+        # Under `flask --app wsgi` the command is a plugin (setup.cfg) and no app is built
+        # (building it reads the mapping files); an app handed to the CLI as built (the
+        # tests' create_app(overrides).test_cli_runner()) has its settings at hand.
+        info = click.get_current_context().find_object(ScriptInfo)
+        settings = (info.load_app().extensions["jembatan"]["settings"]
+                    if info is not None and info.create_app is not None else load_settings())
+        queries = load_queries(settings.database.sql_dir, (), SHIPPED_SQL_DIR)
+    except (ConfigError, QueryFileError) as exc:
+        raise click.ClickException(str(exc)) from None
+    return Database(settings.database, queries)
+
+
 @click.command("draft-mapping")
 @click.argument("table")
 @click.option("--collection", "name", metavar="COLLECTION",
               help="The collection the table holds; by default the one named like TABLE.")
-@with_appcontext
 def draft_mapping_command(table: str, name: str | None) -> None:
     """Print a draft of a collection's `records` query for the site's TABLE.
 
     TABLE is read through the configured database (SCHEMA.TABLE or TABLE). Redirect the
     output into your sql_dir as <collection>.sql, finish its TODO lines, then run check-sql.
     """
-    db: Database = current_app.extensions["jembatan"]["db"]
+    db = _catalog()
     schema, bare = split_table(table)
     by_name = {c.name: c for c in COLLECTIONS}
     chosen = name or next((c.name for c in COLLECTIONS if c.name == bare.lower()), None)

@@ -14,9 +14,12 @@ the hints that must not mislead and SQLite's missing schemas.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -30,6 +33,7 @@ from tests import mssql
 from tests.conftest import FILE_ENGINES, database_settings
 from tests.contract import PRODUCTION, WEIGHING, expected
 from tests.postgres import READER, Cluster, insert_rows
+from tests.servers import ROOT
 
 TABLE = "TBL_TIMBANG"
 # The site's columns: (name, type on SQLite, on PostgreSQL, on SQL Server, the field it should
@@ -632,3 +636,32 @@ def test_a_malformed_words_file_is_one_line(tmp_path: Path, text: str, message: 
     errors = [line for line in done.output.splitlines() if line.startswith("Error:")]
     assert len(errors) == 1 and "Traceback" not in done.output, done.output
     assert errors[0].startswith(f"Error: {sql_dir / WORDS_FILE}: {message}"), errors[0]
+
+
+def test_a_draft_redirected_into_the_sites_own_directory(tmp_path: Path) -> None:
+    # `draft-mapping ... > sql/transactions.sql` with sql_dir pointed there already: the
+    # shell creates the empty file before the draft starts, and a draft needs no mapping
+    # file, so it still runs (through `flask --app wsgi`, as a plant runs it).
+    database = tmp_path / "plant.sqlite3"
+    con = sqlite3.connect(database)
+    con.execute('CREATE TABLE "TBL_TIMBANG" ("ID_TIMBANG" INTEGER PRIMARY KEY, '
+                '"NOPOL" VARCHAR(15), "TGL_MASUK" DATETIME)')
+    con.close()
+    site = tmp_path / "sql"
+    site.mkdir()
+    config = tmp_path / "jembatan.toml"
+    config.write_text(f'[database]\nsqlite = "{database}"\nsql_dir = "{site}"\n\n'
+                      f'[collections]\nserve = ["transactions"]\n')
+    env = {k: v for k, v in os.environ.items() if not k.startswith("JEMBATAN_")}
+    flask = str(Path(sys.executable).parent / "flask")
+    with open(site / "transactions.sql", "w") as out:
+        done = subprocess.run([flask, "--app", "wsgi", "draft-mapping", "dbo.TBL_TIMBANG",
+                               "--collection", "transactions"], cwd=ROOT, stdout=out,
+                              stderr=subprocess.PIPE, text=True, timeout=60,
+                              env=env | {"JEMBATAN_CONFIG": str(config)})
+    assert done.returncode == 0, done.stderr
+    drafted = (site / "transactions.sql").read_text()
+    assert '    "NOPOL" AS "vehno", -- trade word (NOPOL)\n' in drafted
+    assert '    date("TGL_MASUK") AS "tgl_dt1", -- trade word (TGL_MASUK), its date part\n' \
+        in drafted
+    assert drafted.endswith('FROM "TBL_TIMBANG";\n')
