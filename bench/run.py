@@ -4,17 +4,16 @@
 
 Environment: BENCH_DB (the SQLite file, default bench/data/bench.sqlite3), BENCH_SECONDS
 (seconds per measured wrk run and per limit in each round, default 4), BENCH_ONLY (a
-comma-separated subset of limit,jembatan,deploy,odbc,datasette,profile). Figures are
-printed as they come. A whole run on the default database writes bench/results.json and
-bench/RESULTS.md; any other run (another BENCH_DB, a BENCH_ONLY) writes them to bench/data/
-instead.
+comma-separated subset of limit,jembatan,floor,deploy,odbc,datasette,profile). Figures are
+printed as they come, and the tables at the end. Every run writes its figures to
+bench/data/results.json; a whole run on the default database writes bench/RESULTS.md, any
+other run (another BENCH_DB, a BENCH_ONLY) bench/data/RESULTS.md.
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import importlib.util
 import json
 import math
 import os
@@ -31,7 +30,9 @@ from pathlib import Path
 from typing import Any
 
 import harness
+import profiling
 import report
+from floor import PATH as FLOOR_PATH
 from harness import ALL_CORES, CLIENT_CORE, ROOT, SERVER_CORE, Server
 
 BENCH = ROOT / "bench"
@@ -64,15 +65,6 @@ FRANGE_SQL = (f"select * from transactions {RANGE_WHERE} and vehno = :vehno"
               " order by tgl_dt1, jam_dt1, id")
 FPAGE_SQL = ("select * from transactions where custcode = :custcode order by id"
              " limit 100 offset :offset")
-
-
-def _load_profiling() -> Any:
-    """bench/profile.py, loaded by path: `import profile` would be the standard library's."""
-    spec = importlib.util.spec_from_file_location("bench_profile", BENCH / "profile.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def wanted(part: str) -> bool:
@@ -222,6 +214,9 @@ SCRIPTS = {"row": "row.lua", "page": "page.lua", "range": "range.lua", "frange":
 # Jembatan had no CSV when this benchmark was written: CSV is measured once this page comes
 # back as text/csv, and reported "not implemented" until then.
 JEMBATAN_CSV_PROBE = "/transactions/page/1?page_size=1&format=csv"
+# The floor answers every request work with its one route (its figure is paired with each
+# work's rounds), driven by row.lua with a template that draws nothing.
+FLOOR_PATHS = {work: FLOOR_PATH for work, _ in report.WORKS}
 NAME = urllib.parse.quote(DB.stem)  # Datasette names a database after its file
 DATASETTE_PATHS = {
     "row": f"/{NAME}/transactions/{{id}}.json",
@@ -246,6 +241,14 @@ def contenders() -> list[dict[str, Any]]:
          "argv": [gunicorn, *one], "config": ("jembatan-sqlite", False), "paths": JEMBATAN_PATHS,
          "streams": ("json", "csv"), "server_cores": SERVER_CORE, "client_cores": CLIENT_CORE,
          "wrk_threads": 1},
+        # The framework floor (issue 21): the same gunicorn command and worker, the same wrk,
+        # a bare Flask route; right after Jembatan, so that both see the same spell of the
+        # machine in each round.
+        {"key": "floor", "label": "Framework floor: bare Flask, fixed 1 KB JSON, 1 sync "
+                                  "worker (pinned)",
+         "argv": [gunicorn, *one], "app": "bench.floor:app", "ready": FLOOR_PATH,
+         "paths": FLOOR_PATHS, "streams": (), "server_cores": SERVER_CORE,
+         "client_cores": CLIENT_CORE, "wrk_threads": 1},
         {"key": "deploy", "label": "Jembatan, sqlite3, README deployment (2 workers x 4 "
                                    "threads, both cores)",
          "argv": [gunicorn, *deploy], "config": ("jembatan-sqlite", False),
@@ -272,9 +275,12 @@ def start(c: dict[str, Any]) -> Server:
                 "--setting", "sql_time_limit_ms", "60000", "--setting", "max_csv_mb", "0"]
         return Server(c["label"], argv, port, "/-/versions.json", server_env(),
                       c["server_cores"], log=log)
-    name, odbc = c["config"]
-    argv = [*c["argv"][:1], "--bind", f"127.0.0.1:{port}", *c["argv"][1:], "wsgi:app"]
-    return Server(c["label"], argv, port, "/health", server_env(jembatan_config(name, odbc)),
+    # Both Jembatan and the floor start from the checkout, so gunicorn reads the same
+    # gunicorn.conf.py for both: the floor's worker is set up as Jembatan's is.
+    argv = [*c["argv"][:1], "--bind", f"127.0.0.1:{port}", *c["argv"][1:],
+            c.get("app", "wsgi:app")]
+    config = jembatan_config(*c["config"]) if "config" in c else None
+    return Server(c["label"], argv, port, c.get("ready", "/health"), server_env(config),
                   c["server_cores"], worker_processes=True, log=log)
 
 
@@ -286,6 +292,9 @@ def fill(template: str, **values: object) -> str:
 
 def probe(port: int, c: dict[str, Any], plan: dict[str, Any]) -> dict[str, int]:
     """One request of each work before timing: status 200 and how many records came back."""
+    if c["key"] == "floor":
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{FLOOR_PATH}", timeout=60) as resp:
+            return {"floor_bytes": len(resp.read())}
     r = plan["range"]
     end = dt.date.fromisoformat(r["first_day"]) + dt.timedelta(days=r["window_days"] - 1)
     page, fpage = plan["page"]["first"], plan["fpage"]["first"]
@@ -346,9 +355,11 @@ def wrk_args(work: str, template: str, plan: dict[str, Any]) -> list[object]:
 
 def measure_work(key: str, c: dict[str, Any], server: Server, work: str,
                  plan: dict[str, Any]) -> dict[str, Any]:
-    warm_page_cache()
-    result = harness.wrk(server.port, SCRIPTS[work], wrk_args(work, c["paths"][work], plan),
-                         SECONDS, WARMUP, threads=c["wrk_threads"], cores=c["client_cores"])
+    warm_page_cache()  # the floor's too: every measurement follows the same read
+    script, args = (("row.lua", [FLOOR_PATH, 1]) if key == "floor"
+                    else (SCRIPTS[work], wrk_args(work, c["paths"][work], plan)))
+    result = harness.wrk(server.port, script, args, SECONDS, WARMUP, threads=c["wrk_threads"],
+                         cores=c["client_cores"])
     say(f"   {key:<10} {result['req_s']:9.1f} req/s   p99 {result['p99_ms']:8.1f} ms"
         f"   errors {result['errors']}")
     return result
@@ -479,18 +490,19 @@ def main() -> int:
     run_all(plan, results)
     if wanted("profile"):
         say("\n== where the time goes (py-spy, one sync worker)")
-        results["profile"] = _load_profiling().profile(plan, SECONDS)
+        results["profile"] = profiling.profile(plan, SECONDS)
 
     results["load_average_end"] = os.getloadavg()
     results["wall_seconds"] = time.time() - began
     results["targets"] = report.targets(results)
-    # Only a whole run on the default database replaces the published results.
+    # Only a whole run on the default database replaces the published results; the figures
+    # of every run stay out of the repository (RESULTS.md shows them).
     where = BENCH if not ONLY and DB == DEFAULT_DB else BENCH / "data"
-    (where / "results.json").write_text(json.dumps(results, indent=2) + "\n")
-    (where / "RESULTS.md").write_text(report.render(results))
+    (BENCH / "data" / "results.json").write_text(json.dumps(results, indent=2) + "\n")
+    (where / "RESULTS.md").write_text(report.render(results, BENCH / "RESULTS.md"))
     say("\n" + report.summary(results))
-    say(f"wrote {where.relative_to(ROOT)}/results.json and RESULTS.md; the run took "
-        f"{results['wall_seconds']:.0f} s")
+    say(f"wrote bench/data/results.json and {(where / 'RESULTS.md').relative_to(ROOT)}; the "
+        f"run took {results['wall_seconds']:.0f} s")
     return 0
 
 

@@ -1,12 +1,14 @@
 """Where the time goes: py-spy against Jembatan's one-worker gunicorn.
 
-    .venv/bin/python bench/profile.py [seconds]     (BENCH_DB names the SQLite file)
+    BENCH_ONLY=profile .venv/bin/python bench/run.py     (BENCH_DB names the SQLite file)
 
-Starts gunicorn (one sync worker, pinned to core 0, sqlite3) on the benchmark database and
-records its worker with `py-spy record --format speedscope` twice: while wrk drives row by
-id, and while one full-table stream (GET /transactions) runs. Prints the top 15 functions by
-own time of each; the speedscope files are left in bench/data/ (open them in speedscope).
-`make bench` runs this too and puts the lists in RESULTS.md ("Where the time goes").
+Part of `make bench` (bench/run.py's part "profile"). Starts gunicorn (one sync worker,
+pinned to core 0, sqlite3) on the benchmark database and records its worker with
+`py-spy record --format speedscope` twice: while wrk drives row by id, and while one
+full-table stream (GET /transactions) runs. Prints the top 15 functions by own time of each;
+the speedscope files are left in bench/data/ (open them in speedscope). The lists go into
+RESULTS.md ("Where the time goes"). Not named profile.py: `import profile` would be the
+standard library's.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -106,7 +107,7 @@ def show(title: str, found: dict[str, Any]) -> None:
 def profile(plan: dict[str, Any], seconds: float) -> dict[str, Any]:
     db = (ROOT / plan["db"]).resolve()  # the config resolves paths against its own folder
     config = OUT / "jembatan-profile.toml"
-    config.write_text(f'# Written by bench/profile.py\n[database]\nsqlite = "{db}"\n')
+    config.write_text(f'# Written by bench/profiling.py\n[database]\nsqlite = "{db}"\n')
     env = {k: v for k, v in os.environ.items() if not k.startswith("JEMBATAN_")}
     env["JEMBATAN_CONFIG"] = str(config)
     port = harness.free_port()
@@ -135,9 +136,3 @@ def profile(plan: dict[str, Any], seconds: float) -> dict[str, Any]:
         show("full-table stream (GET /transactions)", out["stream"])
     return out
 
-
-if __name__ == "__main__":
-    sys.path.insert(0, str(ROOT / "bench"))
-    import run
-
-    profile(run.make_plan(), float(sys.argv[1]) if len(sys.argv) > 1 else run.SECONDS)
