@@ -22,8 +22,9 @@ replaces it on that engine. Three kinds of file:
 This module is the one place where Python composes SQL, and only mechanically: it fills a
 shape's placeholders with quoted field names from the collection table (app/collections.py),
 puts `WITH "records" AS (<records>)` in front, and turns `:params` into DB-API `?`. A
-request's filters (app/arguments.py) fill `{where_filters}` or `{and_filters}`: one condition
-per filter on a quoted field name, each value a bound parameter, never SQL text.
+request's filters fill `{where_filters}` or `{and_filters}`: one condition per filter on a
+quoted field name, its SQL text from the operator's entry in app/filters.py, each value a
+bound parameter, never SQL text.
 """
 
 from __future__ import annotations
@@ -35,8 +36,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from .arguments import Filter
 from .collections import DATE_PAIRS, Collection
+from .filters import OPERATORS, Filter
 
 DIALECTS = ("sqlite",)
 SHAPES_FILE = "shapes"
@@ -122,9 +123,6 @@ class Query:
         return self.template is not None
 
 
-_OPERATORS = {"": "=", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
-
-
 @dataclass(frozen=True)
 class Where:
     """A request's filters as SQL: conditions on the record's quoted field names joined by
@@ -140,21 +138,13 @@ class Where:
             return None
         conditions, values = [], {}
         for f in filters:
-            field = quote(f.field)
+            operator = OPERATORS[f.op]
             names = [f"filter_{len(values) + i}" for i in range(len(f.values))]
-            if f.op == "isnull":
-                conditions.append(f"{field} IS {'' if f.values[0] else 'NOT '}NULL")
-                continue
-            if f.op == "in":
-                conditions.append(f"{field} IN ({', '.join(':' + n for n in names)})")
-            elif f.op == "not":  # NULL included: a flag that is NULL is not 1 either
-                conditions.append(f"({field} <> :{names[0]} OR {field} IS NULL)")
-            else:
-                conditions.append(f"{field} {_OPERATORS[f.op]} :{names[0]}")
-            values.update(zip(names, f.values, strict=True))
-        shape = tuple((f.field, f.op, len(f.values) if f.op != "isnull" else int(f.values[0]))
-                      for f in filters)
-        return cls(tuple(conditions), shape, values)
+            conditions.append(operator.condition(quote(f.field), [":" + n for n in names],
+                                                 f.values))
+            if not operator.form.boolean:  # a boolean picks the text: nothing to bind
+                values.update(zip(names, f.values, strict=True))
+        return cls(tuple(conditions), tuple(f.shape() for f in filters), values)
 
 
 def with_filters(template: str, where: Where | None) -> str:

@@ -1,0 +1,136 @@
+"""Filter operators (CONTRACT §3 "Filters"): the one table of them, read by the HTTP layer
+(app/arguments.py: which arguments a list takes, their values, the docs and the 400s) and
+by the SQL layer (app/queries.py: `Where`, one condition per filter).
+
+An operator is one entry of OPERATORS: its argument suffix (`field__gt`), the field kinds
+that take it, how its value is read, its SQL condition and what the docs say of it. Adding
+one is adding an entry (and its tests); the docs and error messages are written from here.
+This module imports nothing from Flask or the web layer, so that the SQL layer need not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+# The kinds a filter value is read as; app/arguments.py maps the record's fields to them.
+KINDS = ("integer", "number", "date", "time", "string")
+# Strings compare by the database's collation, which orders text differently on each engine
+# (and case-insensitively on most SQL Servers): so no order operator takes them.
+ORDERED = ("integer", "number", "date", "time")
+ORDERED_DOC = "numbers, dates and times"  # ORDERED, as the docs and errors name it
+
+
+class Filter(NamedTuple):
+    """One filter argument, read: `vehno__in=A,B` is Filter("vehno", "in", ("A", "B"))."""
+
+    field: str
+    op: str  # an OPERATORS key: "" for equality
+    values: tuple[Any, ...]  # one value (True/False for a boolean), several for a list
+
+    def shape(self) -> tuple[str, str, int]:
+        """What its SQL text depends on, to cache that text by: its field, operator and
+        number of values (a boolean's value itself, which picks the text)."""
+        boolean = OPERATORS[self.op].form.boolean
+        return self.field, self.op, int(self.values[0]) if boolean else len(self.values)
+
+
+@dataclass(frozen=True)
+class Form:
+    """How an operator's argument is read, and how the docs show it."""
+
+    example: str  # after the argument in FILTERS_DOC: `field__in=v1,v2`
+    usage: str  # after the argument in the lists of 400s and parameter descriptions
+    split: bool = False  # a comma-separated list, its repeats joined (`a__in=1&a__in=2`)
+    boolean: bool = False  # true or false (any case), choosing the SQL text: nothing bound
+
+
+ONE = Form(example="=v", usage="")
+LIST = Form(example="=v1,v2", usage=" (comma-separated)", split=True)
+BOOLEAN = Form(example="=true|false", usage="=true|false", boolean=True)
+
+
+@dataclass(frozen=True)
+class Operator:
+    """One filter operator: the argument `field__<suffix>=...`."""
+
+    suffix: str  # "" for equality: `field=v`
+    form: Form
+    # The condition: {f} is the quoted field, {v} its bound parameter(s), ", "-joined for a
+    # list; a boolean form's is the text for true, `negated` the one for false.
+    sql: str
+    doc: str  # what FILTERS_DOC says of it; operators in a row with the same doc share it
+    kinds: tuple[str, ...] = KINDS  # the field kinds that take it
+    negated: str = ""
+
+    def condition(self, field: str, parameters: Sequence[str], values: Sequence[Any]) -> str:
+        """The SQL condition on the quoted `field`, its values bound to `parameters`."""
+        if self.form.boolean:
+            return (self.sql if values[0] else self.negated).format(f=field)
+        return self.sql.format(f=field, v=", ".join(parameters))
+
+    def name(self, field: str) -> str:
+        """The argument's name on `field`: `field__gt`; `field` for equality."""
+        return f"{field}__{self.suffix}" if self.suffix else field
+
+    def argument(self, field: str) -> str:
+        """As the 400 for text lists it: `field__gt`; `field=` for equality."""
+        return self.name(field) if self.suffix else f"{field}="
+
+
+OPERATORS: dict[str, Operator] = {op.suffix: op for op in (
+    Operator("", ONE, "{f} = {v}", "equals"),
+    # NULL included: a flag that is NULL is not 1 either, and SQL's <> would drop it.
+    Operator("not", ONE, "({f} <> {v} OR {f} IS NULL)", "does not equal, NULL included"),
+    Operator("gt", ONE, "{f} > {v}", ORDERED_DOC, ORDERED),
+    Operator("gte", ONE, "{f} >= {v}", ORDERED_DOC, ORDERED),
+    Operator("lt", ONE, "{f} < {v}", ORDERED_DOC, ORDERED),
+    Operator("lte", ONE, "{f} <= {v}", ORDERED_DOC, ORDERED),
+    Operator("in", LIST, "{f} IN ({v})", "one of"),
+    Operator("isnull", BOOLEAN, "{f} IS NULL", "", negated="{f} IS NOT NULL"),
+)}
+
+_BOOLEANS = {"true": True, "false": False}
+
+
+def boolean(text: str) -> bool | None:
+    """A boolean form's value: true or false in any letter case; None for anything else."""
+    return _BOOLEANS.get(text.lower())
+
+
+def for_kind(kind: str) -> tuple[Operator, ...]:
+    """The operators a field of this kind takes, in the table's order."""
+    return tuple(op for op in OPERATORS.values() if kind in op.kinds)
+
+
+def and_list(items: Sequence[str]) -> str:
+    """`a, b and c`."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def usage(field: str, operators: Sequence[Operator]) -> str:
+    """The operators after the first as the 400s and parameter descriptions list them:
+    `vehno__not, __in (comma-separated), __isnull=true|false`."""
+    return ", ".join((field if i == 0 else "") + f"__{op.suffix}{op.form.usage}"
+                     for i, op in enumerate(op for op in operators if op.suffix))
+
+
+def doc_list() -> str:
+    """The operators as FILTERS_DOC lists them: `field=v` (equals), ..., the ones in a row
+    with the same doc named together before it."""
+    groups: list[list[Operator]] = []
+    for op in OPERATORS.values():
+        if groups and op.doc == groups[-1][0].doc:
+            groups[-1].append(op)
+        else:
+            groups.append([op])
+    parts = []
+    for group in groups:
+        if len(group) == 1:  # a single one shows its value: `field__in=v1,v2`
+            text = f"`{group[0].name('field')}{group[0].form.example}`"
+        else:
+            text = ", ".join(f"`{'field' if i == 0 else ''}__{op.suffix}`"
+                             for i, op in enumerate(group))
+        parts.append(text + (f" ({group[0].doc})" if group[0].doc else ""))
+    return ", ".join(parts)
