@@ -17,6 +17,7 @@ from . import params
 from .collections import COLLECTIONS, Collection
 from .db import Database, DatabaseUnavailable, QueryFailed
 from .encoding import RecordEncoder
+from .filters import OPERATORS
 from .queries import FILTER_PLACEHOLDERS, PARAMETERS, Query, kind_of, parse_file
 from .summaries import MEASURES
 
@@ -170,9 +171,10 @@ def _filtered_line(query: Query) -> str:
     """Where a read's filters go, told by the text of one filter on its first field."""
     assert query.template is not None
     marks = [p for p in FILTER_PLACEHOLDERS if "{" + p + "}" in query.template]
+    forms = ", ".join(op.condition('"f"', ["?"] * (2 if op.form.split else 1), (True,))
+                      for op in OPERATORS.values())  # every operator, from its one entry
     return (f"{' and '.join('{' + m + '}' for m in marks)} of the shape becomes WHERE (or "
-            f"AND) one condition per filter, each value one more parameter: \"f\" = ?, "
-            f"(\"f\" <> ? OR \"f\" IS NULL), \"f\" > ?, \"f\" IN (?, ?), \"f\" IS NULL")
+            f"AND) one condition per filter, each value one more parameter: {forms}")
 
 
 @click.command("check-sql")
