@@ -77,17 +77,15 @@ def check_query(db: Database, c: Collection, encoder: RecordEncoder, name: str) 
 
 
 def sample(db: Database, c: Collection) -> tuple[list[str], list[tuple[Any, ...]]]:
-    """Rows of the records in canonical order: the first, the middle and the last
-    SAMPLE_ROWS, each read as a page (so bounded on a table of millions)."""
-    total = int(db.execute(c.name, "count", {}).all()[0][0] or 0)
-    starts = sorted({0, max(0, total // 2 - SAMPLE_ROWS // 2), max(0, total - SAMPLE_ROWS)})
+    """Rows of the records in canonical order: the first, the middle and the last page of
+    SAMPLE_ROWS, each read as the page view reads it (so bounded on a table of millions)."""
+    last = max(1, -(-db.scalar(c.name, "count") // SAMPLE_ROWS))
     columns: list[str] = []
     rows: list[tuple[Any, ...]] = []
-    for skip in starts:
-        window = {"skip": skip, "first_row": skip + 1, "last_row": skip + SAMPLE_ROWS,
-                  "row_count": SAMPLE_ROWS}
-        values = {k: v for k, v in window.items() if k in PARAMETERS[kind_of("page")]}
-        result = db.execute(c.name, "page", values)
+    for page in sorted({1, (last + 1) // 2, last}):
+        window = params.window(page, SAMPLE_ROWS)
+        result = db.execute(c.name, "page", {k: v for k, v in window.items()
+                                             if k in PARAMETERS[kind_of("page")]})
         columns = list(result.columns)
         rows.extend(tuple(row) for row in result.all())
     return columns, rows

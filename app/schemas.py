@@ -55,7 +55,9 @@ class Number(fields.Number):
                 value = float(value)
             except ValueError:
                 raise ValueMisfit(value, NUMBER) from None
-        elif not isinstance(value, int | float):  # bool too: pyodbc's value of a bit column
+        elif isinstance(value, bool):  # pyodbc's value of a bit column: 1 or 0
+            value = int(value)
+        elif not isinstance(value, int | float):
             raise ValueMisfit(value, NUMBER)
         if isinstance(value, float) and not math.isfinite(value):
             return None  # JSON has no NaN or Infinity

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from app.collections import COLLECTIONS
 from app.encoding import RecordEncoder
-from app.schemas import Date, Integer, Number, String, Time
+from app.schemas import Date, Integer, Number, String, Time, ValueMisfit
 
 BY_NAME = {c.name: c for c in COLLECTIONS}
 
@@ -180,3 +180,37 @@ def test_csv_cells_are_the_json_values(collection: str) -> None:
         values = encoder.values(columns, rows, 1)
         assert encoder.csv(values) == csv_from_json(encoder.json(values), encoder.output), (
             name, odd)
+
+
+# What fits a field and goes out as its type (README "When a value does not fit its
+# field"), and what is refused: field -> [(value as a driver hands it, as sent or None)].
+FITS: dict[str, list[tuple[Any, Any]]] = {
+    "weigh1": [(True, 1), (False, 0), ("30120.5", 30120.5), (Decimal("12.00"), 12),
+               ("29.950,5", None), ("", None), (b"1", None)],
+    "tgl_dt1": [("2026-11-20 07:05:00", "2026-11-20"), (dt.datetime(2026, 11, 20, 7), "2026-11-20"),
+                (2026, None), ("20-11-2026", None), ("2026-02-30", None), ("2026-W47-1", None),
+                ("", None)],
+    "jam_dt1": [("07:05", "07:05:00"), ("2026-11-20 07:05:30", "07:05:30"),
+                ("07:05:30.1200", "07:05:30.120000"), ("25:00:00", None), ("07:05+07", None),
+                (2026, None)],
+}
+
+
+def test_a_value_is_sent_as_its_fields_type_or_refused() -> None:
+    encoder = RecordEncoder(BY_NAME["transactions"].schema)
+    plain = {n: plain_value(encoder.schema.fields[n]) for n in encoder.fields}
+    for field, cases in FITS.items():
+        for handed, sent in cases:
+            row = tuple(handed if n == field else v for n, v in plain.items())
+            if sent is None:
+                with pytest.raises(ValueMisfit) as caught:
+                    encoder.encode(encoder.fields, [row], None)
+                assert caught.value.field == field, (field, handed)
+            else:
+                got = orjson.loads(encoder.encode(encoder.fields, [row], None))[0][field]
+                assert (got, type(got)) == (sent, type(sent)), (field, handed)
+    integer = RecordEncoder(BY_NAME["biao1"].schema)
+    row = tuple(12.5 if n == "recipe" else plain_value(integer.schema.fields[n])
+                for n in integer.fields)
+    with pytest.raises(ValueMisfit, match=r"^12\.5 \(float\) is not an integer$"):
+        integer.encode(integer.fields, [row], None)
