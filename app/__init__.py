@@ -10,10 +10,9 @@ from typing import Any
 import flask_smorest
 from apispec.ext.marshmallow import MarshmallowPlugin, OpenAPIConverter
 from apispec.ext.marshmallow.common import get_fields
-from flask import Flask, Response, json, redirect, request, url_for
+from flask import Flask, Response, json, request
 from flask.json.provider import DefaultJSONProvider
 from flask_smorest.spec.plugins import FlaskPlugin
-from swagger_ui_bundle import swagger_ui_path
 from werkzeug.exceptions import Unauthorized
 from werkzeug.middleware.proxy_fix import ProxyFix
 
@@ -27,14 +26,16 @@ from .db import Database
 from .mapping import draft_mapping_command
 from .metrics import Metrics, route_kind
 from .queries import load_queries
-from .schemas import ErrorSchema
-from .views import (
+from .reads import Runner
+from .routes import (
     CONVERTERS,
     UNDOCUMENTED,
     collection_blueprint,
     meta_blueprint,
-    swagger_files,
+    register_docs_routes,
 )
+from .schemas import ErrorSchema
+from .views import Service
 
 log = logging.getLogger("jembatan")
 
@@ -53,7 +54,7 @@ class JsonProvider(DefaultJSONProvider):
 
 class _Converter(OpenAPIConverter):
     """Leaves out of an operation's parameters the query arguments marked UNDOCUMENTED
-    (`format`: app/views.py, CSV_DOC), which the route still takes."""
+    (`format`, `where`: app/routes.py), which the route still takes."""
 
     def schema2parameters(self, schema: Any, *, location: str,
                           **kwargs: Any) -> list[dict[str, Any]]:
@@ -174,15 +175,11 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
         api.spec.components.security_scheme("Bearer", {"type": "http", "scheme": "bearer"})
     for converter in CONVERTERS.values():
         api.register_converter(converter, lambda conv: dict(conv.openapi))
+    runner = Runner(db)
     for collection in served:
-        api.register_blueprint(collection_blueprint(collection, db, settings.api, keyed))
-    api.register_blueprint(meta_blueprint(served, db, settings.api, keyed))
-    docs_files = swagger_files(str(swagger_ui_path))
-    app.add_url_rule(f"{prefix}/docs/static/<path:filename>", "docs_static", docs_files)
-    app.add_url_rule(f"{prefix}/favicon.ico", "favicon",
-                     lambda: docs_files("favicon-32x32.png"))
-    app.add_url_rule(f"{prefix}/docs/", "docs_slash",
-                     lambda: redirect(url_for("api-docs.openapi_swagger_ui")))
+        api.register_blueprint(collection_blueprint(collection, runner, settings.api, keyed))
+    api.register_blueprint(meta_blueprint(Service(served, db), settings.api, keyed))
+    register_docs_routes(app, prefix)
     app.register_blueprint(dashboard_blueprint(prefix))
     _register_metrics(app, metrics, settings.api)
     errors.register(app)
@@ -205,7 +202,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
 
 
 # The routes that take no query argument at all: one is a 400 (CONTRACT §3 "Arguments"), as
-# on the record routes, whose argument schemas say what they take (app/views.py).
+# on the record routes, whose argument schemas say what they take (app/routes.py).
 _NO_ARGUMENTS = {"service.index", "service.health", "api-docs.openapi_json",
                  "api-docs.openapi_swagger_ui", "docs_slash", "dashboard.dashboard",
                  "metrics"}

@@ -39,15 +39,19 @@ from .filters import (
     for_kind,
     usage,
 )
+from .queries import Where
 from .schemas import Date, Integer, Number, Time
 
-__all__ = ["FILTERS_DOC", "Accepted", "Filter", "accepted_filters", "filter_parameters",
-           "reject_all"]
+__all__ = ["FILTERS_DOC", "WHERE", "Accepted", "Filter", "accepted_filters",
+           "filter_parameters", "reject_all"]
 
 MAX_VALUES = 1000  # bound values of all filters together; SQL Server takes 2,100 a query
 # The arguments whose repeats join their values, as `__in` does: the lists, which generated
 # clients send as by=day&by=productcode (openapi-python-client ignores `explode: false`).
 JOINED = ("fields", "by")
+# Where a list's filters reach its view, as one more (undocumented) argument `where`: a name
+# no client can send (one that is not `_`-ignored and not a filter is a 400).
+WHERE = "__where"
 
 # Decimal notation, with an exponent allowed (1e3, 2.5E-4: what JSON and OpenAPI call a number).
 _NUMBER = re.compile(r"-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?", re.ASCII)
@@ -172,40 +176,40 @@ class Accepted:
                        f"to {ORDERED_DOC}")
         return field, op
 
-    def normalized(self, args: MultiDict[str, str]) -> MultiDict[str, str]:
-        """The arguments with `_` ones dropped and repeated `fields`, `by` and `__in` joined; a
-        400 for an argument not accepted or another one given twice."""
-        out: MultiDict[str, str] = MultiDict()
+    def parse(self, args: MultiDict[str, str]) -> MultiDict[str, str]:
+        """The arguments as the route's schema reads them, in one pass: `_` ones dropped,
+        repeated `fields`, `by` and `__in` joined, and on a list the filters read as their
+        fields' types into one Where under WHERE; a 400 for an argument not accepted or
+        another one given twice (every name is checked before any filter value is read)."""
+        out: MultiDict[str, Any] = MultiDict()
+        sent: list[tuple[str, str, str, str]] = []  # a filter's argument, field, op, text
         for name, values in args.lists():
             if name.startswith("_"):
                 continue
             split = self.split(name)
             if name in JOINED or (split is not None and OPERATORS[split[1]].form.split):
-                out[name] = ",".join(values)
+                text = ",".join(values)
             elif len(values) > 1:
                 _bad(name, f"{name} is given {len(values)} times; give it once"
                            + ("" if split is None else
                               f" (to keep several values, {split[0]}__in=v1,v2)"))
             else:
-                out[name] = values[0]
+                text = values[0]
+            if split is None:
+                out[name] = text
+            else:
+                sent.append((name, *split, text))
+        if self.filters is not None:
+            out[WHERE] = Where.of(self._filters(sent))
         return out
 
-    def read(self, args: MultiDict[str, str]) -> list[Filter]:
-        """The filters among the arguments (checked by `normalized` before), each value read
-        as its field's type, in the order sent."""
+    def _filters(self, sent: list[tuple[str, str, str, str]]) -> list[Filter]:
+        """Each filter's value(s) read as its field's type, in the order sent."""
+        assert self.filters is not None
         found: list[Filter] = []
-        if self.filters is None:
-            return found
         total = 0
-        for name, sent in args.lists():
-            if name.startswith("_"):
-                continue
-            split = self.split(name)
-            if split is None:
-                continue
-            field, op = split
-            text = ",".join(sent)
-            kind = self.filters[field]  # type: ignore[index]
+        for name, field, op, text in sent:
+            kind = self.filters[field]
             form = OPERATORS[op].form
             if form.boolean:
                 flag = boolean(text)
@@ -231,7 +235,7 @@ def accepted_filters(schema: type[ma.Schema], fields: Iterable[str]) -> dict[str
 
 def reject_all(args: MultiDict[str, str]) -> None:
     """For a route that takes no arguments: a 400 for any but `_` ones."""
-    Accepted(()).normalized(args)
+    Accepted(()).parse(args)
 
 
 _SCHEMAS = {"integer": {"type": "integer", "format": "int64", "minimum": -2**63,

@@ -130,9 +130,9 @@ def read_by(c: Collection, names: Sequence[str] | None,
 
 
 class SummaryEncoder:
-    """The rows of one summary query as JSON or CSV; the interface app/views.py's
-    Representation uses (json, csv, csv_header), so summaries stream like lists. It holds
-    nothing of a request: app/views.py keeps one per `by`."""
+    """The rows of one summary query as JSON or CSV; the interface of a record encoder that
+    app/formats.py and app/reads.py use, so summaries stream like lists. It holds nothing of
+    a request: app/views.py keeps one per `by`."""
 
     def __init__(self, c: Collection, by: Sequence[str]):
         assert c.summary is not None
@@ -143,6 +143,10 @@ class SummaryEncoder:
         self._groups = [(n, "day" if n == "day" else "hour" if n == "hour" else
                          "text" if n == "month" or type(declared[n]) is String else "int")
                         for n in self.by]
+
+    def columns_missing(self, columns: Sequence[str]) -> list[str]:
+        """None: a summary's columns are Jembatan's own (sql/shapes.sql), not a site's."""
+        return []
 
     def values(self, columns: Sequence[str], rows: Sequence[Sequence[Any]],
                first: int | None = None) -> list[tuple[Any, ...]]:
