@@ -19,7 +19,7 @@ import subprocess
 import sys
 import time
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -352,95 +352,124 @@ def _weighted(pairs: Iterable[tuple[Any, int]]) -> list[Any]:
     return [item for item, weight in pairs for _ in range(weight)]
 
 
+class _LegacyIds:
+    """A legacy table's ids: mostly increasing, with gaps (deleted rows) and a few swaps (a
+    row saved one late)."""
+
+    def __init__(self, r: Callable[[], float]):
+        self.r = r
+        self.next_id = 10001 + int(r() * 5000)
+        self.held: int | None = None  # an id written one row late
+
+    def take(self) -> int:
+        r = self.r
+        if self.held is not None:
+            row_id, self.held = self.held, None
+        elif r() < 0.004:
+            row_id, self.held = self.next_id + 1, self.next_id
+            self.next_id += 2
+        else:
+            row_id = self.next_id
+            self.next_id += 1
+        if r() < 0.01:
+            self.next_id += 1 + int(r() * 20)
+        return row_id
+
+
+class _Loads:
+    """What a weighing carries, in or out: the trade's lists drawn from, built once."""
+
+    def __init__(self) -> None:
+        # Suppliers deliver what they sell; RM001-RM003 are sand, whose moisture is noted.
+        self.inbound = _weighted(((sup, code, loc, code <= "RM003"), weight)
+                                 for code, _, _, loc, sups, weight in _RAW_MATERIALS
+                                 for sup in sups)
+        self.outbound = _weighted(((code, loc), weight)
+                                  for code, _, _, loc, weight in _PRODUCTS_OUT)
+        self.buyers = [f"CUS{i:03d}" for i in range(1, len(_BUYERS) + 1)]
+
+    def draw(self, r: Callable[[], float], i: int, tgl1: str, tare: float, load: float
+             ) -> tuple[Any, ...]:
+        """(product, location, custcode, weigh1, weigh2, dono, lot, sealno, mai, opt1)."""
+        if r() < 0.18:  # a dispatch: enters empty, leaves loaded
+            product, location = self.outbound[int(r() * len(self.outbound))]
+            custcode = self.buyers[int(r() * len(self.buyers))]
+            dono = f"DO/{tgl1[2:4]}{tgl1[5:7]}/{i % 100000:05d}"
+            lot = f"LOT{tgl1[2:4]}{tgl1[5:7]}{tgl1[8:10]}-{1 + int(r() * 3)}"
+            sealno = f"SG{100000 + int(r() * 900000)}" if r() < 0.4 else None
+            return product, location, custcode, tare, tare + load, dono, lot, sealno, None, None
+        custcode, product, location, sand = self.inbound[int(r() * len(self.inbound))]
+        dono = f"SJ-{int(r() * 90000) + 10000}" if r() < 0.7 else None  # delivery: gross in
+        mai = f"{2 + r() * 6:.1f}" if sand else None  # moisture of sand, percent
+        opt1 = f"PO-{tgl1[2:4]}{tgl1[5:7]}-{int(r() * 300) + 1:04d}" if r() < 0.5 else None
+        return product, location, custcode, tare + load, tare, dono, None, None, mai, opt1
+
+
+def _exit_weighing(r: Callable[[], float], t1: int, last_second: int,
+                   cal: _Calendar) -> tuple[Any, ...] | None:
+    """(tgl2, jam2, operator2, source2, unit2, tgl_u, jam_u, editedby) of the exit weighing a
+    few minutes to a few hours after `t1`; None if it was not done by the end."""
+    t2 = t1 + 300 + int(r() * r() * 10500)
+    if r() < 0.03 or t2 > last_second:
+        return None
+    dates, times = cal.dates, cal.times
+    d2 = t2 // _DAY
+    tgl2, jam2 = dates[d2], times[t2 - d2 * _DAY]
+    operator2 = _WB_OPERATORS[int(r() * len(_WB_OPERATORS))]
+    source2 = 1.0 if r() < 0.97 else 2.0
+    u, editedby = r(), None
+    if u < 0.9:  # saved once at the exit weighing
+        tgl_u, jam_u = tgl2, jam2
+    elif u < 0.95:  # corrected later by a supervisor
+        tu = min(t2 + int(r() * 3 * _DAY), last_second)
+        du = tu // _DAY
+        tgl_u, jam_u = dates[du], times[tu - du * _DAY]
+        editedby = _EDITORS[int(r() * len(_EDITORS))]
+    else:  # an older program version that never stamped updates
+        tgl_u = jam_u = None
+    return tgl2, jam2, operator2, source2, 1.0, tgl_u, jam_u, editedby
+
+
 def _weighing_rows(rng: random.Random, table: str, count: int, cal: _Calendar,
                    fleet: _Fleet) -> Iterator[tuple[Any, ...]]:
     """`count` weighings in the order they were made, spread evenly over the calendar.
 
     This runs a million times for a benchmark database, so it draws only random() and indexes
-    precomputed lists and strings.
+    precomputed lists and strings; the order of the draws is the demo's data.
     """
     r = rng.random
     dates, times, trucks, available = cal.dates, cal.times, fleet.trucks, fleet.available
-    # Suppliers deliver what they sell; RM001-RM003 are sand, whose moisture is noted (mai).
-    inbound = _weighted(((sup, code, loc, code <= "RM003"), weight)
-                        for code, _, _, loc, sups, weight in _RAW_MATERIALS for sup in sups)
-    outbound = _weighted(((code, loc), weight) for code, _, _, loc, weight in _PRODUCTS_OUT)
-    buyers = [f"CUS{i:03d}" for i in range(1, len(_BUYERS) + 1)]
+    loads = _Loads()
     people, operators, remarks = _PEOPLE, _WB_OPERATORS, _WB_REMARKS
-    n_in, n_out, n_buy = len(inbound), len(outbound), len(buyers)
     n_people, n_ops, n_rem = len(people), len(operators), len(remarks)
-    bridge = _BRIDGES[table]
-    prefix = _TICKET_PREFIX[table]
-    legacy_ids = table != "transactions"
+    bridge, prefix = _BRIDGES[table], _TICKET_PREFIX[table]
+    ids = _LegacyIds(r) if table != "transactions" else None
     last_second = cal.days * _DAY - 1
     step = cal.days * _OPEN_SECONDS / count
-    next_id = 1 if not legacy_ids else 10001 + int(r() * 5000)
-    held = None  # a legacy id written one row late (rows saved out of order)
     for i in range(count):
         # Entry weighing: row i falls in its own slot, so dt1 grows with the row.
         w = (i + r() * 0.95) * step
         day = int(w // _OPEN_SECONDS)
         t1 = day * _DAY + _OPEN_FROM + int(w - day * _OPEN_SECONDS)
-        if legacy_ids:
-            # Legacy tables: ids mostly increasing, with gaps (deleted rows) and a few swaps.
-            if held is not None:
-                row_id, held = held, None
-            elif r() < 0.004:
-                row_id, held = next_id + 1, next_id
-                next_id += 2
-            else:
-                row_id = next_id
-                next_id += 1
-            if r() < 0.01:
-                next_id += 1 + int(r() * 20)
-        else:
-            row_id = i + 1
+        row_id = ids.take() if ids is not None else i + 1
         plate, tare, capacity, transcode = trucks[int(r() * available[day])]
         tare_now = tare + 10.0 * int(r() * 11 - 5)  # fuel, driver, mud: +/- 50 kg
         load = 10.0 * int(capacity * (0.55 + 0.5 * r()) / 10)  # some trucks run overloaded
         tgl1, jam1 = dates[day], times[t1 - day * _DAY]
-        outgoing = r() < 0.18
-        if outgoing:
-            product, location = outbound[int(r() * n_out)]
-            custcode = buyers[int(r() * n_buy)]
-            weigh1, weigh2 = tare_now, tare_now + load  # enters empty, leaves loaded
-            dono = f"DO/{tgl1[2:4]}{tgl1[5:7]}/{i % 100000:05d}"
-            lot = f"LOT{tgl1[2:4]}{tgl1[5:7]}{tgl1[8:10]}-{1 + int(r() * 3)}"
-            sealno = f"SG{100000 + int(r() * 900000)}" if r() < 0.4 else None
-            mai = opt1 = None
-        else:
-            custcode, product, location, sand = inbound[int(r() * n_in)]
-            weigh1, weigh2 = tare_now + load, tare_now  # delivery: gross in, tare out
-            dono = f"SJ-{int(r() * 90000) + 10000}" if r() < 0.7 else None
-            lot = sealno = None
-            mai = f"{2 + r() * 6:.1f}" if sand else None  # moisture of sand, percent
-            opt1 = f"PO-{tgl1[2:4]}{tgl1[5:7]}-{int(r() * 300) + 1:04d}" if r() < 0.5 else None
+        (product, location, custcode, weigh1, weigh2, dono, lot, sealno, mai,
+         opt1) = loads.draw(r, i, tgl1, tare_now, load)
         if bridge is None:
             wb1 = "WB-01" if r() < 0.6 else "WB-02"
             wb2 = wb1 if r() < 0.8 else ("WB-02" if wb1 == "WB-01" else "WB-01")
         else:
             wb1 = wb2 = bridge
-        # Exit weighing a few minutes to a few hours later; still open if not done by the end.
-        t2 = t1 + 300 + int(r() * r() * 10500)
-        editedby = None
-        if r() < 0.03 or t2 > last_second:
-            tgl2 = jam2 = weigh2 = wb2 = operator2 = tgl_u = jam_u = None
-            pending, source2, unit2 = "Y", None, None
+        exit_weighing = _exit_weighing(r, t1, last_second, cal)
+        if exit_weighing is None:  # still on the bridge: no exit weighing
+            pending, weigh2, wb2 = "Y", None, None
+            tgl2 = jam2 = operator2 = source2 = unit2 = tgl_u = jam_u = editedby = None
         else:
-            d2 = t2 // _DAY
-            tgl2, jam2 = dates[d2], times[t2 - d2 * _DAY]
-            operator2 = operators[int(r() * n_ops)]
-            pending, source2, unit2 = "N", (1.0 if r() < 0.97 else 2.0), 1.0
-            u = r()
-            if u < 0.9:  # saved once at the exit weighing
-                tgl_u, jam_u = tgl2, jam2
-            elif u < 0.95:  # corrected later by a supervisor
-                tu = min(t2 + int(r() * 3 * _DAY), last_second)
-                du = tu // _DAY
-                tgl_u, jam_u = dates[du], times[tu - du * _DAY]
-                editedby = _EDITORS[int(r() * len(_EDITORS))]
-            else:  # an older program version that never stamped updates
-                tgl_u = jam_u = None
+            pending = "N"
+            tgl2, jam2, operator2, source2, unit2, tgl_u, jam_u, editedby = exit_weighing
         yield (
             row_id, "0", "1" if pending == "Y" and r() < 0.3 else "0",
             0.0, -10.0 * int(1 + r() * 8) if r() < 0.02 else 0.0, custcode,
