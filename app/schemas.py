@@ -11,6 +11,7 @@ import datetime as dt
 import functools
 import math
 import re
+from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -267,7 +268,7 @@ _SUMMARY_DESCRIPTIONS = {
 
 
 @functools.cache
-def summary_schema(shape: str, measures: tuple[str, ...]) -> type[ma.Schema]:
+def summary_schema(shape: str, measures: Sequence[tuple[str, str]]) -> type[ma.Schema]:
     """One group of a summary of `shape`: the time groups it may carry, then its measures
     (a field group carries its field's name and type, beyond those listed)."""
     groups: dict[str, fields.Field] = {
@@ -280,11 +281,9 @@ def summary_schema(shape: str, measures: tuple[str, ...]) -> type[ma.Schema]:
                                          "0-23 of the `on` time, a NULL time counting as 0 "
                                          "(with by=hour)."}),
     }
-    counts = {"records", "weighed", "batches"}
-    decimal = ("net", "net_min", "net_max", "_deviation", "_avg")
-    for name in measures:
-        groups[name] = (fields.Integer() if name in counts else
-                        Number(allow_none=True) if name.endswith(decimal)
+    for name, kind in measures:  # app/summaries.py Measure.kind
+        groups[name] = (fields.Integer() if kind == "count" else
+                        Number(allow_none=True) if kind == "number"
                         else Integer(allow_none=True))
     meta = type("Meta", (), {"description": _SUMMARY_DESCRIPTIONS[shape]})
     return type(f"{shape.capitalize()}Summary", (ma.Schema,), {**groups, "Meta": meta})

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
@@ -44,47 +44,78 @@ def _float(value: Any) -> float | None:
     return None if value is None else float(value)
 
 
+def _deviation(sv: Any, pv: Any) -> float | None:
+    """(pv - sv) / sv in percent, two decimals; None without a requested amount."""
+    sv, pv = _int(sv), _int(pv)
+    return None if not sv or pv is None else _two_decimals(Fraction(pv - sv, sv) * 100)
+
+
+def _average(total: Any, count: Any) -> float | None:
+    total, count = _int(total), _int(count)
+    return _two_decimals(Fraction(total, count)) if count else None
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One figure of a summary: what it is called, the summary query's columns it is made
+    from (sql/shapes.sql summary_<shape>), how, and what it is."""
+
+    name: str
+    columns: tuple[str, ...]
+    make: Callable[..., Any]  # the columns' values -> the figure sent
+    kind: str  # "count" (an integer, never null), "integer" or "number" (app/schemas.py)
+    example: Any  # for the OpenAPI document
+
+
+def _count(name: str, example: int) -> Measure:
+    return Measure(name, (name,), _int, "count", example)
+
+
+def _number(name: str, example: float) -> Measure:
+    return Measure(name, (name,), _float, "number", example)
+
+
+def _material(g: str) -> tuple[Measure, ...]:
+    """A raw material's requested and actual amounts and their deviation."""
+    sv, pv = f"{g}_sv", f"{g}_pv"
+    return (Measure(sv, (sv,), _int, "integer", 115200),
+            Measure(pv, (pv,), _int, "integer", 115431),
+            Measure(f"{g}_deviation", (sv, pv), _deviation, "number", 0.2))
+
+
+def _temperature(t: str, example: float) -> Measure:
+    return Measure(f"{t}_avg", (f"{t}_sum", f"{t}_count"), _average, "number", example)
+
+
 @dataclass(frozen=True)
 class Measures:
-    """What a summary of one record shape sends after its groups, and how each measure is
-    made from the query's columns."""
+    """What a summary of one record shape sends after its groups, in order."""
 
     shape: str  # weighing, production, vehicle
-    names: tuple[str, ...]  # the measures, in the order sent
+    entries: tuple[Measure, ...]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(m.name for m in self.entries)
 
     @property
     def columns(self) -> tuple[str, ...]:
         """What the summary query returns after its groups (sql/shapes.sql)."""
-        if self.shape != "production":
-            return self.names
-        return ("batches", *(f"{g}_{m}" for g in MATERIALS for m in ("sv", "pv")),
-                *(f"{t}_{m}" for t in ("temperature_sv", "temperature_pv")
-                  for m in ("sum", "count")))
+        return tuple(dict.fromkeys(c for m in self.entries for c in m.columns))
 
     def finish(self, row: dict[str, Any]) -> tuple[Any, ...]:
-        if self.shape == "weighing":
-            return (_int(row["records"]), _int(row["weighed"]), _float(row["net"]),
-                    _float(row["net_min"]), _float(row["net_max"]))
-        if self.shape == "vehicle":
-            return (_int(row["records"]),)
-        out: list[Any] = [_int(row["batches"])]
-        for g in MATERIALS:
-            sv, pv = _int(row[f"{g}_sv"]), _int(row[f"{g}_pv"])
-            deviation = None if not sv or pv is None else _two_decimals(
-                Fraction(pv - sv, sv) * 100)
-            out += [sv, pv, deviation]
-        for t in ("temperature_sv", "temperature_pv"):
-            total, count = _int(row[f"{t}_sum"]), _int(row[f"{t}_count"])
-            out.append(_two_decimals(Fraction(total, count)) if count else None)
-        return tuple(out)
+        return tuple(m.make(*(row[c] for c in m.columns)) for m in self.entries)
 
 
+# Adding a measure: its column(s) in summary_<shape> of sql/shapes.sql, and an entry here.
 MEASURES = {
-    "weighing": Measures("weighing", ("records", "weighed", "net", "net_min", "net_max")),
-    "production": Measures("production", ("batches", *(
-        f"{g}_{m}" for g in MATERIALS for m in ("sv", "pv", "deviation")),
-        "temperature_sv_avg", "temperature_pv_avg")),
-    "vehicle": Measures("vehicle", ("records",)),
+    "weighing": Measures("weighing", (
+        _count("records", 42), _count("weighed", 40), _number("net", 612430.0),
+        _number("net_min", 4210.0), _number("net_max", 29870.0))),
+    "production": Measures("production", (
+        _count("batches", 96), *(m for g in MATERIALS for m in _material(g)),
+        _temperature("temperature_sv", 45.0), _temperature("temperature_pv", 44.62))),
+    "vehicle": Measures("vehicle", (_count("records", 3),)),
 }
 
 
@@ -187,18 +218,10 @@ class SummaryEncoder:
 def example(c: Collection) -> dict[str, Any]:
     """Plausible measures of one group, for the OpenAPI document."""
     assert c.summary is not None
-    if c.summary == "weighing":
-        return {"records": 42, "weighed": 40, "net": 612430.0, "net_min": 4210.0,
-                "net_max": 29870.0}
-    if c.summary == "vehicle":
-        return {"records": 3}
-    out: dict[str, Any] = {"batches": 96}
-    for g in MATERIALS:
-        out |= {f"{g}_sv": 115200, f"{g}_pv": 115431, f"{g}_deviation": 0.2}
-    return out | {"temperature_sv_avg": 45.0, "temperature_pv_avg": 44.62}
+    return {m.name: m.example for m in MEASURES[c.summary].entries}
 
 
 def schema_of(c: Collection) -> type[ma.Schema]:
     """The OpenAPI shape of one group of a summary of `c`."""
     assert c.summary is not None
-    return summary_schema(c.summary, MEASURES[c.summary].names)
+    return summary_schema(c.summary, tuple((m.name, m.kind) for m in MEASURES[c.summary].entries))
