@@ -20,8 +20,7 @@ from . import errors, logs
 from .arguments import reject_all
 from .check import check_sql_command
 from .collections import COLLECTIONS
-from .config import SHIPPED_SQL_DIR, ApiSettings, Settings, load_settings
-from .dashboard import dashboard_blueprint
+from .config import SHIPPED_SQL_DIR, Settings, load_settings
 from .db import Database
 from .mapping import draft_mapping_command
 from .metrics import Metrics, route_kind
@@ -32,7 +31,7 @@ from .routes import (
     UNDOCUMENTED,
     collection_blueprint,
     meta_blueprint,
-    register_docs_routes,
+    register_service_routes,
 )
 from .schemas import ErrorSchema
 from .views import Service
@@ -179,9 +178,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     for collection in served:
         api.register_blueprint(collection_blueprint(collection, runner, settings.api, keyed))
     api.register_blueprint(meta_blueprint(Service(served, db), settings.api, keyed))
-    register_docs_routes(app, prefix)
-    app.register_blueprint(dashboard_blueprint(prefix))
-    _register_metrics(app, metrics, settings.api)
+    register_service_routes(app, prefix, metrics, settings.api.metrics_key)
     errors.register(app)
     logs.install(app, done=lambda endpoint, status, seconds, rows, broken: metrics.request(
         route_kind(endpoint), status, seconds, rows if isinstance(rows, int) else None,
@@ -211,24 +208,6 @@ _NO_ARGUMENTS = {"service.index", "service.health", "api-docs.openapi_json",
 def _no_arguments() -> None:
     if request.args and request.endpoint in _NO_ARGUMENTS:
         reject_all(request.args)
-
-
-def _register_metrics(app: Flask, metrics: Metrics, api: ApiSettings) -> None:
-    """GET /metrics (CONTRACT §10): open, or behind api.metrics_key alone (API keys do not
-    apply: a Prometheus server holds the metrics key, not a client's)."""
-    key = api.metrics_key.encode()
-
-    def serve() -> Response:
-        if key:
-            auth = request.headers.get("Authorization", "")
-            sent = auth[7:].strip().encode() if auth[:7].lower() == "bearer " else b""
-            if not hmac.compare_digest(sent, key):
-                raise Unauthorized("/metrics needs the metrics key: send Authorization: "
-                                   "Bearer <api.metrics_key>")
-        body, content_type = metrics.render()
-        return Response(body, content_type=content_type, headers={"Cache-Control": "no-store"})
-
-    app.add_url_rule(f"{api.url_prefix}/metrics", "metrics", serve)
 
 
 _OPEN_ENDPOINTS = {"api-docs.openapi_json", "api-docs.openapi_swagger_ui", "docs_static",

@@ -3,7 +3,8 @@
 The page is HTML with its CSS and JavaScript inline, so that it needs no other file and works
 on a plant LAN without internet; in the browser it reads only the public JSON API, with the
 key the user gives it. Serving it is therefore a plain Flask blueprint, not flask-smorest's:
-it is not an API operation and stays out of the OpenAPI document.
+it is not an API operation and stays out of the OpenAPI document (app/views.py dashboard,
+registered by app/routes.py).
 
 Its Content-Security-Policy allows the page's own inline <script> and <style> by their
 SHA-256 hashes (computed here from the file), not 'unsafe-inline': were a value from the
@@ -16,10 +17,8 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
+from dataclasses import dataclass
 from pathlib import Path
-
-import flask
-from werkzeug.wrappers import Response
 
 PAGE = Path(__file__).parent / "static" / "dashboard.html"
 
@@ -45,23 +44,16 @@ def content_security_policy(html: str) -> str:
             "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 
 
-def dashboard_blueprint(url_prefix: str) -> flask.Blueprint:
-    """The blueprint serving GET `<url_prefix>/dashboard` (endpoint "dashboard.dashboard")."""
-    html = PAGE.read_text(encoding="utf-8")
-    body = html.encode()
-    policy = content_security_policy(html)
-    etag = hashlib.sha256(body).hexdigest()[:32]
-    blueprint = flask.Blueprint("dashboard", __name__)
+@dataclass(frozen=True)
+class Page:
+    """The dashboard as served: its bytes, their ETag and its policy, read once at start."""
 
-    @blueprint.get(f"{url_prefix}/dashboard")
-    def dashboard() -> Response:
-        response = flask.Response(body, mimetype="text/html")
-        response.set_etag(etag)
-        response.headers["Content-Security-Policy"] = policy
-        # Revalidated on every load (the ETag makes that a 304): a new version of the page
-        # is seen at once after an upgrade.
-        response.headers["Cache-Control"] = "no-cache"
-        response.headers["Referrer-Policy"] = "no-referrer"
-        return response.make_conditional(flask.request)
+    body: bytes
+    etag: str
+    policy: str
 
-    return blueprint
+    @classmethod
+    def read(cls) -> Page:
+        html = PAGE.read_text(encoding="utf-8")
+        body = html.encode()
+        return cls(body, hashlib.sha256(body).hexdigest()[:32], content_security_policy(html))

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import flask
 import flask_smorest
 import marshmallow as ma
 from flask import Flask
@@ -28,6 +29,8 @@ from . import formats, params, summaries, views
 from .arguments import FILTERS_DOC, WHERE, Accepted, accepted_filters, filter_parameters
 from .collections import DATE_PAIRS, Collection
 from .config import ApiSettings
+from .dashboard import Page
+from .metrics import Metrics
 from .reads import Runner
 from .schemas import HealthSchema, IndexSchema, example
 from .views import Served, Service
@@ -172,8 +175,8 @@ def collection_blueprint(c: Collection, runner: Runner, api: ApiSettings,
     for route in ROUTES:
         if route.needs and not getattr(c, route.needs):
             continue
-        view = _bound(route.view, served,
-                      ((FILTERS_DOC,) if route.filtered else ()) + formats.descriptions())
+        view = _bound(route.view, served, paragraphs=(
+            ((FILTERS_DOC,) if route.filtered else ()) + formats.descriptions()))
         _errors(blp, 400, *((401,) if keys else ()), *route.errors, 503, 500)(view)
         schema, response_example = responses[route.response]
         view = blp.response(200, schema, example=response_example,
@@ -198,13 +201,13 @@ def _key_path(served: Served) -> tuple[dict[str, str], ...]:
                   else "The record's id, an integer."),)
 
 
-def _bound(view: Callable[..., Any], context: Any, paragraphs: tuple[str, ...] = ()
-           ) -> Callable[..., Any]:
+def _bound(view: Callable[..., Any], *context: Any, paragraphs: tuple[str, ...] = ()
+            ) -> Callable[..., Any]:
     """The view with its collection (or the service) as first argument, named as the view
     (the endpoint's name) and documented by its docstring and these paragraphs (the filters,
     the formats): one callable per registration, so that each keeps its own documentation,
     and no wrapper to pass through on every request."""
-    bound = functools.partial(view, context)
+    bound = functools.partial(view, *context)
     bound.__name__ = view.__name__  # type: ignore[attr-defined]
     bound.__doc__ = _described(view.__doc__ or "", paragraphs)
     return bound
@@ -379,11 +382,20 @@ def meta_blueprint(service: Service, api: ApiSettings, keys: bool = False) -> Bl
     return blp
 
 
-# The service's routes outside the API document: Swagger UI's files and the way to it.
-DOCS_ROUTES = (("/docs/static/<path:filename>", views.docs_static),
-               ("/favicon.ico", views.favicon), ("/docs/", views.docs_slash))
+# The service's routes outside the API document: the dashboard, Swagger UI's files and the
+# way to it, the metrics.
+SERVICE_ROUTES = (("/docs/static/<path:filename>", views.docs_static),
+                  ("/favicon.ico", views.favicon), ("/docs/", views.docs_slash))
 
 
-def register_docs_routes(app: Flask, prefix: str) -> None:
-    for rule, view in DOCS_ROUTES:
+def register_service_routes(app: Flask, prefix: str, metrics: Metrics, metrics_key: str
+                            ) -> None:
+    """The routes outside the API document (endpoints docs_static, favicon, docs_slash,
+    dashboard.dashboard, metrics)."""
+    for rule, view in SERVICE_ROUTES:
         app.add_url_rule(f"{prefix}{rule}", view.__name__, view)
+    page = flask.Blueprint("dashboard", __name__)
+    page.add_url_rule(f"{prefix}/dashboard", "dashboard", _bound(views.dashboard, Page.read()))
+    app.register_blueprint(page)
+    app.add_url_rule(f"{prefix}/metrics", "metrics",
+                     _bound(views.metrics, metrics, metrics_key.encode()))

@@ -7,18 +7,21 @@ operation's summary and description in the OpenAPI document.
 from __future__ import annotations
 
 import functools
+import hmac
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from flask import Response, redirect, request, send_from_directory, url_for
 from swagger_ui_bundle import swagger_ui_path
-from werkzeug.exceptions import NotFound
+from werkzeug.exceptions import NotFound, Unauthorized
 
 from . import formats, params, summaries
 from .collections import Collection
+from .dashboard import Page
 from .db import Database, DatabaseUnavailable, QueryFailed
 from .encoding import RecordEncoder
+from .metrics import Metrics
 from .queries import Where
 from .reads import Read, RowEncoder, Runner, Window
 
@@ -186,6 +189,31 @@ def health(service: Service) -> Any:
             f"since start (the log has each one; run check-sql {c})"
             for (c, f, expected), n in sorted(misfits.items())]}
     return {"status": "ok", "database": "ok"}
+
+
+def dashboard(page: Page) -> Response:
+    """The dashboard (CONTRACT §9): one page, as read at start."""
+    response = Response(page.body, mimetype="text/html")
+    response.set_etag(page.etag)
+    response.headers["Content-Security-Policy"] = page.policy
+    # Revalidated on every load (the ETag makes that a 304): a new version of the page is
+    # seen at once after an upgrade.
+    response.headers["Cache-Control"] = "no-cache"
+    response.headers["Referrer-Policy"] = "no-referrer"
+    return response.make_conditional(request)
+
+
+def metrics(figures: Metrics, key: bytes) -> Response:
+    """GET /metrics (CONTRACT §10): open, or behind api.metrics_key alone (API keys do not
+    apply: a Prometheus server holds the metrics key, not a client's)."""
+    if key:
+        auth = request.headers.get("Authorization", "")
+        sent = auth[7:].strip().encode() if auth[:7].lower() == "bearer " else b""
+        if not hmac.compare_digest(sent, key):
+            raise Unauthorized("/metrics needs the metrics key: send Authorization: "
+                               "Bearer <api.metrics_key>")
+    body, content_type = figures.render()
+    return Response(body, content_type=content_type, headers={"Cache-Control": "no-store"})
 
 
 def docs_static(filename: str) -> Response:
