@@ -17,8 +17,10 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 .PHONY: run test lint demo-db debs debs-test python-venv node clean
 
+# 2 workers x 4 threads (gthread), gunicorn.conf.py's defaults: measured by `make bench-shape`
+# (bench/RESULTS.md, "Production shape"), the reasons in docs/deploy.md, section 2.
 run: $(BIN)/.installed demo-db
-	$(BIN)/gunicorn --bind $(HOST):$(PORT) --workers 2 --threads 4 --timeout 120 wsgi:app
+	$(BIN)/gunicorn --bind $(HOST):$(PORT) --timeout 120 wsgi:app
 
 test: $(BIN)/.installed-test debs-test $(CLIENTS)/node_modules
 	$(BIN)/ruff check .

@@ -239,7 +239,8 @@ DATASETTE_PATHS = {
 
 def contenders() -> list[dict[str, Any]]:
     gunicorn = ".venv/bin/gunicorn"
-    one = ["--workers", "1", "--timeout", "300"]
+    # --threads 1: one sync worker (gunicorn.conf.py's default is 2 workers x 4 threads)
+    one = ["--workers", "1", "--threads", "1", "--timeout", "300"]
     deploy = ["--workers", "2", "--threads", "4", "--timeout", "120"]
     return [
         {"key": "jembatan", "label": "Jembatan, sqlite3, 1 sync worker (pinned)",
