@@ -17,8 +17,10 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 .PHONY: run test lint demo-db debs debs-test python-venv node clean
 
+# 2 workers x 4 threads (gthread), gunicorn.conf.py's defaults: measured by `make bench-shape`
+# (bench/RESULTS.md, "Production shape"), the reasons in docs/deploy.md, section 2.
 run: $(BIN)/.installed demo-db
-	$(BIN)/gunicorn --bind $(HOST):$(PORT) --workers 2 --threads 4 --timeout 120 wsgi:app
+	$(BIN)/gunicorn --bind $(HOST):$(PORT) --timeout 120 wsgi:app
 
 test: $(BIN)/.installed-test debs-test $(CLIENTS)/node_modules
 	$(BIN)/ruff check .
@@ -91,10 +93,16 @@ BENCH_DB := bench/data/$(if $(filter 1000000,$(BENCH_ROWS)),,rows-$(BENCH_ROWS)/
 BENCH_DEBS := wrk unixodbc libsqliteodbc
 DATASETTE_VENV := bench/.venv-datasette
 
-.PHONY: bench debs-bench
+.PHONY: bench bench-shape debs-bench
 
 bench: $(BIN)/.installed-bench $(DATASETTE_VENV)/.installed debs-bench $(BENCH_DB)
 	BENCH_DB=$(BENCH_DB) BENCH_SECONDS=$(BENCH_SECONDS) $(BIN)/python bench/run.py
+
+# Only the production shape (bench/shape.py, BENCH_ONLY=shape): each gunicorn shape on
+# sqlite3 and on pyodbc at 1, 4, 16 and 64 clients; about 17 minutes with the default 4 s.
+# On the default database it rewrites bench/RESULTS.md's "Production shape" section only.
+bench-shape: $(BIN)/.installed-bench debs-bench $(BENCH_DB)
+	BENCH_DB=$(BENCH_DB) BENCH_SECONDS=$(BENCH_SECONDS) BENCH_ONLY=shape $(BIN)/python bench/run.py
 
 debs-bench:
 	$(call apt_install,$(BENCH_DEBS))

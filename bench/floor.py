@@ -1,6 +1,6 @@
 """The framework floor of `make bench`: a bare Flask app, one route, a fixed 1 KB JSON body.
 
-    .venv/bin/gunicorn --workers 1 --timeout 300 bench.floor:app     (as bench/run.py serves it)
+    .venv/bin/gunicorn --workers 1 --threads 1 --timeout 300 bench.floor:app   (as bench/run.py)
 
 What one request costs through gunicorn's sync worker and Flask with nothing of Jembatan's in
 it: no database, no arguments, no access line, no metrics. A work's limit (bench/limit.py)

@@ -132,24 +132,29 @@ class Server:
 # --- wrk ----------------------------------------------------------------------------------
 
 def wrk_argv(port: int, script: str, args: Sequence[object], seconds: float, threads: int,
-             cores: str) -> list[str]:
-    return ["taskset", "-c", cores, "wrk", f"-t{threads}", "-c4", f"-d{max(1, round(seconds))}s",
+             cores: str, connections: int = 4, headers: Sequence[str] = ()) -> list[str]:
+    return ["taskset", "-c", cores, "wrk", f"-t{threads}", f"-c{connections}",
+            *(x for h in headers for x in ("-H", h)), f"-d{max(1, round(seconds))}s",
             "--latency", "--timeout", "60s", "-s", str(WRK_DIR / script),
             f"http://127.0.0.1:{port}", "--", *map(str, args)]
 
 
 def wrk(port: int, script: str, args: Sequence[object], seconds: float, warmup: float,
-        threads: int = 1, cores: str = CLIENT_CORE) -> dict[str, object]:
-    """A warm-up run (discarded), then the measured run: req/s, latency, errors."""
+        threads: int = 1, cores: str = CLIENT_CORE, connections: int = 4,
+        headers: Sequence[str] = ()) -> dict[str, object]:
+    """A warm-up run (discarded), then the measured run: req/s, latency, errors (all kinds
+    summed; `errors_status` alone counts answers outside 2xx/3xx). `headers` go with every
+    request (wrk -H)."""
     if warmup > 0:
-        _run_wrk(wrk_argv(port, script, args, warmup, threads, cores), warmup)
-    argv = wrk_argv(port, script, args, seconds, threads, cores)
+        _run_wrk(wrk_argv(port, script, args, warmup, threads, cores, connections, headers),
+                 warmup)
+    argv = wrk_argv(port, script, args, seconds, threads, cores, connections, headers)
     s = _run_wrk(argv, seconds)
     duration = s["duration_us"] / 1e6
     errors = sum(v for k, v in s.items() if k.startswith("errors_"))
     return {"req_s": s["requests"] / duration, "p50_ms": s["latency_p50_us"] / 1000,
             "p99_ms": s["latency_p99_us"] / 1000, "mean_ms": s["latency_mean_us"] / 1000,
-            "requests": s["requests"], "errors": errors,
+            "requests": s["requests"], "errors": errors, "errors_status": s["errors_status"],
             "bytes_per_request": s["bytes"] / max(1, s["requests"]),
             "command": shlex.join(argv)}
 

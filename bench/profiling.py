@@ -112,7 +112,7 @@ def profile(plan: dict[str, Any], seconds: float) -> dict[str, Any]:
     env["JEMBATAN_CONFIG"] = str(config)
     port = harness.free_port()
     argv = [".venv/bin/gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", "1",
-            "--timeout", "300", "wsgi:app"]
+            "--threads", "1", "--timeout", "300", "wsgi:app"]  # one sync worker
     out: dict[str, Any] = {}
     with Server("Jembatan (profiled)", argv, port, "/health", env, SERVER_CORE,
                 worker_processes=True, log=OUT / "logs" / "profile.log") as server:

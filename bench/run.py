@@ -4,10 +4,14 @@
 
 Environment: BENCH_DB (the SQLite file, default bench/data/bench.sqlite3), BENCH_SECONDS
 (seconds per measured wrk run and per limit in each round, default 4), BENCH_ONLY (a
-comma-separated subset of limit,jembatan,floor,deploy,odbc,datasette,profile). Figures are
+comma-separated subset of limit,jembatan,floor,deploy,odbc,datasette,profile,shape; shape
+is bench/shape.py, the gunicorn shapes at 1 to 64 clients, `make bench-shape`). Figures are
 printed as they come, and the tables at the end. Every run writes its figures to
 bench/data/results.json; a whole run on the default database writes bench/RESULTS.md, any
-other run (another BENCH_DB, a BENCH_ONLY) bench/data/RESULTS.md.
+other run (another BENCH_DB, a BENCH_ONLY) bench/data/RESULTS.md, except that a run of
+shape alone on the default database replaces only the section "Production shape" of
+bench/RESULTS.md; every RESULTS.md written keeps the published one's "Production shape"
+when the run did not measure it.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from typing import Any
 import harness
 import profiling
 import report
+import shape
 from floor import PATH as FLOOR_PATH
 from harness import ALL_CORES, CLIENT_CORE, ROOT, SERVER_CORE, Server
 
@@ -234,7 +239,8 @@ DATASETTE_PATHS = {
 
 def contenders() -> list[dict[str, Any]]:
     gunicorn = ".venv/bin/gunicorn"
-    one = ["--workers", "1", "--timeout", "300"]
+    # --threads 1: one sync worker (gunicorn.conf.py's default is 2 workers x 4 threads)
+    one = ["--workers", "1", "--threads", "1", "--timeout", "300"]
     deploy = ["--workers", "2", "--threads", "4", "--timeout", "120"]
     return [
         {"key": "jembatan", "label": "Jembatan, sqlite3, 1 sync worker (pinned)",
@@ -397,6 +403,8 @@ def run_all(plan: dict[str, Any], results: dict[str, Any]) -> None:
     the run falls on all of them alike rather than on whoever ran last."""
     chosen = [c for c in contenders() if wanted(c["key"])]
     drivers = ("sqlite3", "pyodbc") if wanted("limit") else ()
+    if not chosen and not drivers:
+        return
     with contextlib.ExitStack() as stack:
         servers: dict[str, Server] = {}
         for c in chosen:
@@ -471,6 +479,23 @@ def machine() -> dict[str, Any]:
     }
 
 
+def run_shape(plan: dict[str, Any]) -> dict[str, Any]:
+    """bench/shape.py: every gunicorn shape on both engines, 1 to 64 clients."""
+    say("\n== the production shape (bench/shape.py)")
+    began, load = time.time(), os.getloadavg()
+
+    def check(port: int, c: dict[str, Any]) -> None:
+        counts = probe(port, {**c, "paths": JEMBATAN_PATHS}, plan)
+        say(f"   records per request (probe): {counts}")
+
+    out = shape.measure(plan, start=start, probe=check,
+                        wrk_args=lambda work: wrk_args(work, JEMBATAN_PATHS[work], plan),
+                        warm=warm_page_cache, seconds=SECONDS, warmup=WARMUP, say=say)
+    out |= {"load_average_start": load, "load_average_end": os.getloadavg(),
+            "wall_seconds": time.time() - began}
+    return out
+
+
 def main() -> int:
     began = time.time()
     results: dict[str, Any] = {
@@ -491,16 +516,36 @@ def main() -> int:
     if wanted("profile"):
         say("\n== where the time goes (py-spy, one sync worker)")
         results["profile"] = profiling.profile(plan, SECONDS)
+    if wanted("shape"):
+        results["shape"] = run_shape(plan)
 
     results["load_average_end"] = os.getloadavg()
     results["wall_seconds"] = time.time() - began
     results["targets"] = report.targets(results)
-    # Only a whole run on the default database replaces the published results; the figures
-    # of every run stay out of the repository (RESULTS.md shows them).
-    where = BENCH if not ONLY and DB == DEFAULT_DB else BENCH / "data"
+    # Only a whole run on the default database replaces the published results (a run of
+    # shape alone, its own section of them); the figures of every run stay out of the
+    # repository (RESULTS.md shows them).
+    shape_only = ONLY == {"shape"}
+    where = BENCH if (not ONLY or shape_only) and DB == DEFAULT_DB else BENCH / "data"
+    published = BENCH / "RESULTS.md"
     (BENCH / "data" / "results.json").write_text(json.dumps(results, indent=2) + "\n")
-    (where / "RESULTS.md").write_text(report.render(results, BENCH / "RESULTS.md"))
-    say("\n" + report.summary(results))
+    if shape_only:
+        text = ((where / "RESULTS.md").read_text() if (where / "RESULTS.md").is_file()
+                else "# Benchmark results\n")
+    else:
+        text = report.render(results, published)
+        kept = shape.kept(published.read_text()) if published.is_file() else []
+        if kept and "shape" not in results:
+            text = shape.splice(text, kept)
+    if "shape" in results:
+        text = shape.splice(text, shape.render(results["shape"], results))
+    (where / "RESULTS.md").write_text(text)
+    if not shape_only:
+        say("\n" + report.summary(results))
+    if "shape" in results:
+        for work, title in (*shape.WORKS, shape.EXPORT):
+            say(f"\n== production shape: {title}, req/s (p99 ms)\n"
+                + shape.table_rows(results["shape"], work))
     say(f"wrote bench/data/results.json and {(where / 'RESULTS.md').relative_to(ROOT)}; the "
         f"run took {results['wall_seconds']:.0f} s")
     return 0

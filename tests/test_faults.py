@@ -56,7 +56,7 @@ def serve(cluster: Cluster, schema: str, work: Path, **database: object) -> Iter
     # PYTHONFAULTHANDLER: a worker that crashes logs where (see DRIVER_CRASH).
     with gunicorn(work, {"JEMBATAN_ODBC": odbc, "JEMBATAN_CONFIG": str(config),
                          "PYTHONFAULTHANDLER": "1"},
-                  "--workers", "1", "--timeout", "60") as g:
+                  "--workers", "1", "--threads", "1", "--timeout", "60") as g:
         yield g
 
 

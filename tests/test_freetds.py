@@ -497,7 +497,8 @@ def serve(odbc: str, work: Path, **database: object) -> Iterator[Gunicorn]:
     lines = ["connect_timeout = 2"] + [f"{k} = {json.dumps(v)}" for k, v in database.items()]
     config.write_text("[database]\n" + "\n".join(lines) + "\n")
     with gunicorn(work, {"JEMBATAN_ODBC": odbc, "JEMBATAN_CONFIG": str(config),
-                         "PYTHONFAULTHANDLER": "1"}, "--workers", "1", "--timeout", "60") as g:
+                         "PYTHONFAULTHANDLER": "1"}, "--workers", "1", "--threads", "1",
+                  "--timeout", "60") as g:
         yield g
 
 
