@@ -22,7 +22,8 @@ from typing import Any
 MULTIPROCESS = "PROMETHEUS_MULTIPROC_DIR"
 # The classic text format, which every Prometheus server reads (the names are all plain).
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
-# What a route does, from its endpoint's view name (app/views.py): the `kind` label.
+# What a route does, from its endpoint's view name (app/views.py, registered by app/routes.py):
+# the `kind` label.
 _KINDS = {"get_all": "list", "get_page": "page", "get_one": "key", "get_range": "range",
           "get_summary": "summary"}
 # Request latency: from a record by id (a few ms) to a summary of a year or a stream.

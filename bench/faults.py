@@ -60,7 +60,7 @@ from app.config import load_settings  # noqa: E402
 
 TSQL = ROOT.parent / "shared" / "tsql"
 DEPLOYED = ("--workers", "2", "--threads", "4", "--timeout", "120")  # as `make run`
-STREAMED_FROM = 2000  # app/views.py WHOLE_ROWS: smaller answers are sent whole
+STREAMED_FROM = 2000  # app/reads.py WHOLE_ROWS: smaller answers are sent whole
 PAGE_SIZE = 50
 
 

@@ -3,7 +3,7 @@
 The same named queries (sql/transactions.sql as app.queries loads it, in its sqlite dialect,
 which is also what Jembatan runs over the SQLite ODBC driver), the same parameters
 (app.params), binding (app.db.bind) and fetch size (app.db.FETCH_SIZE), and the same
-RecordEncoder, used the way app/views.py uses them: a page asks for the table's count first
+RecordEncoder, used the way app/reads.py uses them: a page asks for the table's count first
 (kept while SQLite's data_version holds, as app.db.Database.count keeps it); a range
 and the full table are read in batches and each batch is encoded and joined into one array
 (or, for the work `csv`, written as CSV lines after a header).
@@ -84,7 +84,7 @@ class Limit:
 
     def read(self, name: str, values: dict[str, Any], limit: int | None = None,
              where: Where | None = None) -> bytes:
-        """A page or one record: read whole, then encoded (views.read)."""
+        """A page or one record: read whole, then encoded (reads.Runner._rows)."""
         cursor = self.execute(name, values, where=where)
         columns = self.columns(cursor)
         rows = [row for batch in self.batches(cursor) for row in batch]
@@ -92,7 +92,7 @@ class Limit:
 
     def stream(self, name: str, values: dict[str, Any] | None = None,
                where: Where | None = None) -> tuple[int, int]:
-        """A streamed result (views.stream): each batch encoded, joined into one array.
+        """A streamed result (reads.Runner._all): each batch encoded, joined into one array.
         Returns (records, bytes); the bytes are counted, not kept."""
         cursor = self.execute(name, values, where=where)
         columns = self.columns(cursor)
@@ -104,7 +104,7 @@ class Limit:
         return records, size
 
     def stream_csv(self, name: str, values: dict[str, Any] | None = None) -> tuple[int, int]:
-        """A streamed result as CSV (views.Representation.stream): the header, then each
+        """A streamed result as CSV (reads.Runner._all, formats.CSV): the header, then each
         batch's lines. Returns (records, bytes)."""
         cursor = self.execute(name, values)
         columns = self.columns(cursor)
@@ -142,7 +142,7 @@ class Limit:
                            where)[1]
 
     # Issue 12: a month by day and material, read whole and encoded (a summary of a few
-    # hundred groups is sent whole, as views.stream sends it).
+    # hundred groups is sent whole, as reads.Runner._all sends it).
     def summary(self, start: str, end: str, end_time: str) -> int:
         by = ("day", "productcode")
         cursor = self.execute("summary_dt1", params.date_range(start, "00:00", end, end_time),
