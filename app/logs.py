@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import sys
 import time
-import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -67,8 +67,35 @@ def request_id() -> str:
     """This request's id: the client's X-Request-ID when it is sane, else a new one."""
     if "request_id" not in g:
         sent = request.headers.get("X-Request-ID", "")
-        g.request_id = sent if _REQUEST_ID.fullmatch(sent) else uuid.uuid4().hex
+        g.request_id = sent if sent and _REQUEST_ID.fullmatch(sent) else new_id()
     return str(g.request_id)
+
+
+def new_id() -> str:
+    """uuid.uuid4().hex, without building a UUID object (a third of the time): 128 random
+    bits with the version (4) and variant (RFC 4122) bits set as uuid4 sets them."""
+    number = int.from_bytes(os.urandom(16), "big")
+    return "%032x" % (number & _CLEAR | _SET)
+
+
+_CLEAR = ~(0xC000 << 48 | 0xF000 << 64)
+_SET = 0x8000 << 48 | 0x4000 << 64
+
+
+_caller: tuple[str, int, str] | None = None  # where _write_access is called from
+
+
+def _write_access(line: str, args: tuple[Any, ...], fields: dict[str, Any]) -> None:
+    """access.info(line, *args, extra={"fields": fields}), the same record, without walking
+    up the stack on every request for the caller's file, line and function (findCaller):
+    it has one caller, so they are found once."""
+    global _caller
+    if access.isEnabledFor(logging.INFO):
+        if _caller is None:
+            _caller = access.findCaller(stacklevel=2)[:3]
+        path, number, function = _caller
+        access.handle(access.makeRecord(access.name, logging.INFO, path, number, line, args,
+                                        None, function, {"fields": fields}))
 
 
 def install(app: Flask, done: Callable[[str | None, int, float, int | None, bool], None]
@@ -97,11 +124,10 @@ def install(app: Flask, done: Callable[[str | None, int, float, int | None, bool
             took = time.monotonic() - started
             if done is not None:
                 done(endpoint, status, took, sent, bool(stream and stream.broken))
-            access.info("%s %s %s %s %d %.3fs rows=%s", client, rid, method, path, status,
-                        took, "-" if sent is None else sent,
-                        extra={"fields": {"request_id": rid, "client": client,
-                                          "method": method, "path": path, "status": status,
-                                          "seconds": round(took, 4), "rows": sent}})
+            _write_access("%s %s %s %s %d %.3fs rows=%s", (
+                client, rid, method, path, status, took, "-" if sent is None else sent),
+                {"request_id": rid, "client": client, "method": method, "path": path,
+                 "status": status, "seconds": round(took, 4), "rows": sent})
 
         response.call_on_close(line)
         return response
