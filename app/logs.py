@@ -32,7 +32,25 @@ class _Stderr(logging.StreamHandler):  # type: ignore[type-arg]
         pass
 
 
-class JsonLines(logging.Formatter):
+class _SecondsKept(logging.Formatter):
+    """formatTime with the text of the last whole second kept: every line of that second
+    shares it (time.localtime and strftime look only at the whole seconds), so that each
+    access line does not format the date again."""
+
+    _kept: tuple[int, str | None, str] = (-1, None, "")
+
+    def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:
+        second = int(record.created)
+        kept_second, kept_format, text = self._kept
+        if second != kept_second or datefmt != kept_format:
+            text = time.strftime(datefmt or self.default_time_format, self.converter(second))
+            self._kept = (second, datefmt, text)
+        if datefmt or not self.default_msec_format:
+            return text
+        return self.default_msec_format % (text, record.msecs)
+
+
+class JsonLines(_SecondsKept):
     def format(self, record: logging.LogRecord) -> str:
         line: dict[str, Any] = {"time": self.formatTime(record, "%Y-%m-%dT%H:%M:%S%z"),
                                 "level": record.levelname, "logger": record.name,
@@ -43,7 +61,7 @@ class JsonLines(logging.Formatter):
         return json.dumps(line, ensure_ascii=False, default=str)
 
 
-class Plain(logging.Formatter):
+class Plain(_SecondsKept):
     def __init__(self) -> None:
         super().__init__("%(asctime)s %(levelname)s %(name)s %(message)s")
 
