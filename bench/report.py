@@ -518,21 +518,27 @@ def _profile(results: dict[str, Any]) -> list[str]:
 
 
 EARLIER = "## Earlier studies"
+COST = "## Cost of a request (issue 21, item 3)"
+KEPT = (COST, EARLIER)  # the hand-written sections, in this order
 
 
 def earlier_studies(published: Path) -> list[str]:
-    """The section "Earlier studies" of the published RESULTS.md, carried into the one being
-    written: it keeps the findings of studies whose code has left bench/ (issue 21), written
-    by hand, and no run can measure them again."""
+    """The hand-written sections of the published RESULTS.md (KEPT), carried into the one
+    being written: "Cost of a request" (issue 21's profiles and the changes they led to) and
+    "Earlier studies" (the findings of studies whose code has left bench/), which no run can
+    measure again."""
     if not published.is_file():
         return []
     text = published.read_text()
-    start = text.find("\n" + EARLIER + "\n")
-    if start < 0:
-        return []
-    section = text[start + 1:]
-    end = section.find("\n## ", len(EARLIER))
-    return ["", (section if end < 0 else section[:end]).strip()]
+    kept = []
+    for title in KEPT:
+        start = text.find("\n" + title + "\n")
+        if start < 0:
+            continue
+        section = text[start + 1:]
+        end = section.find("\n## ", len(title))
+        kept += ["", (section if end < 0 else section[:end]).strip()]
+    return kept
 
 
 def render(results: dict[str, Any], published: Path) -> str:
