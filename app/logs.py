@@ -83,10 +83,14 @@ def configure(settings: LogSettings) -> None:
 
 def request_id() -> str:
     """This request's id: the client's X-Request-ID when it is sane, else a new one."""
-    if "request_id" not in g:
-        sent = request.headers.get("X-Request-ID", "")
-        g.request_id = sent if sent and _REQUEST_ID.fullmatch(sent) else new_id()
-    return str(g.request_id)
+    kept = g._get_current_object()  # one look-up of the context, not one per use
+    rid = kept.get("request_id")
+    if rid is None:
+        # request.headers.get("X-Request-ID", ""), without the header object's key
+        # translation and its KeyError when the header is absent
+        sent = request.environ.get("HTTP_X_REQUEST_ID", "")
+        rid = kept.request_id = sent if sent and _REQUEST_ID.fullmatch(sent) else new_id()
+    return str(rid)
 
 
 def new_id() -> str:
@@ -131,11 +135,14 @@ def install(app: Flask, done: Callable[[str | None, int, float, int | None, bool
     def finish(response: Response) -> Response:
         rid = request_id()
         response.headers["X-Request-ID"] = rid
-        started = g.get("started", time.monotonic())
-        method, path, status = request.method, request.full_path.rstrip("?"), response.status_code
-        client = request.remote_addr or "-"
-        rows = g.get("rows")
-        stream, endpoint = g.get("stream"), request.endpoint
+        req, kept = request._get_current_object(), g._get_current_object()
+        started = kept.get("started")
+        if started is None:
+            started = time.monotonic()
+        method, path, status = req.method, req.full_path.rstrip("?"), response.status_code
+        client = req.remote_addr or "-"
+        rows = kept.get("rows")
+        stream, endpoint = kept.get("stream"), req.endpoint
 
         def line() -> None:
             sent = rows() if callable(rows) else rows
