@@ -18,6 +18,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
+from operator import itemgetter
 from typing import Any
 
 from .config import DatabaseSettings
@@ -204,7 +205,7 @@ class Result:
         self._values = values
         self._started = time.monotonic()
         self._closed = False
-        self.columns: tuple[str, ...] = tuple(d[0] for d in cursor.description or ())
+        self.columns: tuple[str, ...] = tuple(map(itemgetter(0), cursor.description or ()))
         self._ahead: list[list[tuple[Any, ...]]] = []  # batches read before they are asked
         self.ended = False  # the last row has been read
 

@@ -51,6 +51,7 @@ _TEXT_FORM: dict[type[ma.fields.Field], tuple[int, str, Callable[[str], Any]]] =
     Time: (5, ":", dt.time.fromisoformat),
 }
 _drain = deque(maxlen=0).extend  # runs an iterator to its end at C speed, keeping nothing
+_contains = frozenset.__contains__  # (types, type): `type in types`, mapped at C speed
 
 
 # (field class, the column's value types but None) -> the field's conversion, at C speed.
@@ -59,6 +60,14 @@ _FAST: dict[tuple[type[ma.fields.Field], frozenset[type]], Callable[[Any], str]]
     (Date, frozenset({dt.date})): dt.date.isoformat,
     (Time, frozenset({dt.time})): dt.time.isoformat,
 }
+
+
+class PlainValues(list):  # type: ignore[type-arg]
+    """Records' values (RecordEncoder.values) of which every one is a value its field dumps
+    unchanged: int, float, str or None, a float only in a Number field's column. `csv` then
+    need not look at every value's type again."""
+
+    __slots__ = ()
 
 
 def dumps(value: Any) -> bytes:
@@ -120,7 +129,8 @@ class RecordEncoder:
         if len(values) <= 4:  # a record or a few: value by value beats column by column
             types, texts = self._types, self._texts
             return all(
-                all(type(v) in t for v, t in zip(row, types, strict=True))
+                (all(map(_contains, types, map(type, row))) if len(row) == len(types)
+                 else all(type(v) in t for v, t in zip(row, types, strict=True)))
                 and all(row[i] is None or _text_fits(row[i], *form) for i, form in texts)
                 for row in values)
         return all(_unchanged(check, column, form) for check, column, form in
@@ -175,7 +185,9 @@ class RecordEncoder:
                first: int | None) -> list[tuple[Any, ...]]:
         """Each record's values as sent, in the order of `self.output`."""
         values, plain = self.batch(columns, rows, first)
-        if plain or not values:
+        if plain:
+            return PlainValues(values)
+        if not values:
             return values
         if self._known:  # every stored field converted (or refused) here, by its name
             values = self._convert(values)
@@ -208,7 +220,9 @@ class RecordEncoder:
         rows = values if pick is _same else [pick(v) for v in values]
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\r\n")
-        if self._csv_writes_as_json(rows, fields or self.output):
+        names = fields or self.output
+        if (self._csv_floats_as_json(rows, names) if type(values) is PlainValues
+                else self._csv_writes_as_json(rows, names)):
             writer.writerows(rows)  # None, str, int, plain floats: the csv module's own way
         else:
             writer.writerows([[_cell(x) for x in row] for row in rows])
@@ -226,10 +240,19 @@ class RecordEncoder:
             return False
         if float not in kinds:
             return True
+        return self._csv_floats_as_json(rows, names)
+
+    def _csv_floats_as_json(self, rows: Sequence[tuple[Any, ...]],
+                            names: Sequence[str]) -> bool:
+        """The second half of _csv_writes_as_json, for values of those types: whether every
+        float lies where str() writes no exponent. Each Number column's distinct values are
+        looked at (a batch repeats most of them)."""
         for i, name in enumerate(names):
             if name not in self._numbers:
                 continue
-            given = list(filter(None, map(itemgetter(i), rows)))  # None, 0, 0.0 need none
+            given = set(map(itemgetter(i), rows))
+            given.discard(None)
+            given.discard(0)  # None, 0, 0.0 need none
             if given and not (1e-4 <= min(map(abs, given)) and max(map(abs, given)) < 1e16
                               and not any(map(math.isnan, given))):
                 return False
@@ -250,8 +273,10 @@ def _unchanged(check: tuple[frozenset[type], int | None], column: Sequence[Any],
         return False
     if length is None:
         return True
-    texts = list(filter(None, column))
-    if set(map(len, texts)) - {length} or len(texts) != len(column) - column.count(None):
+    # Each distinct text once: a batch of dates holds a day or two.
+    texts = set(column)
+    texts.discard(None)
+    if "" in texts or set(map(len, texts)) - {length}:
         return False  # a text of another length, or '' (never a date or a time)
     if form is None or not texts:
         return True

@@ -66,13 +66,29 @@ class Metrics:
         self.queries = Histogram("jembatan_query_duration_seconds", "Time from sending a "
                                  "query to its last row read, by kind of query.", ["query"],
                                  buckets=_QUERY_BUCKETS, registry=r)
+        # The series each request touches, by their labels: `labels()` checks and joins the
+        # label values and takes a lock on every call (about 1.8 µs, four times a request);
+        # the child it returns is the same each time, so it is looked up once.
+        # (A series appears in /metrics once it is made: each is made when first used, as
+        # before, so that none shows a zero it never had.)
+        self._per_request: dict[tuple[str, int], tuple[Any, Any]] = {}
+        self._rows_sent: dict[str, Any] = {}
+        self._per_query: dict[str, Any] = {}
 
     def request(self, kind: str, status: int, seconds: float, rows: int | None,
                 broken: bool) -> None:
-        self.requests.labels(kind, str(status)).inc()
-        self.latency.labels(kind).observe(seconds)
+        series = self._per_request.get((kind, status))
+        if series is None:
+            series = self._per_request.setdefault((kind, status), (
+                self.requests.labels(kind, str(status)), self.latency.labels(kind)))
+        requests, latency = series
+        requests.inc()
+        latency.observe(seconds)
         if rows:
-            self.rows.labels(kind).inc(rows)
+            sent = self._rows_sent.get(kind)
+            if sent is None:
+                sent = self._rows_sent.setdefault(kind, self.rows.labels(kind))
+            sent.inc(rows)
         if broken:
             self.broken.inc()
 
@@ -98,7 +114,10 @@ class Metrics:
         return found
 
     def query(self, kind: str, seconds: float) -> None:
-        self.queries.labels(kind).observe(seconds)
+        series = self._per_query.get(kind)
+        if series is None:
+            series = self._per_query.setdefault(kind, self.queries.labels(kind))
+        series.observe(seconds)
 
     def render(self) -> tuple[bytes, str]:
         """The text format: every worker's figures added up where they are kept in files."""

@@ -211,6 +211,34 @@ def ceilings(results: dict[str, Any]) -> dict[str, Any] | None:
     return {"floor_ms": floor_ms, "own_row_ms": _own_cost_ms(results), "works": works}
 
 
+FEATURES = (("nometrics", "the metrics"), ("nolog", "the access log"))
+
+
+def feature_costs(results: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """What each contract feature costs a request of row by id: Jembatan's time less the
+    time of Jembatan without it (bench/variant.py), per round, the median (µs). Both are
+    measured seconds apart in every round, as the floor is."""
+    j = _get(results, "contenders", "jembatan", "works", "row")
+    found: dict[str, dict[str, Any]] = {}
+    for key, what in FEATURES:
+        v = _get(results, "contenders", key, "works", "row")
+        if not j or not v:
+            continue
+        costs = [1e6 * (1 / a - 1 / b) for a, b in
+                 zip(j.get("rounds") or [], v.get("rounds") or [], strict=False) if a and b]
+        if costs:
+            found[key] = {"what": what, "us": statistics.median(costs),
+                          "rounds_us": costs, "req_s": v["req_s"]}
+    return found
+
+
+def feature_lines(results: dict[str, Any]) -> list[str]:
+    found = feature_costs(results)
+    return [f"{f['what'][0].upper()}{f['what'][1:]} cost row by id {f['us']:.0f} µs a request "
+            f"(the median of the rounds' {', '.join(f'{x:.0f}' for x in f['rounds_us'])})."
+            for f in found.values()]
+
+
 def ceiling_shares(results: dict[str, Any]) -> dict[str, float | None]:
     found = ceilings(results)
     return {w: v["of_ceiling"] for w, v in found["works"].items()} if found else {}
@@ -285,6 +313,7 @@ def summary(results: dict[str, Any]) -> str:
         found = ceilings(results) or {}
         lines += ["", f"Each work's ceiling: its limit plus the framework floor, "
                       f"{found['floor_ms']:.3f} ms a request at best", *table]
+    lines += ["", *feature_lines(results)] if feature_costs(results) else []
     lines += ["", "Targets:"]
     for t in results["targets"]:
         lines.append(f"  {_met(t):<13} {t['target']}: {t['value']} ({t['margin']})")
@@ -431,9 +460,17 @@ def _targets(results: dict[str, Any]) -> list[str]:
             f"Where Jembatan is below 90 % of a work's ceiling, issue 21 asks for a profile "
             f"naming where each remaining tenth of a millisecond goes.\n")
         L += ceiling_table(results)
-    L.append("\nWhat the metrics and the access log cost per request is not measured here: "
-             "app/ has no setting that turns them off (a contender without them, paired with "
-             "`jembatan` as the floor is, would give it).")
+    costs = feature_lines(results)
+    if costs:
+        L.append("\n### What the metrics and the access log cost\n\nJembatan without its "
+                 "metrics, and without its access line (bench/variant.py: the benchmark's "
+                 "own switch, BENCH_WITHOUT; app/ has none), served as Jembatan is and "
+                 "measured on row by id right after it in every round: Jembatan's time per "
+                 "request less the variant's.\n")
+        L += costs
+    else:
+        L.append("\nWhat the metrics and the access log cost per request is not measured in "
+                 "this run (the contenders nometrics and nolog, bench/variant.py, give it).")
     L.append("\nThe ODBC target is read as: each work that the limit measures (page, range, "
              "full table) at 90 % or more of the pyodbc limit. RSS is per worker (the "
              "deployment has two; their sum is in the table above).")
@@ -481,21 +518,27 @@ def _profile(results: dict[str, Any]) -> list[str]:
 
 
 EARLIER = "## Earlier studies"
+COST = "## Cost of a request (issue 21, item 3)"
+KEPT = (COST, EARLIER)  # the hand-written sections, in this order
 
 
 def earlier_studies(published: Path) -> list[str]:
-    """The section "Earlier studies" of the published RESULTS.md, carried into the one being
-    written: it keeps the findings of studies whose code has left bench/ (issue 21), written
-    by hand, and no run can measure them again."""
+    """The hand-written sections of the published RESULTS.md (KEPT), carried into the one
+    being written: "Cost of a request" (issue 21's profiles and the changes they led to) and
+    "Earlier studies" (the findings of studies whose code has left bench/), which no run can
+    measure again."""
     if not published.is_file():
         return []
     text = published.read_text()
-    start = text.find("\n" + EARLIER + "\n")
-    if start < 0:
-        return []
-    section = text[start + 1:]
-    end = section.find("\n## ", len(EARLIER))
-    return ["", (section if end < 0 else section[:end]).strip()]
+    kept = []
+    for title in KEPT:
+        start = text.find("\n" + title + "\n")
+        if start < 0:
+            continue
+        section = text[start + 1:]
+        end = section.find("\n## ", len(title))
+        kept += ["", (section if end < 0 else section[:end]).strip()]
+    return kept
 
 
 def render(results: dict[str, Any], published: Path) -> str:

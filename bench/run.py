@@ -255,6 +255,16 @@ def contenders() -> list[dict[str, Any]]:
          "argv": [gunicorn, *one], "app": "bench.floor:app", "ready": FLOOR_PATH,
          "paths": FLOOR_PATHS, "streams": (), "server_cores": SERVER_CORE,
          "client_cores": CLIENT_CORE, "wrk_threads": 1},
+        # What the metrics and the access log cost a request (issue 21): Jembatan without
+        # one of them (bench/variant.py, the benchmark's own switch), row by id only (the
+        # work where a request's fixed cost weighs most), right after Jembatan and the floor.
+        *({"key": f"no{off}", "label": f"Jembatan without {what} (bench/variant.py), 1 sync "
+                                       f"worker (pinned)",
+           "argv": [gunicorn, *one], "app": "bench.variant:app", "without": off,
+           "config": ("jembatan-sqlite", False), "paths": JEMBATAN_PATHS, "works": ("row",),
+           "streams": (), "server_cores": SERVER_CORE, "client_cores": CLIENT_CORE,
+           "wrk_threads": 1}
+          for off, what in (("metrics", "metrics"), ("log", "the access log"))),
         {"key": "deploy", "label": "Jembatan, sqlite3, README deployment (2 workers x 4 "
                                    "threads, both cores)",
          "argv": [gunicorn, *deploy], "config": ("jembatan-sqlite", False),
@@ -286,7 +296,8 @@ def start(c: dict[str, Any]) -> Server:
     argv = [*c["argv"][:1], "--bind", f"127.0.0.1:{port}", *c["argv"][1:],
             c.get("app", "wsgi:app")]
     config = jembatan_config(*c["config"]) if "config" in c else None
-    return Server(c["label"], argv, port, c.get("ready", "/health"), server_env(config),
+    env = server_env(config) | ({"BENCH_WITHOUT": c["without"]} if "without" in c else {})
+    return Server(c["label"], argv, port, c.get("ready", "/health"), env,
                   c["server_cores"], worker_processes=True, log=log)
 
 
@@ -427,7 +438,7 @@ def run_all(plan: dict[str, Any], results: dict[str, Any]) -> None:
                         keep_best(results["limit"].setdefault(driver, {}), work, lim, "ops_s")
                         say(f"   {'limit ' + driver:<10} {lim['ops_s']:9.1f} ops/s   p99 "
                             f"{lim['p99_ms']:8.1f} ms")
-                    elif work in c["paths"]:  # Datasette has no summary
+                    elif work in c.get("works", c["paths"]):  # Datasette has no summary
                         keep_best(results["contenders"][c["key"]]["works"], work,
                                   measure_work(c["key"], c, servers[c["key"]], work, plan),
                                   "req_s")
