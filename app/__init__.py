@@ -206,7 +206,7 @@ _NO_ARGUMENTS = {"service.index", "service.health", "api-docs.openapi_json",
 
 
 def _no_arguments() -> None:
-    if request.args and request.endpoint in _NO_ARGUMENTS:
+    if request.query_string and request.endpoint in _NO_ARGUMENTS:
         reject_all(request.args)
 
 
@@ -247,7 +247,7 @@ def _register_headers(app: Flask, settings: Settings) -> None:
     @app.after_request
     def headers(response: Response) -> Response:
         response.headers["X-Content-Type-Options"] = "nosniff"
-        origin = request.headers.get("Origin")
+        origin = request.headers.get("Origin") if origins else None
         if origin and ("*" in origins or origin in origins):
             response.headers["Access-Control-Allow-Origin"] = origin
             response.headers["Access-Control-Expose-Headers"] = _EXPOSED

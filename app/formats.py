@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from werkzeug.datastructures import MIMEAccept
+from werkzeug.http import parse_accept_header
 
 __all__ = ["DEFAULT", "FORMATS", "Encoder", "Format", "descriptions", "negotiate"]
 
@@ -83,11 +84,15 @@ _MEDIA_TYPES = [f.media_type for f in FORMATS.values()]
 _BY_MEDIA_TYPE = {f.media_type: f for f in FORMATS.values()}
 
 
-def negotiate(name: str | None, accept: MIMEAccept) -> Format:
-    """?format= wins; else the best of Accept; JSON by default."""
+def negotiate(name: str | None, accept: str | None) -> Format:
+    """?format= wins; else the best of the Accept header; JSON by default (also for none, or
+    */*, which need no parsing)."""
     if name is not None:
         return FORMATS[name]
-    return _BY_MEDIA_TYPE.get(accept.best_match(_MEDIA_TYPES) or "", DEFAULT)
+    if not accept or accept == "*/*":
+        return DEFAULT
+    best = parse_accept_header(accept, MIMEAccept).best_match(_MEDIA_TYPES)
+    return _BY_MEDIA_TYPE.get(best or "", DEFAULT)
 
 
 def descriptions() -> tuple[str, ...]:

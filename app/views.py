@@ -45,7 +45,7 @@ class Served:
         """Read `query` of this collection, sent in the format the client asked for."""
         return self.runner.run(Read(
             self.collection.name, query, encoder or self.encoder,
-            formats.negotiate(format, request.accept_mimetypes), filename, fields=fields,
+            formats.negotiate(format, request.headers.get("Accept")), filename, fields=fields,
             **read))
 
 
