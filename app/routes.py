@@ -53,10 +53,10 @@ class _Parser(FlaskParser):
         if (location != "query" or req is None or req.query_string
                 or not isinstance(argmap, ma.Schema)):
             return super().parse(argmap, req, location=location, **kwargs)
-        defaults = getattr(argmap, "defaults", None)
+        defaults = getattr(argmap, "without_arguments", None)
         if defaults is None:
             defaults = super().parse(argmap, req, location=location, **kwargs)
-            argmap.defaults = defaults
+            argmap.without_arguments = defaults
         return dict(defaults)
 
     def load_querystring(self, req: Any, schema: ma.Schema) -> Any:
@@ -154,6 +154,8 @@ class Route:
     paged: bool = False  # answers the pagination headers
     errors: tuple[int, ...] = ()  # beyond 400, 401 with keys, 503 and 500
     needs: str = ""  # "dates" or "summary": only a collection that has them has the route
+    summary: tuple[str, str] | None = None  # the operation's summary (numbered, by id), if
+    # not the docstring's first line
 
 
 ROUTES: tuple[Route, ...] = (
@@ -163,7 +165,7 @@ ROUTES: tuple[Route, ...] = (
     Route(views.get_page, "/page/<pagenumber:pagenumber>", "page", "page", "records",
           "The records of the page; [] beyond the last page.", _PAGE_PATH, paged=True),
     Route(views.get_one, "/<{key}>", "get", "key", "record", "The record.", None,
-          filtered=False, errors=(404,)),
+          filtered=False, errors=(404,), summary=("finds by row number", "finds by ID")),
     Route(views.get_range, f"/date/{_RANGE}", "range", "range", "range",
           "The records in the range, oldest first (numberrow null).", _RANGE_PATH,
           paged=True, needs="dates"),
@@ -196,8 +198,8 @@ def collection_blueprint(c: Collection, runner: Runner, api: ApiSettings,
                             headers=_PAGE_HEADERS if route.paged else None,
                             description=route.description.format(c=c.name))(view)
         doc: dict[str, Any] = {"operationId": f"{c.name}_{route.operation}"}
-        if route.operation == "get":
-            doc = {"summary": "finds by row number" if c.numbered else "finds by ID", **doc}
+        if route.summary:
+            doc = {"summary": route.summary[0 if c.numbered else 1], **doc}
         view = blp.doc(**doc)(view)
         view = blp.arguments(arguments[route.args], location="query", as_kwargs=True)(view)
         path = _key_path(served) if route.path is None else route.path

@@ -146,6 +146,33 @@ def test_a_date_path_with_the_wrong_parts_is_a_400_that_shows_the_format(
         f"/{collection}/{kind}/2026-11-01/00:00/2026-11-30/23:59:59. This path {given}")
 
 
+# Each request below has every fault of the ones after it in the list, plus its own: the
+# answer names the first in README's order (argument names, filter values, the other
+# arguments' values, the path).
+FAULTS_IN_ORDER = [
+    ("/weighing/page/x?nope=1&id=abc&page_size=0", "nope", "unknown argument 'nope'"),
+    ("/weighing/page/x?id=abc&page_size=0", "id", "id takes an integer in digits"),
+    ("/weighing/page/x?page_size=0", "page_size", "Must be greater than or equal to 1"),
+    ("/weighing/page/x", None, "pagenumber must be an integer of at least 1"),
+    ("/weighing/date/2026-13-01/00:00/2026-11-02/00:00?id=abc&page=0", "id",
+     "id takes an integer in digits"),
+    ("/weighing/date/2026-13-01/00:00/2026-11-02/00:00?page=0", "page",
+     "Must be greater than or equal to 1"),
+    ("/weighing/date/2026-13-01/00:00/2026-11-02/00:00", None,
+     "'2026-13-01' is not a date of the calendar"),
+]
+
+
+@pytest.mark.parametrize(("path", "argument", "named"), FAULTS_IN_ORDER)
+def test_a_request_with_several_faults_names_the_first_in_order(make_client, path, argument,
+                                                                 named):
+    client = make_client({"weighing": [weighing_row(1)]})
+    body = assert_error(client.get(path), 400)
+    assert named in body["message"], body
+    if argument is not None:
+        assert body["message"].startswith(f"Invalid query parameter {argument}:"), body
+
+
 def test_head_is_200_with_no_body(make_client):
     client = make_client({"weighing": [weighing_row(1), weighing_row(2)],
                           "customers": [{"id": 1, "CustName": "PT Maju"}]})
