@@ -81,6 +81,14 @@ def in_range(rows: list[dict[str, Any]], on: tuple[str, str], start: str, end: s
             and start <= f"{r[day]}T{r.get(clock) or '00:00:00'}" <= end]
 
 
+def direction(row: dict[str, Any]) -> str | None:
+    """"in" when weighed heavier first (a delivery), "out" when lighter first, else None."""
+    first, second = row.get("weigh1"), row.get("weigh2")
+    if first is None or second is None or first == second:
+        return None
+    return "in" if first > second else "out"
+
+
 def group_key(row: dict[str, Any], by: list[str], on: tuple[str, str]) -> tuple[Any, ...]:
     day, clock = on
     out = []
@@ -91,6 +99,8 @@ def group_key(row: dict[str, Any], by: list[str], on: tuple[str, str]) -> tuple[
             out.append(row[day][:7])
         elif name == "hour":
             out.append(int(row[clock][:2]) if row.get(clock) else 0)
+        elif name == "direction":
+            out.append(direction(row))
         else:
             out.append(row.get(name))
     return tuple(out)
@@ -196,6 +206,13 @@ def test_weighing_by_day_the_default(make_client) -> None:
      [("weigh2__isnull", "false", lambda r: r.get("weigh2") is not None),
       ("custcode__not", "CUS-9", lambda r: r.get("custcode") != "CUS-9")]),
     ("day", "dt1", "2026-03-01T00:00:00", "2026-03-31T23:59:59", []),
+    # direction: NULL (equal weights, a weight missing) first, then "in", then "out"
+    ("direction", "dt1", "2025-01-01T00:00:00", "2026-12-31T23:59:59", []),
+    ("direction,productcode,day", "dt1", "2025-01-01T00:00:00", "2026-12-31T23:59:59", []),
+    ("day,direction", "dt1", "2025-12-31T00:00:00", "2026-01-02T23:59:59",
+     [("productcode__in", "RM001,RM002", lambda r: r.get("productcode") in ("RM001", "RM002"))]),
+    ("productcode,hour,direction,custcode", "dt2", "2025-01-01T00:00:00",
+     "2026-12-31T23:59:59", []),
 ])
 def test_weighing_groups_ranges_and_filters(make_client, by, on, start, end, filters) -> None:
     client = make_client({"weighing": WEIGHINGS})
@@ -207,6 +224,41 @@ def test_weighing_groups_ranges_and_filters(make_client, by, on, start, end, fil
     got = client.get(url)
     assert got.status_code == 200, got.get_json()
     assert got.get_json() == want
+    assert [list(g) for g in got.get_json()] == [list(g) for g in want]  # the keys' order
+    if by == "direction":  # every kind of record is there: the test covers each case
+        assert [g["direction"] for g in want] == [None, "in", "out"]
+
+
+@pytest.mark.parametrize("collection", ["transactions", "weighing", "timbangan1", "timbangan2"])
+def test_every_weighing_collection_groups_by_direction(make_client, collection) -> None:
+    client = make_client({collection: WEIGHINGS})
+    got = client.get(f"/{collection}/summary/2025-01-01/00:00/2026-12-31/23:59:59"
+                     "?by=direction")
+    assert got.get_json() == grouped(in_range(WEIGHINGS, PAIRS["dt1"], "2025-01-01T00:00:00",
+                                              "2026-12-31T23:59:59"), ["direction"],
+                                     PAIRS["dt1"], weighing)
+
+
+def test_direction_is_the_weighing_shapes_alone(make_client) -> None:
+    """bricon2 and vehicles have no weights: by=direction is a 400 that says what they take,
+    and only the weighing collections list it, in the message and in /openapi.json."""
+    client = make_client({})
+    for collection in ("bricon2", "biao1", "vehicles"):
+        message = error(client.get(f"/{collection}/summary/2026-01-01/00:00/2026-01-31/23:59"
+                                   "?by=direction"))["message"]
+        assert "cannot group by 'direction'" in message
+        assert "in order: day, month, hour, or a text or integer field" in message, message
+    message = error(client.get("/weighing/summary/2026-01-01/00:00/2026-01-31/23:59"
+                               "?by=week"))["message"]
+    assert "in order: day, month, hour, direction, or a text" in message, message
+    paths = client.get("/openapi.json").get_json()["paths"]
+    for path, item in paths.items():
+        if "/summary/" not in path:
+            continue
+        [by] = [p for p in item["get"]["parameters"] if p["name"] == "by"]
+        weighs = path.split("/")[1] in ("transactions", "weighing", "timbangan1", "timbangan2")
+        assert ("direction" in by["schema"]["items"]["enum"]) == weighs, path
+        assert ('direction ("in" when weigh1 > weigh2' in by["description"]) == weighs, path
 
 
 def test_production_sums_deviations_and_averages(make_client) -> None:
