@@ -630,3 +630,36 @@ def test_mask_password_braced_with_an_escaped_brace() -> None:
 def test_mask_password_leaves_other_text_alone() -> None:
     text = "Driver=x;Server=wb01;UID=ro;Database=Timbangan"
     assert mask_password(text) == text
+
+
+# -- names beside codes ----------------------------------------------------------------------
+
+NAMED = [(c, name, dialect) for c in COLLECTIONS if c.namings for name in c.query_names()
+         if name.startswith("summary_") for dialect in (None, "sqlite")]
+
+
+@pytest.mark.parametrize("item", NAMED, ids=lambda i: f"{i[0].name}.{i[1]}-{i[2] or 'main'}")
+def test_a_summary_with_names_reads_the_masters_records(item) -> None:
+    """Grouped by every code of master data: each master's records query, as its file
+    writes it, is one more common table expression, read by name_of of shapes.sql once per
+    code, the name right after it; the main text stays within SQL Server 2008 R2 and no
+    text selects *."""
+    c, name, dialect = item
+    q = SHIPPED.get(c.name, name, dialect, by=tuple(c.namings))
+    for naming in c.namings.values():
+        master = SHIPPED.get(naming.master, "records", dialect).sql
+        assert f'"master_{naming.master}" AS (\n{master}\n)' in q.sql
+        assert re.search(rf'"{naming.code}",\n    \(SELECT MIN\("named"\."{naming.master_name}"\)'
+                         rf'[^;]*?\) AS "{naming.name}",', q.sql), q.sql
+    code = _without_names(q.sql)
+    assert not re.search(r"\bSELECT\s+\*|\.\s*\*", code)
+    if dialect is None:
+        for word in _NOT_IN_MAIN:
+            assert not re.search(r"\b" + r"\s+".join(word.split()) + r"\b", code, re.I), word
+    con = sqlite3.connect(":memory:")
+    con.executescript(script("sqlite"))
+    cursor = con.execute(q.sql, [_sample(p) for p in q.params])
+    assert [d[0] for d in cursor.description] == [
+        k for n in c.namings.values() for k in (n.code, n.name)] + list(
+        MEASURES[c.summary].columns)
+    con.close()
