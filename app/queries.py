@@ -22,6 +22,9 @@ replaces it on that engine. Three kinds of file:
 This module is the one place where Python composes SQL, and only mechanically: it fills a
 shape's placeholders with quoted field names from the collection table (app/collections.py),
 puts `WITH "records" AS (<records>)` in front, and turns `:params` into DB-API `?`. A
+summary grouped by a code of master data (productcode) also gets that master collection's
+own `records` as one more common table expression ("master_products") and, right after the
+code in its select list, the shape `name_of` filled in for it (Queries.grouped). A
 request's filters fill `{where_filters}` or `{and_filters}`: one condition per filter on a
 quoted field name, its SQL text from the operator's entry in app/filters.py, each value a
 bound parameter, never SQL text.

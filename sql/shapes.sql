@@ -23,6 +23,14 @@
 --                the request's filters (?vehno=B 1234 XYZ&weigh2__isnull=true): nothing
 --                without filters, else WHERE (or AND) and one condition per filter on a
 --                quoted field, each value a bound :parameter ("vehno" = :filter_0 AND ...)
+--   {by}, {groups}
+--                a summary's groups (?by=day,productcode), quoted: {by} as grouped and
+--                ordered, {groups} as selected, each code of master data followed by its
+--                name (name_of below, filled in per code)
+--   {master}, {code}, {name}, {group}
+--                in name_of alone: the master collection's records as a common table
+--                expression ("master_products"), its code and name fields ("ProductCode",
+--                "ProductName"), and the summary's group they name ("productcode")
 -- and :parameters, which the runner binds (dates and times typed on SQL Server).
 --
 -- A collection's own file may hold a query of a shape's name (or range_<on>,
@@ -164,7 +172,7 @@ LIMIT :row_count OFFSET :skip;
 -- range reads, which never send it.
 
 -- name: summary_weighing
--- Per group of the range ({by}; a record's direction one of them): how many records, how many were weighed in and out, and the net weight |weigh1 - weigh2| of those: its sum, least and greatest.
+-- Per group of the range ({by}, which may be a record's direction): how many records, how many were weighed in and out, and the net weight |weigh1 - weigh2| of those: its sum, least and greatest.
 SELECT {groups},
     COUNT(*) AS "records",
     COUNT(ABS("weigh1" - "weigh2")) AS "weighed",
