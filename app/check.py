@@ -19,7 +19,7 @@ from .db import Database, DatabaseUnavailable, QueryFailed
 from .encoding import RecordEncoder
 from .filters import OPERATORS
 from .queries import DEFAULT_BY, FILTER_PLACEHOLDERS, PARAMETERS, Query, kind_of, parse_file
-from .summaries import MEASURES, output_of
+from .summaries import MEASURES, SHAPE_GROUPS, output_of
 
 SAMPLE_ROWS = 50  # rows read from each query: enough to look at, never a whole table
 _TODO = re.compile(r'\bAS\s*"([^"]+)"[^\n]*--\s*TODO\b', re.I)
@@ -38,10 +38,13 @@ def _harmless(name: str) -> dict[str, Any]:
 
 
 def named(c: Collection, name: str) -> tuple[str, ...]:
-    """The groups of the one more text check-sql runs and shows of a summary: by each code
-    of master data its shape has (productcode,custcode,transcode), with the names beside
-    them, so that the lookups a site's master mapping feeds are run and shown too."""
-    return tuple(c.namings) if kind_of(name) == "summary" else ()
+    """The groups of the one more text check-sql runs and shows of a summary: each code of
+    master data its shape has (productcode,custcode,transcode), with the names beside them,
+    and the shape's own groups (direction), so that the lookups a site's master mapping
+    feeds, and a site's own text of a summary, are run and shown grouped as requests may."""
+    if kind_of(name) != "summary" or c.summary is None:
+        return ()
+    return (*c.namings, *SHAPE_GROUPS.get(c.summary, ()))
 
 
 def check_query(db: Database, c: Collection, encoder: RecordEncoder, name: str,
@@ -176,7 +179,8 @@ def print_queries(db: Database, collections: list[Collection]) -> None:
                 q = db.queries.get(c.name, name, dialect, by=by)
                 click.echo(f"\n-- {c.name}.{name} by={','.join(by)}: the same grouped by its "
                            f"codes of master data, each followed by its name (name_of of "
-                           f"{db.queries.files['shapes'].name}, over the master's records)")
+                           f"{db.queries.files['shapes'].name}, over the master's records), "
+                           f"and by the record shape's own groups")
                 click.echo(q.sql + ";")
 
 

@@ -618,6 +618,12 @@ def _fill_collection(queries: Queries, c: Collection, own: _File, shapes: _File,
                      f'{fill(without_comments(rows.text), values, rows.source)}\n)')
             variant = variant or rows.dialect
         grouped = bool(_GROUPED.search(text))
+        if kind_of(name) == "summary" and not re.search(r'\{groups\}[\s\S]*AS "grouped"', text):
+            raise QueryFileError(
+                f'{where}: a summary selects {{groups}} (its groups, each code of master data '
+                f'with its name) and reads its rows as "grouped" (FROM "in_range" AS '
+                f'"grouped"), which the names look their codes up in; see summary_vehicle in '
+                f"sql/shapes.sql")
         if grouped:  # the master collections' records, for names beside codes
             ctes += "{masters}"
         template = f"{ctes}\n{text}"

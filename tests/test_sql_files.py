@@ -663,3 +663,23 @@ def test_a_summary_with_names_reads_the_masters_records(item) -> None:
         k for n in c.namings.values() for k in (n.code, n.name)] + list(
         MEASURES[c.summary].columns)
     con.close()
+
+
+def test_a_sites_own_summary_must_select_groups_from_grouped(tmp_path: Path) -> None:
+    """A site's text of a summary written before the names (SELECT {by} ... FROM "in_range")
+    would send groups without their names: refused at start, saying what to write."""
+    [vehicles] = [c for c in COLLECTIONS if c.name == "vehicles"]
+    old = ('SELECT {by}, COUNT(*) AS "records" FROM "in_range" GROUP BY {by} '
+           'ORDER BY {by:CASE WHEN {} IS NULL THEN 0 ELSE 1 END, {}}')
+    mapping = (SHIPPED_SQL_DIR / "vehicles.sql").read_text(encoding="utf-8")
+    path = write(tmp_path, f"{mapping}\n-- name: summary_expired\n{old};\n", "vehicles")
+    with pytest.raises(QueryFileError) as info:
+        load_queries(tmp_path, [vehicles], SHIPPED_SQL_DIR)
+    assert str(path) in str(info.value) and "selects {groups}" in str(info.value)
+    new = old.replace("SELECT {by}", "SELECT {groups}").replace('"in_range"',
+                                                                 '"in_range" AS "grouped"')
+    write(tmp_path, f"{mapping}\n-- name: summary_expired\n{new};\n", "vehicles")
+    queries = load_queries(tmp_path, [vehicles], SHIPPED_SQL_DIR)
+    # transporters is not served here: its name is NULL, the answer keeps its shape
+    assert 'SELECT "TransCode",\n    NULL AS "TransName", COUNT(*)' in queries.get(
+        "vehicles", "summary_expired", None, by=("TransCode",)).sql
