@@ -33,7 +33,7 @@ pytestmark = needs_chromium
 DAY = "2026-03-10"
 STATE = "document.documentElement?.dataset.state"
 BOLD = "<b>x</b>"
-SCRIPT = "<script>window.pwned=1</script>"
+SCRIPT = "<script>window.pwned=1</script>"  # wraps in its cell: checked in the page
 WEIGHBRIDGES = ("transactions", "weighing", "timbangan1", "timbangan2")
 
 
@@ -64,8 +64,8 @@ def wait_ready(browser: Browser, state: str = "ready") -> None:
 
 
 def printed(browser: Browser, path: Path) -> tuple[int, str]:
-    """(pages, text) of the page printed to PDF; the text with its runs of white space as
-    one space, and numbers' narrow no-break spaces dropped, so that figures read as typed."""
+    """(pages, text) of the page printed to PDF, its text with every run of white space as
+    one space (the narrow no-break space that groups digits comes out as a space)."""
     pdf = browser.pdf(path)
     info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True)
     pages = int(re.search(r"^Pages:\s+(\d+)$", info.stdout, re.M).group(1))  # type: ignore[union-attr]
@@ -73,7 +73,7 @@ def printed(browser: Browser, path: Path) -> tuple[int, str]:
     assert size and (round(float(size[1])), round(float(size[2]))) == (595, 842), info.stdout
     text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True,
                           text=True, check=True).stdout
-    return pages, " ".join(text.replace("\u202f", "").split())
+    return pages, " ".join(text.replace("\u202f", " ").split())
 
 
 def assert_stayed_home(browser: Browser, server: Gunicorn) -> None:
@@ -87,8 +87,9 @@ def assert_stayed_home(browser: Browser, server: Gunicorn) -> None:
 
 
 def t(kg: float) -> str:
-    """Tonnes as the report prints them: three decimals, no grouping left (see printed)."""
-    return f"{kg / 1000:.3f}"
+    """Tonnes as the report prints them: three decimals, thousands grouped (by a space once
+    printed)."""
+    return f"{kg / 1000:,.3f}".replace(",", " ")
 
 
 def weighing(n: int, product: str | None, customer: str | None, weigh1: float,
@@ -178,29 +179,33 @@ def test_a_small_day_printed(browser: Browser, tmp_path: Path) -> None:
         # customer, name then code, weighings, tonnes; computed from the rows written.
         for c in ("transactions", "weighing"):
             e = expected_weighbridge(ROWS[c])
-            assert (f"{e['records']} weighings, {e['open']} open (no exit weighing) · net "
+            weighings = "weighing" if e["records"] == 1 else "weighings"
+            assert (f"{e['records']} {weighings}, {e['open']} open (no exit weighing) · net "
                     f"{t(e['net'])} t (in {t(e['in'])} t, out {t(e['out'])} t)") in text
-            for (direction, _, code), (n, net) in e["groups"].items():
-                assert f"{name_of(code)} {code} {n} {t(net)}" in text, (c, direction, code)
-        assert "Deliveries in: 35.320 t" in text and "Dispatches out: 32.450 t" in text
-        assert "Dispatches out: 0.000 t No dispatches out." in text  # weighing's
-        for c in ("timbangan1", "timbangan2"):
-            assert (f"{c} weighbridge, by dt1 0 weighings, 0 open (no exit weighing) · net "
-                    f"0.000 t (in 0.000 t, out 0.000 t) No weighings on this day.") in text
+            for (_, _, code), (n, net) in e["groups"].items():
+                row = f"{code} {n} {t(net)}"  # SCRIPT wraps in its cell: checked below
+                assert (row if name_of(code) == SCRIPT else f"{name_of(code)} {row}") in text
+        assert "Deliveries in: 2 weighings, 35.320 t" in text
+        assert "Dispatches out: 2 weighings, 32.450 t" in text
+        assert "Dispatches out: none" in text  # weighing's
+        assert "No weighings on this day: timbangan1, timbangan2." in text
         # The day's totals: a row per weighbridge and their sum.
         assert "transactions 5 1 35.320 32.450 67.770" in text
         assert "All weighbridges 6 1 42.820 32.450 75.270" in text
         assert "Batches: bricon2 2 · biao1 0" in text
 
-        # Batching: sv and pv over the day's batches, pv - sv and the deviation.
-        assert "bricon2 batching, by tanggal 2 batches" in text
-        assert "adonan 4200 4206 +6 +0.14" in text
+        # Batching: sv and pv over the day's batches, pv - sv and the deviation (bricon2
+        # and biao1 side by side: their lines are read apart).
+        assert "bricon2 batching, by tanggal biao1 batching, by tanggal" in text
+        assert "2 batches No batches on this day." in text
+        assert "adonan 4 200 4 206 +6 +0.14" in text
         assert "air 760 759 -1 -0.13" in text
         assert "kapur – – – –" in text
-        assert "biao1 batching, by tanggal 0 batches No batches on this day." in text
 
         # Markup in names is printed as its characters, and nothing of it ran.
-        assert BOLD in text and SCRIPT in text
+        assert f"{BOLD} CUS001 1 22.450" in text and "<script>window.pwned" in text
+        assert SCRIPT in browser.js("[...document.querySelectorAll('td.name')]"
+                                    ".map(td => td.textContent)")
         assert browser.js("document.querySelectorAll('#sheet b, #sheet i, #sheet script')"
                           ".length") == 0
         assert browser.js("typeof window.pwned") == "undefined"
@@ -220,35 +225,52 @@ def test_a_day_without_data(browser: Browser, tmp_path: Path) -> None:
         pages, text = printed(browser, tmp_path / "empty.pdf")
         assert pages == 1
         assert "No data for 2026-03-12: no weighing and no batch on this day." in text
-        assert "No weighings on this day." in text and "No batches on this day." in text
+        assert f"No weighings on this day: {', '.join(WEIGHBRIDGES)}." in text
+        assert "No batches on this day." in text
         assert "Daily production report" in text
         assert browser.js("document.getElementById('site').hidden") is True  # none set
         assert_stayed_home(browser, server)
 
 
-def test_the_demos_busiest_day_fits_two_pages(demo_database: Path, browser: Browser,
-                                               tmp_path: Path) -> None:
+def per_day(base: str, collections: tuple[str, ...], measure: str) -> dict[str, int]:
+    """`measure` summed per day over `collections`, from the API."""
+    out: dict[str, int] = defaultdict(int)
+    for c in collections:
+        days = requests.get(f"{base}/{c}/summary/1900-01-01/00:00/9999-12-31/23:59:59",
+                            timeout=30).json()
+        for d in days:
+            out[d["day"]] += d[measure]
+    return out
+
+
+def test_the_demos_busiest_days_fit_two_pages(demo_database: Path, browser: Browser,
+                                              tmp_path: Path) -> None:
     with serve(tmp_path, demo_database) as server:
-        per_day: dict[str, int] = defaultdict(int)
-        for c in WEIGHBRIDGES:
-            days = requests.get(f"{server.base}/{c}/summary/1900-01-01/00:00/9999-12-31/"
-                                f"23:59:59", timeout=30).json()
-            for d in days:
-                per_day[d["day"]] += d["records"]
-        busiest = max(sorted(per_day), key=per_day.__getitem__)
-        browser.open(f"{server.base}/report/{busiest}")
-        wait_ready(browser)
-        pages, text = printed(browser, tmp_path / "busiest.pdf")
-        print(f"{busiest}: {per_day[busiest]} weighings, {pages} pages")
-        assert pages <= 2, text
-        assert f"({busiest})" in text and "No data" not in text
-        # The totals row of transactions is the API's own day summary.
-        (day,) = requests.get(f"{server.base}/transactions/summary/{busiest}/00:00/{busiest}"
-                              f"/23:59:59", timeout=10).json()
-        assert browser.js("[...document.querySelectorAll('table.totals tbody tr')]"
-                          ".map(r => r.cells[0].textContent + ' ' + r.cells[1].textContent"
-                          " + ' ' + r.cells[2].textContent)")[0] == (
-            f"transactions {day['records']} {day['records'] - day['weighed']}")
+        weighings = per_day(server.base, WEIGHBRIDGES, "records")
+        bricon2, biao1 = (per_day(server.base, (c,), "batches") for c in ("bricon2", "biao1"))
+        batches = {d: bricon2.get(d, 0) + biao1.get(d, 0) for d in {*bricon2, *biao1}}
+        busiest = max(sorted(weighings), key=weighings.__getitem__)
+        # Also the busiest of the days when both batching plants ran: the longest report.
+        both = [d for d in sorted(weighings) if d in bricon2 and d in biao1]
+        assert both, "the demo has no day with both plants running"
+        longest = max(both, key=lambda d: weighings[d] + batches[d])
+        for day in (busiest, longest):
+            browser.open(f"{server.base}/report/{day}")
+            wait_ready(browser)
+            pages, text = printed(browser, tmp_path / f"{day}.pdf")
+            print(f"{day}: {weighings[day]} weighings, {batches.get(day, 0)} batches, "
+                  f"{pages} pages")
+            assert pages <= 2, text
+            assert f"({day})" in text and "No data" not in text
+            assert "Supervisor (name) Signature Date" in text
+            # The totals row of transactions is the API's own day summary.
+            (row,) = requests.get(f"{server.base}/transactions/summary/{day}/00:00/{day}"
+                                  f"/23:59:59", timeout=10).json()
+            cells = browser.js("[...document.querySelector('table.totals tbody tr').cells]"
+                               ".map(c => c.textContent)")
+            assert cells[:3] == ["transactions", str(row["records"]),
+                                 str(row["records"] - row["weighed"])]
+            assert cells[5] == t(row["net"]).replace(" ", "\u202f")
         assert_stayed_home(browser, server)
 
 
