@@ -68,12 +68,13 @@ def printed(browser: Browser, path: Path) -> tuple[int, str]:
     one space (the narrow no-break space that groups digits comes out as a space)."""
     pdf = browser.pdf(path)
     info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True)
-    pages = int(re.search(r"^Pages:\s+(\d+)$", info.stdout, re.M).group(1))  # type: ignore[union-attr]
+    pages = re.search(r"^Pages:\s+(\d+)$", info.stdout, re.M)
     size = re.search(r"^Page size:\s+([\d.]+) x ([\d.]+) pts", info.stdout, re.M)
-    assert size and (round(float(size[1])), round(float(size[2]))) == (595, 842), info.stdout
+    assert pages and size, info.stdout
+    assert (round(float(size[1])), round(float(size[2]))) == (595, 842), "not A4 portrait"
     text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True,
                           text=True, check=True).stdout
-    return pages, " ".join(text.replace("\u202f", " ").split())
+    return int(pages[1]), " ".join(text.replace("\u202f", " ").split())
 
 
 def assert_stayed_home(browser: Browser, server: Gunicorn) -> None:
