@@ -1,7 +1,7 @@
 """`pip install .` gives a working service: the wheel built from the repository carries the
-queries (sql/ as app/sql/), the pages (dashboard, report) and everything create_app reads, and a fresh
-virtual environment with nothing but the wheel and its dependencies serves requests from a
-directory outside the repository."""
+queries (sql/ as app/sql/), the pages (dashboard, report) and everything create_app reads,
+and a fresh virtual environment with nothing but the wheel and its dependencies serves
+requests from a directory outside the repository."""
 
 from __future__ import annotations
 
