@@ -58,6 +58,11 @@ class CollectionSettings:
 
 
 @dataclass(frozen=True)
+class SiteSettings:
+    name: str  # the plant's name, printed on the daily report; "": none
+
+
+@dataclass(frozen=True)
 class Settings:
     database: DatabaseSettings
     api: ApiSettings
@@ -65,6 +70,7 @@ class Settings:
     log: LogSettings
     collections: CollectionSettings
     source: str  # where the settings came from, for the start-up log line
+    site: SiteSettings = SiteSettings("")
 
 
 # Every key of CONTRACT §6: its type and default. Paths are resolved separately.
@@ -92,6 +98,9 @@ _SPEC: dict[str, dict[str, tuple[type | tuple[type, ...], Any]]] = {
     },
     "collections": {
         "serve": (list, []),  # []: all ten
+    },
+    "site": {
+        "name": (str, ""),  # "": the report prints no site name
     },
 }
 _PATH_KEYS = (("database", "sqlite"), ("database", "sql_dir"))
@@ -205,4 +214,5 @@ def load_settings(overrides: Mapping[str, Any] | None = None,
         log=LogSettings(format=logs["format"], slow_query=float(logs["slow_query"])),
         collections=CollectionSettings(serve=_served(merged["collections"]["serve"])),
         source=source,
+        site=SiteSettings(name=merged["site"]["name"].strip()),
     )

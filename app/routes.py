@@ -29,8 +29,8 @@ from . import formats, params, summaries, views
 from .arguments import FILTERS_DOC, WHERE, Accepted, accepted_filters, filter_parameters
 from .collections import DATE_PAIRS, Collection
 from .config import ApiSettings
-from .dashboard import Page
 from .metrics import Metrics
+from .pages import Page
 from .reads import Runner
 from .schemas import HealthSchema, IndexSchema, example
 from .views import Served, Service
@@ -413,8 +413,8 @@ def meta_blueprint(service: Service, api: ApiSettings, keys: bool = False) -> Bl
     return blp
 
 
-# The service's routes outside the API document: the dashboard, Swagger UI's files and the
-# way to it, the metrics.
+# The service's routes outside the API document: Swagger UI's files and the way to it (the
+# pages and the metrics take arguments, so register_service_routes binds them).
 SERVICE_ROUTES = (("/docs/static/<path:filename>", views.docs_static),
                   ("/favicon.ico", views.favicon), ("/docs/", views.docs_slash))
 
@@ -422,11 +422,17 @@ SERVICE_ROUTES = (("/docs/static/<path:filename>", views.docs_static),
 def register_service_routes(app: Flask, prefix: str, metrics: Metrics, metrics_key: str
                             ) -> None:
     """The routes outside the API document (endpoints docs_static, favicon, docs_slash,
-    dashboard.dashboard, metrics)."""
+    dashboard.dashboard, report.report_today, report.report, metrics)."""
     for rule, view in SERVICE_ROUTES:
         app.add_url_rule(f"{prefix}{rule}", view.__name__, view)
-    page = flask.Blueprint("dashboard", __name__)
-    page.add_url_rule(f"{prefix}/dashboard", "dashboard", _bound(views.dashboard, Page.read()))
-    app.register_blueprint(page)
+    dashboard = flask.Blueprint("dashboard", __name__)
+    dashboard.add_url_rule(f"{prefix}/dashboard", "dashboard",
+                           _bound(views.dashboard, Page.read("dashboard.html")))
+    app.register_blueprint(dashboard)
+    report = flask.Blueprint("report", __name__)
+    report.add_url_rule(f"{prefix}/report", "report_today", views.report_today)
+    report.add_url_rule(f"{prefix}/report/<day>", "report",
+                        _bound(views.report, Page.read("report.html")))
+    app.register_blueprint(report)
     app.add_url_rule(f"{prefix}/metrics", "metrics",
                      _bound(views.metrics, metrics, metrics_key.encode()))

@@ -352,3 +352,7 @@ class IndexSchema(ma.Schema):
     docs = fields.String(required=True)
     openapi = fields.String(required=True)
     dashboard = fields.String(required=True, metadata={"description": "The dashboard page"})
+    report = fields.String(required=True, metadata={
+        "description": "The daily report: today's; /report/YYYY-MM-DD for another day"})
+    site = fields.String(required=True, allow_none=True, metadata={
+        "description": "The site's name (site.name), null when none is configured"})
