@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .collections import COLLECTIONS
+from .labels import COLLECTION_LABELS, DATE_LABELS
 
 # The queries shipped with Jembatan: sql/ beside app/ in a checkout (and an editable
 # install); app/sql/ in an installed wheel (setup.cfg installs sql/ there).
@@ -58,12 +59,21 @@ class CollectionSettings:
 
 
 @dataclass(frozen=True)
+class DashboardSettings:
+    # What the dashboard calls each collection and each date field (`on` value): the
+    # defaults of app/labels.py with the site's [dashboard] table laid over them.
+    collections: Mapping[str, str]
+    dates: Mapping[str, str]
+
+
+@dataclass(frozen=True)
 class Settings:
     database: DatabaseSettings
     api: ApiSettings
     auth: AuthSettings
     log: LogSettings
     collections: CollectionSettings
+    dashboard: DashboardSettings
     source: str  # where the settings came from, for the start-up log line
 
 
@@ -93,6 +103,10 @@ _SPEC: dict[str, dict[str, tuple[type | tuple[type, ...], Any]]] = {
     "collections": {
         "serve": (list, []),  # []: all ten
     },
+    "dashboard": {  # {}: the defaults of app/labels.py; a site's table renames some of them
+        "collections": (dict, {}),
+        "dates": (dict, {}),
+    },
 }
 _PATH_KEYS = (("database", "sqlite"), ("database", "sql_dir"))
 
@@ -113,7 +127,7 @@ def _merge(into: dict[str, dict[str, Any]], layer: Mapping[str, Any], origin: st
             kind, _ = _SPEC[section][key]
             if isinstance(value, bool) or not isinstance(value, kind):
                 kinds = kind if isinstance(kind, tuple) else (kind,)
-                names = " or ".join(k.__name__ for k in kinds)
+                names = " or ".join("a table" if k is dict else k.__name__ for k in kinds)
                 raise ConfigError(f"{origin}: {section}.{key} must be {names}, "
                                   f"not {type(value).__name__} {value!r}")
             if kind is list and not all(isinstance(v, str) for v in value):
@@ -136,6 +150,25 @@ def _served(names: list[str]) -> tuple[str, ...]:
         if name in names[:n]:
             raise ConfigError(f"collections.serve names {name!r} twice")
     return tuple(c for c in known if c in names or not names)
+
+
+def _labels(key: str, given: Mapping[str, Any], defaults: Mapping[str, str]
+            ) -> dict[str, str]:
+    """dashboard.<key> checked: every name one the dashboard knows (a misspelt one would
+    silently leave the default), every label a non-empty string on one line; laid over the
+    defaults."""
+    known = list(defaults)
+    for name, text in given.items():
+        if name not in defaults:
+            near = difflib.get_close_matches(name.lower(), known, n=1, cutoff=0.6)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            what = "collection" if key == "collections" else "date field"
+            raise ConfigError(f"dashboard.{key}: {name!r} is not a {what}{hint}; "
+                              f"the {what}s are: {', '.join(known)}")
+        if not isinstance(text, str) or not text.strip() or "\n" in text:
+            raise ConfigError(f"dashboard.{key}.{name} must be a non-empty string on one "
+                              f"line, not {text!r}")
+    return {**defaults, **{name: text.strip() for name, text in given.items()}}
 
 
 def _environment(environ: Mapping[str, str]) -> dict[str, dict[str, Any]]:
@@ -204,5 +237,9 @@ def load_settings(overrides: Mapping[str, Any] | None = None,
         auth=AuthSettings(api_keys=tuple(auth["api_keys"])),
         log=LogSettings(format=logs["format"], slow_query=float(logs["slow_query"])),
         collections=CollectionSettings(serve=_served(merged["collections"]["serve"])),
+        dashboard=DashboardSettings(
+            collections=_labels("collections", merged["dashboard"]["collections"],
+                                COLLECTION_LABELS),
+            dates=_labels("dates", merged["dashboard"]["dates"], DATE_LABELS)),
         source=source,
     )

@@ -28,8 +28,8 @@ from werkzeug.routing import BaseConverter
 from . import formats, params, summaries, views
 from .arguments import FILTERS_DOC, WHERE, Accepted, accepted_filters, filter_parameters
 from .collections import DATE_PAIRS, Collection
-from .config import ApiSettings
-from .dashboard import Page
+from .config import ApiSettings, DashboardSettings
+from .labels import labelled_page
 from .metrics import Metrics
 from .reads import Runner
 from .schemas import HealthSchema, IndexSchema, example
@@ -403,14 +403,16 @@ SERVICE_ROUTES = (("/docs/static/<path:filename>", views.docs_static),
                   ("/favicon.ico", views.favicon), ("/docs/", views.docs_slash))
 
 
-def register_service_routes(app: Flask, prefix: str, metrics: Metrics, metrics_key: str
-                            ) -> None:
+def register_service_routes(app: Flask, prefix: str, metrics: Metrics, metrics_key: str,
+                            labels: DashboardSettings) -> None:
     """The routes outside the API document (endpoints docs_static, favicon, docs_slash,
     dashboard.dashboard, metrics)."""
     for rule, view in SERVICE_ROUTES:
         app.add_url_rule(f"{prefix}{rule}", view.__name__, view)
     page = flask.Blueprint("dashboard", __name__)
-    page.add_url_rule(f"{prefix}/dashboard", "dashboard", _bound(views.dashboard, Page.read()))
+    # The page with the site's labels in it (app/labels.py), read once.
+    shown = labelled_page(labels.collections, labels.dates)
+    page.add_url_rule(f"{prefix}/dashboard", "dashboard", _bound(views.dashboard, shown))
     app.register_blueprint(page)
     app.add_url_rule(f"{prefix}/metrics", "metrics",
                      _bound(views.metrics, metrics, metrics_key.encode()))

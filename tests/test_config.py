@@ -243,3 +243,49 @@ def test_example_config_documents_every_key(example: Path) -> None:
     missing = [f"{section}.{key}" for section, keys in CONTRACT_KEYS.items()
                for key in keys if key not in data.get(section, {})]
     assert not missing, f"{example.name} lacks {', '.join(missing)}"
+
+
+# -- the dashboard's labels ---------------------------------------------------------------
+
+
+def test_dashboard_labels_default_and_site(workdir: Path, tmp_path: Path) -> None:
+    from app.collections import COLLECTIONS, DATE_PAIRS
+    s = load_settings(None, {})
+    # A default label for every collection and every date field there is.
+    assert set(s.dashboard.collections) == {c.name for c in COLLECTIONS}
+    assert set(s.dashboard.dates) == set(DATE_PAIRS)
+    assert s.dashboard.collections["timbangan1"] == "Weighbridge 1"
+    assert s.dashboard.dates["dt1"] == "entry weighing"
+
+    path = write_config(tmp_path / "etc", """
+[dashboard.collections]
+timbangan1 = " North gate "
+[dashboard.dates]
+dt2 = "keluar"
+""")
+    s = load_settings(None, {"JEMBATAN_CONFIG": str(path)})
+    assert s.dashboard.collections["timbangan1"] == "North gate"
+    assert s.dashboard.collections["timbangan2"] == "Weighbridge 2"  # the others stay
+    assert s.dashboard.dates == {**load_settings(None, {}).dashboard.dates, "dt2": "keluar"}
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ('[dashboard.collections]\ntimbangn1 = "WB 1"\n',
+     "dashboard.collections: 'timbangn1' is not a collection (did you mean 'timbangan1'?)"),
+    ('[dashboard.dates]\ndt3 = "x"\n', "dashboard.dates: 'dt3' is not a date field"),
+    ('[dashboard.collections]\nbiao1 = ""\n', "dashboard.collections.biao1 must be"),
+    ('[dashboard.collections]\nbiao1 = 1\n', "dashboard.collections.biao1 must be"),
+    ('[dashboard.dates]\ndt1 = "a\\nb"\n', "dashboard.dates.dt1 must be"),
+    ('[dashboard]\ncollections = "x"\n', "dashboard.collections must be a table"),
+    ('[dashboard]\ntitle = "x"\n', "unknown key dashboard.title"),
+])
+def test_dashboard_label_errors(workdir: Path, tmp_path: Path, text: str, said: str) -> None:
+    message = config_error(tmp_path, text)
+    assert said in message
+    assert "\n" not in message.replace("\\n", "")  # one line at start, as the others
+
+
+def test_example_config_shows_the_default_labels(example: Path, workdir: Path) -> None:
+    from app.labels import COLLECTION_LABELS, DATE_LABELS
+    s = load_settings(None, {"JEMBATAN_CONFIG": str(example)})
+    assert (s.dashboard.collections, s.dashboard.dates) == (COLLECTION_LABELS, DATE_LABELS)
