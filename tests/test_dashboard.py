@@ -101,11 +101,35 @@ def segments(browser: Browser, chart: str) -> list[tuple[str, str]]:
     return [tuple(pair) for pair in found]
 
 
-def links(browser: Browser) -> list[tuple[str, str]]:
-    """(CSV link, API link) of every view, as absolute URLs."""
-    return [tuple(pair) for pair in browser.js(
+def links(browser: Browser) -> list[tuple[str, str, str]]:
+    """(workbook link, CSV link, API link) of every view, as absolute URLs."""
+    return [tuple(three) for three in browser.js(
         "[...document.querySelectorAll('section.view')].map(s =>"
-        " [s.querySelector('a.csv')?.href, s.querySelector('a.api')?.href])")]
+        " ['a.xlsx', 'a.csv', 'a.api'].map(a => s.querySelector(a)?.href))")]
+
+
+def legend(browser: Browser, selector: str) -> list[tuple[str, str]]:
+    """(text, hover) of every entry of a legend."""
+    return [tuple(pair) for pair in browser.js(
+        f"[...document.querySelectorAll({json.dumps(selector + ' li')})]"
+        f".map(l => [l.textContent, l.querySelector('[title]')?.title])")]
+
+
+def code(value: str | None) -> str:
+    """A group's key as the page has it: the code, or (none)."""
+    return NONE if value is None else value
+
+
+def tonnes(kg: float | None) -> str:
+    """A weight as the page writes it: tonnes, two decimals, thin-space groups."""
+    if kg is None:
+        return "–"
+    return f"{kg / 1000:,.2f}".replace(",", "\u202f") + " t"
+
+
+def kilograms(kg: float) -> str:
+    """A weight's hover text: kilograms, at most two decimals."""
+    return f"{kg:,.2f}".rstrip("0").rstrip(".").replace(",", "\u202f") + " kg"
 
 
 def assert_stayed_home(browser: Browser, server: Gunicorn, allowed: tuple[str, ...] = ()) -> None:
@@ -149,57 +173,57 @@ def test_weighing_view_on_the_demo(demo_database: Path, browser: Browser,
         assert browser.js("['collection', 'from', 'to']"
                           ".map(id => document.getElementById(id).value)") == [
             "transactions", first, last]
+        assert browser.js("[...document.getElementById('collection').selectedOptions]"
+                          ".map(o => o.textContent)") == ["All weighings"]
 
-        # One bar segment per day and material that has a net, and the day totals over them.
-        groups = summary(base, "transactions", first, last, "day,productcode")
-        with_net = [g for g in groups if g["net"] is not None]
-        assert with_net != groups, "the demo week has a group without a net"
-        drawn = segments(browser, "net-chart")
-        assert Counter(drawn) == Counter(
-            (g["day"], g["productcode"] if g["productcode"] is not None else NONE)
-            for g in with_net)
-        per_day: Counter[str] = Counter()
-        for g in with_net:
-            per_day[g["day"]] += g["net"]
-        sums = browser.js("[...document.querySelectorAll('svg.net-chart text.sum')]"
-                          ".map(t => t.textContent)")
-        assert [number(t) for t in sums] == [per_day[d] for d in sorted(per_day)]
-        legend = browser.js("[...document.querySelectorAll('.legend li')]"
-                            ".map(l => l.textContent)")
-        assert sorted(legend) == sorted({key for _, key in drawn})
+        # Per direction, one bar segment per day and material that has a net, named.
+        groups = summary(base, "transactions", first, last, "day,direction,productcode")
+        assert {g["direction"] for g in groups} >= {"in", "out"}
+        for way in ("in", "out"):
+            with_net = [g for g in groups if g["net"] is not None and g["direction"] == way]
+            assert Counter(segments(browser, f"net-chart.{way}")) == Counter(
+                (g["day"], code(g["productcode"])) for g in with_net)
+            names = {code(g["productcode"]): g["productname"] for g in with_net}
+            assert all(names.values()), "every demo material has a name"
+            assert sorted(legend(browser, f"svg.net-chart.{way} + .legend")) == sorted(
+                (name, f"code {c}") for c, name in names.items())
+            # The total per material over the range, in tonnes.
+            per_material: Counter[str] = Counter()
+            for g in with_net:
+                per_material[names[code(g["productcode"])]] += g["net"]
+            shown = {cells[0]: cells[3] for cells in rows(browser, f"table.materials.{way}")}
+            assert shown == {name: tonnes(net) for name, net in per_material.items()}
 
-        # The table by customer: every figure, and the totals, as the API gives them.
-        customers = summary(base, "transactions", first, last, "custcode")
-        shown = rows(browser, "table.customers")
-        fields = ("records", "weighed", "net", "net_min", "net_max")
-        assert [[cells[0], *map(number, cells[1:])] for cells in shown] == [
-            [c["custcode"] if c["custcode"] is not None else NONE, *(c[f] for f in fields)]
-            for c in customers]
-        nets = [c["net"] for c in customers if c["net"] is not None]
-        totals = ["Total", sum(c["records"] for c in customers),
-                  sum(c["weighed"] for c in customers), sum(nets),
-                  min(c["net_min"] for c in customers if c["net_min"] is not None),
-                  max(c["net_max"] for c in customers if c["net_max"] is not None)]
-        (foot,) = rows(browser, "table.customers", "tfoot")
-        assert [foot[0], *map(number, foot[1:])] == totals
+        # The tables by supplier (in) and customer (out): names and tonnes as the API gives.
+        parties = summary(base, "transactions", first, last, "direction,custcode")
+        for way, cls in (("in", "suppliers"), ("out", "customers")):
+            expected = [g for g in parties if g["direction"] == way]
+            shown = rows(browser, f"table.{cls}")
+            assert [cells[0] for cells in shown] == [g["custname"] for g in expected]
+            assert [[number(c) for c in cells[1:3]] + cells[3:] for cells in shown] == [
+                [g["records"], g["weighed"], tonnes(g["net"]), tonnes(g["net_min"]),
+                 tonnes(g["net_max"])] for g in expected]
         tiles = dict(browser.js("[...document.querySelectorAll('.tile')].map(t =>"
                                 " [t.querySelector('.label').textContent,"
                                 "  t.querySelector('.value').textContent])"))
-        assert number(tiles["Records"]) == totals[1]
-        assert number(tiles["Net weight"].removesuffix("kg")) == totals[3]
-        assert number(tiles["Customers"]) == len(customers)
+        assert number(tiles["Weighings"]) == sum(g["records"] for g in parties)
+        for way, name in (("in", "Delivered in"), ("out", "Dispatched out")):
+            assert tiles[name] == tonnes(sum(g["net"] or 0 for g in parties
+                                             if g["direction"] == way))
 
-        # Each view links to its CSV and to the JSON URL the page fetched; both reproduce it.
+        # Each view links its workbook, its CSV and the JSON URL the page fetched.
         asked = browser.seen("request")
         views = links(browser)
-        assert len(views) == 2
-        for csv_url, api_url in views:
+        assert len(views) >= 4
+        for xlsx_url, csv_url, api_url in views:
             assert api_url in asked
-            assert csv_url == api_url + "&format=csv"
+            assert (xlsx_url, csv_url) == (api_url + "&format=xlsx", api_url + "&format=csv")
             assert requests.get(csv_url, timeout=10).headers["Content-Type"].startswith(
                 "text/csv")
-        assert [requests.get(api, timeout=10).json() for _, api in views] == [
-            groups, customers]
+        assert [requests.get(api, timeout=10).json() for _, _, api in views[:4]] == [
+            groups, groups, parties, parties]
+        assert browser.js("document.getElementById('report').getAttribute('href')") == \
+            f"report/{last}"
 
         # The page's own style is applied (its CSP hash matches) and its requests are few.
         assert browser.js("getComputedStyle(document.querySelector('section.view'))"
@@ -277,25 +301,31 @@ def test_values_are_text_never_html(browser: Browser, tmp_path: Path) -> None:
         wait_state(browser, "ready")
         assert browser.js("location.hash") == "#c=transactions&from=2026-03-04&to=2026-03-10"
 
-        # The exact characters, as text, where they belong; NULL as "(none)".
-        assert [r[0] for r in rows(browser, "table.customers")] == [NONE, SCRIPT]
-        legend = browser.js("[...document.querySelectorAll('.legend li')]"
-                            ".map(l => l.textContent)")
-        assert legend == [NONE, IMG, "RM001"]
+        # The exact characters, as text, where they belong; NULL as "(none)"; codes without
+        # a master record as the code, saying there is no name. All weighed in: deliveries.
+        assert [r[0] for r in rows(browser, "table.suppliers")] == [
+            NONE, f"{SCRIPT} (no name)"]
+        assert sorted(legend(browser, "svg.net-chart.in + .legend")) == sorted([
+            (NONE, "no code recorded"),
+            (f"{IMG} (no name)", f"{IMG}: no name in products"),
+            ("RM001 (no name)", "RM001: no name in products")])
         titles = browser.js("[...document.querySelectorAll('svg.net-chart title')]"
                             ".map(t => t.textContent)")
-        assert f"2026-03-09 · {IMG}: 12\u202f001 kg" in titles  # 20001 - 8000 kg
+        # 20001 - 8000 kg
+        assert f"2026-03-09 · {IMG}: 12.00 t (12\u202f001 kg)" in titles
         # ... and nothing of them ran or became an element.
         assert browser.js("typeof window.pwned") == "undefined"
         assert browser.js("document.querySelectorAll('img').length") == 0
         assert browser.js("document.querySelector('img[src=\"x\"]')") is None
-        assert browser.js("document.scripts.length") == 1
+        # The page's script, and its labels as JSON data, which never runs.
+        assert browser.js("[...document.scripts].map(s => s.type)") == ["application/json", ""]
 
         # An error of the API is shown as its text: a range that starts after it ends.
         browser.js("location.hash = '#c=transactions&from=2026-03-10&to=2026-03-01'")
         assert wait_state(browser, "error") == "error"
         refused = [f"{server.base}/transactions/summary/2026-03-10/00:00/2026-03-01/23:59:59"
-                   f"?by={by}&on=dt1" for by in ("day,productcode", "custcode")]
+                   f"?by={by}&on=dt1" for by in ("day,direction,productcode",
+                                                 "direction,custcode")]
         answer = requests.get(refused[0], timeout=10)
         assert answer.status_code == 400
         shown = browser.js("document.getElementById('error').textContent")
