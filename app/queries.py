@@ -36,7 +36,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from .collections import DATE_PAIRS, Collection
+from .collections import DATE_PAIRS, Collection, Naming
 from .filters import OPERATORS, Filter
 
 DIALECTS = ("sqlite",)
@@ -63,12 +63,16 @@ PARAMETERS: dict[str, tuple[str, ...]] = {
     "summary": _RANGE,
     RANGE_ROWS: _RANGE,
     **{shape: _RANGE for shape in SUMMARY_SHAPES},
+    "name_of": (),
     "ping": (),
     "version": (),
     "columns": ("table_name", "table_schema"),
 }
+# name_of is no read either: a summary grouped by a code of master data reads it once per
+# such group, for the name beside the code (Queries.get).
+NAME_OF = "name_of"
 SHAPES = ("all", "count", "page", "by_key", "range", "range_count", "range_page",
-          RANGE_ROWS, *SUMMARY_SHAPES)
+          RANGE_ROWS, *SUMMARY_SHAPES, NAME_OF)
 
 # Words that change data or run code; none may appear outside strings and quoted names.
 _FORBIDDEN = {"insert", "update", "delete", "merge", "drop", "alter", "create", "truncate",
@@ -84,8 +88,12 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)(:|\})")
 # Filled per request with the filters: "WHERE c1 AND c2" / "AND c1 AND c2", or nothing.
 FILTER_PLACEHOLDERS = ("where_filters", "and_filters")
-# Filled per request with the groups of a summary (?by=day,productcode): quoted names.
-REQUEST_PLACEHOLDERS = (*FILTER_PLACEHOLDERS, "by")
+# Filled per request with the groups of a summary (?by=day,productcode): {by} with quoted
+# names, {groups} with those and the name beside each code of master data, and {masters},
+# which the composer puts after the common table expressions of a summary, with the master
+# collections' records those names are read from.
+REQUEST_PLACEHOLDERS = (*FILTER_PLACEHOLDERS, "by", "groups", "masters")
+_GROUPED = re.compile(r"\{(?:by|groups)[:}]")
 DEFAULT_BY = ("day",)
 FILTERED_KEPT = 512  # filtered texts kept, by the filters' shape (fields, operators, counts)
 WRAP = 96  # a filled-in list of names is wrapped to lines of about this width
@@ -428,6 +436,8 @@ class Queries:
         self._by_key: dict[tuple[str, str, str | None], Query] = {}
         self._filtered: OrderedDict[tuple[Any, ...], Query] = OrderedDict()
         self.files: dict[str, Path] = {}  # stem -> the file it was read from
+        self.namings: dict[str, dict[str, Naming]] = {}  # stem -> its summary's named codes
+        self.name_of: dict[str | None, str] = {}  # dialect -> name_of of shapes.sql, as written
 
     def add(self, stem: str, query: Query) -> None:
         self._by_key[(stem, query.name, query.dialect)] = query
@@ -441,20 +451,51 @@ class Queries:
             return query
         if query.template is None:
             raise ValueError(f"{stem}.{name} takes no filters")
-        if not by and re.search(r"\{by[:}]", query.template):
+        if not by and _GROUPED.search(query.template):
             by = DEFAULT_BY  # a summary asked without groups, as its base text
         key = (stem, name, dialect, where and where.shape, by)
         found = self._filtered.get(key)
         if found is None:
             text = query.template
             if by:
-                text = fill(text, {"by": by}, query.source)
+                text = self.grouped(stem, text, by, dialect, query.source)
             sql, params, _ = convert(with_filters(text, where))
             found = replace(query, sql=sql, params=params)
             self._filtered[key] = found
             if len(self._filtered) > FILTERED_KEPT:
                 self._filtered.popitem(last=False)
         return found
+
+    def grouped(self, stem: str, template: str, by: Sequence[str], dialect: str | None,
+                where: str) -> str:
+        """A summary's template with its groups filled in: {by}; {groups}, where each code
+        of master data (Collection.namings) is followed by its name, name_of of shapes.sql
+        filled in for it; and {masters}, the master collections' records those names read,
+        each one more common table expression ("master_products"). A master this site does
+        not serve names nothing: its names are NULL."""
+        namings = self.namings.get(stem, {})
+        groups: list[str] = []
+        masters: dict[str, str] = {}  # the CTE's name -> the master's records as sent
+        for group in by:
+            groups.append(quote(group))
+            naming = namings.get(group)
+            if naming is None:
+                continue
+            records = (self._by_key.get((naming.master, "records", dialect))
+                       or self._by_key.get((naming.master, "records", None)))
+            if records is None:
+                groups.append(f"NULL AS {quote(naming.name)}")
+                continue
+            cte = f"master_{naming.master}"
+            masters[cte] = records.sql
+            lookup = fill(self.name_of.get(dialect) or self.name_of[None], {
+                "name": (naming.master_name,), "master": (cte,),
+                "code": (naming.master_code,), "group": (group,)}, where)
+            groups.append("(" + lookup.replace("\n", "\n        ") + f") AS {quote(naming.name)}")
+        text = fill(template, {"by": tuple(by)}, where)
+        return (text.replace("{groups}", ",\n    ".join(groups))
+                .replace("{masters}", "".join(f",\n{quote(cte)} AS (\n{sql}\n)"
+                                              for cte, sql in masters.items())))
 
     def field_line(self, stem: str, field: str, dialect: str | None) -> str:
         """Where `stem`'s records query gives `field`: 'file:line: the line', for an
@@ -525,12 +566,17 @@ def load_queries(sql_dir: Path, collections: Sequence[Collection],
     shapes = _File(_own_or_shipped(sql_dir, shipped_dir, SHAPES_FILE), SHAPES)
     shapes.require(SHAPES)
     queries.files[SHAPES_FILE] = shapes.path
+    for dialect in (None, *DIALECTS):
+        block = shapes.get(NAME_OF, dialect)
+        check_statement(block.text, block.source, first=("select",))
+        queries.name_of[dialect] = without_comments(block.text)
     for c in collections:
         path = sql_dir / f"{c.name}.sql"
         if not path.is_file():
             raise QueryFileError(f"{path}: missing (database.sql_dir is {sql_dir}); a site "
                                  f"without {c.name} leaves it out of collections.serve")
         queries.files[c.name] = path
+        queries.namings[c.name] = c.namings
         names = [n for read in c.reads() for n in read[:2]]
         own = _File(path, ["records", *dict.fromkeys(names)])
         first = own.blocks[0]
@@ -568,11 +614,14 @@ def _fill_collection(queries: Queries, c: Collection, own: _File, shapes: _File,
             ctes += (f',\n"in_range" AS (\n'
                      f'{fill(without_comments(rows.text), values, rows.source)}\n)')
             variant = variant or rows.dialect
+        grouped = bool(_GROUPED.search(text))
+        if grouped:  # the master collections' records, for names beside codes
+            ctes += "{masters}"
         template = f"{ctes}\n{text}"
         takes_filters = any("{" + p + "}" in template for p in FILTER_PLACEHOLDERS)
-        grouped = bool(re.search(r"\{by[:}]", text))
         # A summary's base text (what check-sql runs and shows) groups by the day.
-        base = fill(template, {"by": DEFAULT_BY}, where) if grouped else template
+        base = (queries.grouped(c.name, template, DEFAULT_BY, dialect, where) if grouped
+                else template)
         sql, params, _ = convert(with_filters(base, None))
         _check_params(name, params, where)
         note = (f" ({block.dialect}: {block.description})"

@@ -351,14 +351,30 @@ def _range_pages(api: ApiSettings) -> dict[str, fields.Field]:
     }
 
 
+_DIRECTION = ('direction ("in" when weigh1 > weigh2, a delivery; "out" when weigh2 > '
+              'weigh1, a dispatch; null otherwise), ')
+
+
+def _names_note(c: Collection) -> str:
+    """What the description of `by` says of the names beside codes, where it has them."""
+    if not c.namings:
+        return ""
+    pairs = ", ".join(f"{n.code} by {n.name}" for n in c.namings.values())
+    return (f" A code of master data is followed by its name: {pairs} (the master record "
+            f"whose code equals it as the database compares strings, the smallest id of "
+            f"several; null when none).")
+
+
 def _by_field(c: Collection, groupable: tuple[str, ...]) -> DelimitedList:
     return DelimitedList(
-        fields.String(metadata={"enum": [*summaries.TIME_GROUPS, *groupable]}),
+        fields.String(metadata={"enum": [*summaries.named_groups(c), *groupable]}),
         metadata={
             "description": f"The groups, comma-separated, in order, at most "
                            f"{summaries.MAX_GROUPS}: day (the `on` date), month (YYYY-MM), "
-                           f"hour (0-23 of the `on` time, a NULL time counting as 0), or a "
-                           f"text or integer field: {', '.join(groupable)}. Default day.",
+                           f"hour (0-23 of the `on` time, a NULL time counting as 0), "
+                           f"{_DIRECTION if c.summary == 'weighing' else ''}or a "
+                           f"text or integer field: {', '.join(groupable)}. Default day."
+                           f"{_names_note(c)}",
             "minItems": 1, "maxItems": summaries.MAX_GROUPS, "uniqueItems": True,
             "example": ["day", summaries.sample_field(c)]})
 

@@ -494,9 +494,11 @@ def test_no_query_but_records_names_a_site_table_or_column() -> None:
     measured = {f for shape in (WEIGHING, PRODUCTION) for f in shape
                 if f.startswith(("weigh1", "weigh2", "temperature_sv", "temperature_pv"))
                 or f.endswith(("_sv", "_pv"))}
-    summaries = {"in_range", "day", "month", "hour", "records", "weighed", "net", "net_min",
-                 "net_max", "batches", "temperature_sv_sum", "temperature_sv_count",
-                 "temperature_pv_sum", "temperature_pv_count"}
+    summaries = {"in_range", "grouped", "day", "month", "hour", "direction", "records",
+                 "weighed", "net", "net_min", "net_max", "batches", "temperature_sv_sum",
+                 "temperature_sv_count", "temperature_pv_sum", "temperature_pv_count",
+                 # name_of: the master's records as the lookup's two aliases, and their id
+                 "named", "earlier", "id"}
     for stem, own in (("shapes", {"records", "numbered", "position", "total", *summaries,
                                   *measured}),
                       ("database", {"ok", "sqlite_master", "version", "data_version",

@@ -96,13 +96,54 @@ def group_key(row: dict[str, Any], by: list[str], on: tuple[str, str]) -> tuple[
     return tuple(out)
 
 
+# A code of master data -> the key of its name, sent right after it, and where the name
+# comes from: the master collection, its code field and its name field (CONTRACT §8).
+NAMES = {"productcode": ("productname", "products", "ProductCode", "ProductName"),
+         "custcode": ("custname", "customers", "CustCode", "CustName"),
+         "transcode": ("transname", "transporters", "TransCode", "TransName"),
+         "TransCode": ("TransName", "transporters", "TransCode", "TransName")}
+Masters = dict[str, list[dict[str, Any]]]
+
+
+def name_of(code: Any, rows: list[dict[str, Any]], code_field: str, name_field: str,
+            same: Callable[[str, str], bool]) -> Any:
+    """The name of a code: of the master rows whose code is the same (as the engine compares
+    strings: `same`), those with the smallest id (a NULL id only when none has one), the
+    least name; None for a NULL code or when no row has it."""
+    if code is None:
+        return None
+    matching = [r for r in rows if r.get(code_field) is not None and same(r[code_field], code)]
+    ids = [r["id"] for r in matching if r.get("id") is not None]
+    chosen = [r for r in matching if r.get("id") == min(ids)] if ids else matching
+    names = [r[name_field] for r in chosen if r.get(name_field) is not None]
+    return min(names) if names else None
+
+
+def exactly(a: str, b: str) -> bool:
+    return a == b
+
+
 def grouped(rows: list[dict[str, Any]], by: list[str], on: tuple[str, str],
-            measure: Callable[[list[dict[str, Any]]], dict[str, Any]]) -> list[dict[str, Any]]:
+            measure: Callable[[list[dict[str, Any]]], dict[str, Any]],
+            masters: Masters | None = None, same: Callable[[str, str], bool] = exactly
+            ) -> list[dict[str, Any]]:
+    """The summary of `rows`, its groups in order, a name after each code of master data
+    (from `masters`' rows, none by default), then the measures."""
     groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
     for row in rows:
         groups.setdefault(group_key(row, by, on), []).append(row)
     order = sorted(groups, key=lambda k: [(v is not None, v if v is not None else 0) for v in k])
-    return [dict(zip(by, k, strict=True)) | measure(groups[k]) for k in order]
+    out = []
+    for k in order:
+        group: dict[str, Any] = {}
+        for name, value in zip(by, k, strict=True):
+            group[name] = value
+            if name in NAMES:
+                key, master, code_field, name_field = NAMES[name]
+                group[key] = name_of(value, (masters or {}).get(master, []), code_field,
+                                     name_field, same)
+        out.append(group | measure(groups[k]))
+    return out
 
 
 def weighing(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -208,7 +249,7 @@ def test_vehicles_count_by_month_of_expiry(make_client) -> None:
                             "2026-12-31T23:59:59"), ["month", "TransCode"], PAIRS["expired"],
                    lambda rs: {"records": len(rs)})
     assert got.get_json() == want
-    assert want[0] == {"month": "2026-01", "TransCode": None, "records": 1}
+    assert want[0] == {"month": "2026-01", "TransCode": None, "TransName": None, "records": 1}
 
 
 def test_a_summary_as_csv(make_client) -> None:
@@ -221,7 +262,8 @@ def test_a_summary_as_csv(make_client) -> None:
     want = grouped(in_range(WEIGHINGS, PAIRS["dt1"], "2025-12-31T00:00:00",
                             "2026-01-02T23:59:59"), ["day", "productcode"], PAIRS["dt1"],
                    weighing)
-    names = ["day", "productcode", "records", "weighed", "net", "net_min", "net_max"]
+    names = ["day", "productcode", "productname", "records", "weighed", "net", "net_min",
+             "net_max"]
     assert list(csv.reader(io.StringIO(got.get_data(as_text=True)))) == [names] + [
         ["" if g[n] is None else str(g[n]) for n in names] for g in want]
 
@@ -268,7 +310,7 @@ def test_by_given_twice_joins_in_order(make_client) -> None:
     twice = client.get(f"{url}?by=productcode&by=day")
     once = client.get(f"{url}?by=productcode,day")
     assert twice.status_code == 200 and twice.data == once.data
-    assert list(twice.get_json()[0])[:2] == ["productcode", "day"]
+    assert list(twice.get_json()[0])[:3] == ["productcode", "productname", "day"]
     assert "a group is named twice" in error(client.get(f"{url}?by=day&by=day"))["message"]
 
 
