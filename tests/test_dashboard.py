@@ -267,9 +267,10 @@ def test_production_view_on_the_demo(demo_database: Path, browser: Browser,
                 [d["day"], *(d[f"{m}_deviation"] for m in MATERIALS)] for d in days]
             batches = browser.js("document.querySelector('.tile .value').textContent")
             assert number(batches) == sum(d["batches"] for d in days)
-            for csv_url, api_url in links(browser):
+            for xlsx_url, csv_url, api_url in links(browser):
                 assert api_url == f"{base}/{c}/summary/{first}/00:00/{last}/23:59:59" \
                                   f"?by=day&on=tanggal"
+                assert xlsx_url == api_url + "&format=xlsx"
                 assert requests.get(csv_url, timeout=10).status_code == 200
                 assert requests.get(api_url, timeout=10).json() == days
 
@@ -278,8 +279,9 @@ def test_production_view_on_the_demo(demo_database: Path, browser: Browser,
         # Another collection from the picker keeps the dates, in the hash too.
         browser.js("const picker = document.getElementById('collection');"
                    " picker.value = 'biao1'; picker.dispatchEvent(new Event('change'))")
-        browser.wait_for(f"document.getElementById('status').textContent.startsWith('biao1,')"
-                         f" && {STATE} === 'ready'", "biao1's view")
+        browser.wait_for("document.getElementById('status').textContent"
+                         f".startsWith('Batching plant — Biao,') && {STATE} === 'ready'",
+                         "biao1's view")
         assert browser.js("location.hash") == f"#c=biao1&from={first}&to={last}"
         assert_figures("biao1")
         assert_stayed_home(browser, server)
@@ -368,7 +370,7 @@ def test_api_keys_under_a_url_prefix(demo_database: Path, browser: Browser,
         for url in browser.seen("request"):
             if urlsplit(url).scheme not in NO_NETWORK:
                 assert urlsplit(url).path.startswith("/api/"), url
-        for csv_url, api_url in links(browser):
+        for _, csv_url, api_url in links(browser):
             assert api_url.startswith(f"{base}/transactions/summary/{first}/")
             assert requests.get(api_url, timeout=10).status_code == 401
             assert requests.get(api_url, headers={"X-API-Key": "k1"},
