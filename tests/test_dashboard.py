@@ -417,3 +417,103 @@ def test_dashboard_route(demo_database: Path, tmp_path: Path) -> None:
         # Not an operation of the API: absent from its OpenAPI document.
         spec = requests.get(server.base + "/openapi.json", timeout=10).json()
         assert not [p for p in spec["paths"] if "dashboard" in p]
+
+
+def test_the_office_language(browser: Browser, tmp_path: Path) -> None:
+    """Rows written here: names with the code on hover, a code without a master record,
+    tonnes worked out from the weights, deliveries and dispatches apart, the site's labels,
+    the quick ranges and the links."""
+    def weighing(n: int, product: str, party: str, weigh1: float,
+                 weigh2: float | None) -> dict[str, Any]:
+        return {"id": n, "productcode": product, "custcode": party, "tgl_dt1": "2026-03-10",
+                "jam_dt1": "08:00:00", "weigh1": weigh1, "weigh2": weigh2}
+
+    weighings = [weighing(1, "RM001", "SUP001", 30120.0, 8000.0),  # in: 22 120 kg
+                 weighing(2, "RM001", "SUP001", 28500.5, 8100.0),  # in: 20 400.5 kg
+                 weighing(3, "RM099", "SUP001", 15000.0, 5000.0),  # in, no such product
+                 weighing(4, "FG001", "CUS001", 7000.0, 19880.0),  # out: 12 880 kg
+                 weighing(5, "FG001", "CUS001", 7100.0, None)]  # not weighed out yet
+    database = build_database(tmp_path / "office.sqlite3", {
+        "transactions": weighings,
+        "products": [{"id": 1, "ProductCode": "RM001", "ProductName": "Pasir Lumajang"},
+                     {"id": 2, "ProductCode": "FG001", "ProductName": "Bata Ringan 10 cm"}],
+        "customers": [{"id": 1, "CustCode": "SUP001", "CustName": "CV Sumber Pasir"},
+                      {"id": 2, "CustCode": "CUS001", "CustName": f"Toko {IMG}"}]})
+    config = tmp_path / "labels.toml"
+    hostile = "Timbangan </script><script>window.pwned=3</script> & co"
+    config.write_text(f'[dashboard.collections]\ntransactions = "{hostile}"\n'
+                      '[dashboard.dates]\ndt1 = "masuk"\n', encoding="utf-8")
+    with serve(tmp_path, database, JEMBATAN_CONFIG=str(config)) as server:
+        browser.open(server.base + "/dashboard")
+        wait_state(browser, "ready")
+        assert browser.js("location.hash") == "#c=transactions&from=2026-03-04&to=2026-03-10"
+
+        # The site's labels, as text: in the pickers and the status line.
+        assert browser.js("[...document.getElementById('collection').selectedOptions]"
+                          ".map(o => [o.textContent, o.title])") == [[hostile, "transactions"]]
+        assert browser.js("document.getElementById('on').selectedOptions[0].textContent") \
+            == "masuk"
+        assert browser.js("document.getElementById('status').textContent").startswith(
+            f"{hostile}, 2026-03-04 to 2026-03-10 by masuk date")
+
+        # Deliveries in: names with the code on hover, the unnamed code says so; tonnes
+        # from the weights above, kilograms on hover.
+        assert sorted(legend(browser, "svg.net-chart.in + .legend")) == [
+            ("Pasir Lumajang", "code RM001"), ("RM099 (no name)", "RM099: no name in products")]
+        assert legend(browser, "svg.net-chart.out + .legend") == [
+            ("Bata Ringan 10 cm", "code FG001")]
+        lumajang = (30120.0 - 8000.0) + (28500.5 - 8100.0)
+        assert rows(browser, "table.materials.in") == [
+            ["Pasir Lumajang", "2", "2", tonnes(lumajang)],
+            ["RM099 (no name)", "1", "1", tonnes(10000.0)]]
+        assert rows(browser, "table.materials.in", "tfoot") == [
+            ["Total", "3", "3", tonnes(lumajang + 10000.0)]]
+        assert tonnes(lumajang) == "42.52 t"  # 42 520.5 kg
+        hovers = browser.js("[...document.querySelectorAll('table.materials.in .weight')]"
+                            ".map(w => w.title)")
+        assert hovers == [kilograms(lumajang), kilograms(10000.0),
+                          kilograms(lumajang + 10000.0)]
+        assert rows(browser, "table.materials.out") == [
+            ["Bata Ringan 10 cm", "1", "1", tonnes(12880.0)]]
+
+        # Suppliers deliver, customers receive; the open weighing is neither.
+        suppliers = rows(browser, "table.suppliers")
+        assert [r[:4] for r in suppliers] == [["CV Sumber Pasir", "3", "3",
+                                               tonnes(lumajang + 10000.0)]]
+        assert rows(browser, "table.customers") == [
+            [f"Toko {IMG}", "1", "1", tonnes(12880.0), tonnes(12880.0), tonnes(12880.0)]]
+        assert browser.js("document.querySelector('table.customers th .name').title") == \
+            "code CUS001"
+        assert rows(browser, "table.open") == [[f"Toko {IMG}", "1", "0"]]
+
+        # Every download is a workbook first, the CSV and the API; the report of the day.
+        base = f"{server.base}/transactions/summary/2026-03-04/00:00/2026-03-10/23:59:59"
+        by_day = f"{base}?by=day,direction,productcode&on=dt1"
+        by_party = f"{base}?by=direction,custcode&on=dt1"
+        assert links(browser) == [
+            (f"{api}&format=xlsx", f"{api}&format=csv", api)
+            for api in (by_day, by_day, by_party, by_party, by_party)]
+        assert browser.js("document.getElementById('report').href") == \
+            f"{server.base}/report/2026-03-10"
+
+        # Nothing of the labels or names ran or became an element.
+        assert browser.js("typeof window.pwned") == "undefined"
+        assert browser.js("document.querySelectorAll('img').length") == 0
+        assert hostile not in requests.get(server.base + "/dashboard", timeout=10).text
+
+        # Today, Yesterday, This month: the local calendar's dates, in the hash and pickers.
+        now = date.today()
+        for button, first, last in (
+                ("today", now, now), ("yesterday", now - timedelta(1), now - timedelta(1)),
+                ("month", now.replace(day=1), now)):
+            browser.click(f"document.getElementById('{button}')")
+            # The status line is written when the view of that range is drawn.
+            status = json.dumps(f"{hostile}, {first} to {last} ")
+            browser.wait_for(f"document.getElementById('status').textContent"
+                             f".startsWith({status}) && {STATE} === 'ready'",
+                             f"the range of {button}")
+            assert browser.js("location.hash") == f"#c=transactions&from={first}&to={last}"
+            assert browser.js("[document.getElementById('from').value,"
+                              " document.getElementById('to').value]") == [
+                first.isoformat(), last.isoformat()]
+        assert_stayed_home(browser, server)
