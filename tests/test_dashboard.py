@@ -378,6 +378,14 @@ def test_api_keys_under_a_url_prefix(demo_database: Path, browser: Browser,
             assert requests.get(csv_url, headers={"X-API-Key": "k1"},
                                 timeout=10).status_code == 200
 
+        # A download link followed with the key: the page fetches it with the header.
+        csv_url = links(browser)[0][1]
+        browser.click("document.querySelector('section.view a.csv')")
+        browser.until(lambda: csv_url in browser.seen("request"), "the CSV fetched with the key")
+        browser.wait_for(f"performance.getEntriesByName({json.dumps(csv_url)})"
+                         ".some(e => e.responseEnd > 0)", "the CSV downloaded")
+        assert browser.js("document.getElementById('error').hidden") is True
+
         # A reload in the same tab keeps the key: the views load without asking again.
         browser.js("window.before_reload = 1")
         browser.call("Page.reload", {}, browser.page)
