@@ -179,7 +179,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
         api.register_blueprint(collection_blueprint(collection, runner, settings.api, keyed))
     api.register_blueprint(meta_blueprint(Service(served, db, settings.site.name), settings.api,
                                           keyed))
-    register_service_routes(app, prefix, metrics, settings.api.metrics_key)
+    register_service_routes(app, prefix, metrics, settings.api.metrics_key, settings.site)
     errors.register(app)
     logs.install(app, done=lambda endpoint, status, seconds, rows, broken: metrics.request(
         route_kind(endpoint), status, seconds, rows if isinstance(rows, int) else None,

@@ -17,13 +17,18 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from flask import Request, Response
 
+from .config import SiteSettings
+
 STATIC = Path(__file__).parent / "static"
+# Each page's empty block for the site's words (app/labels.py); filled once at start.
+PLACEHOLDER = '<script type="application/json" id="labels">{}</script>'
 
 _INLINE = re.compile(r"<(script|style)>(.*?)</\1>", re.DOTALL)
 
@@ -47,6 +52,14 @@ def content_security_policy(html: str, name: str = "the page") -> str:
             "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 
 
+def script_json(value: object) -> str:
+    """`value` as JSON that is safe between <script> tags: no `<`, `>` or `&` left raw (a
+    JSON string may hold them escaped as \\u003c... and means the same). The block it goes
+    in is data the browser never runs, so the policy's script hashes need not cover it."""
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+
+
 @dataclass(frozen=True)
 class Page:
     """One page as served: its bytes, their ETag and its policy, read once at start."""
@@ -56,10 +69,15 @@ class Page:
     policy: str
 
     @classmethod
-    def read(cls, filename: str) -> Page:
-        """The page app/static/<filename>."""
+    def read(cls, filename: str, site: SiteSettings) -> Page:
+        """The page app/static/<filename>, with the site's words written into its block."""
         path = STATIC / filename
         html = path.read_text(encoding="utf-8")
+        if html.count(PLACEHOLDER) != 1:
+            raise ValueError(f"{path} must hold {PLACEHOLDER} once")
+        words = {"name": site.name, "collections": dict(site.collections),
+                 "dates": dict(site.dates)}
+        html = html.replace(PLACEHOLDER, PLACEHOLDER.replace("{}", script_json(words)))
         body = html.encode()
         return cls(body, hashlib.sha256(body).hexdigest()[:32],
                    content_security_policy(html, str(path)))

@@ -28,7 +28,7 @@ from werkzeug.routing import BaseConverter
 from . import formats, params, summaries, views
 from .arguments import FILTERS_DOC, WHERE, Accepted, accepted_filters, filter_parameters
 from .collections import DATE_PAIRS, Collection
-from .config import ApiSettings
+from .config import ApiSettings, SiteSettings
 from .metrics import Metrics
 from .pages import Page
 from .reads import Runner
@@ -419,20 +419,20 @@ SERVICE_ROUTES = (("/docs/static/<path:filename>", views.docs_static),
                   ("/favicon.ico", views.favicon), ("/docs/", views.docs_slash))
 
 
-def register_service_routes(app: Flask, prefix: str, metrics: Metrics, metrics_key: str
-                            ) -> None:
+def register_service_routes(app: Flask, prefix: str, metrics: Metrics, metrics_key: str,
+                            site: SiteSettings) -> None:
     """The routes outside the API document (endpoints docs_static, favicon, docs_slash,
     dashboard.dashboard, report.report_today, report.report, metrics)."""
     for rule, view in SERVICE_ROUTES:
         app.add_url_rule(f"{prefix}{rule}", view.__name__, view)
     dashboard = flask.Blueprint("dashboard", __name__)
     dashboard.add_url_rule(f"{prefix}/dashboard", "dashboard",
-                           _bound(views.dashboard, Page.read("dashboard.html")))
+                           _bound(views.dashboard, Page.read("dashboard.html", site)))
     app.register_blueprint(dashboard)
     report = flask.Blueprint("report", __name__)
     report.add_url_rule(f"{prefix}/report", "report_today", views.report_today)
     report.add_url_rule(f"{prefix}/report/<day>", "report",
-                        _bound(views.report, Page.read("report.html")))
+                        _bound(views.report, Page.read("report.html", site)))
     app.register_blueprint(report)
     app.add_url_rule(f"{prefix}/metrics", "metrics",
                      _bound(views.metrics, metrics, metrics_key.encode()))

@@ -189,15 +189,16 @@ def test_a_small_day_printed(browser: Browser, tmp_path: Path) -> None:
         assert "Deliveries in: 2 weighings, 35.320 t" in text
         assert "Dispatches out: 2 weighings, 32.450 t" in text
         assert "Dispatches out: none" in text  # weighing's
-        assert "No weighings on this day: timbangan1, timbangan2." in text
+        assert "No weighings on this day: Weighbridge 1, Weighbridge 2." in text
         # The day's totals: a row per weighbridge and their sum.
-        assert "transactions 5 1 35.320 32.450 67.770" in text
+        assert "All weighings 5 1 35.320 32.450 67.770" in text
         assert "All weighbridges 6 1 42.820 32.450 75.270" in text
-        assert "Batches: bricon2 2 · biao1 0" in text
+        assert "Batches: Batching plant — Bricon 2 · Batching plant — Biao 0" in text
 
         # Batching: sv and pv over the day's batches, pv - sv and the deviation (bricon2
         # and biao1 side by side: their lines are read apart).
-        assert "bricon2 batching, by tanggal biao1 batching, by tanggal" in text
+        assert ("Batching plant — Bricon bricon2, by batch date Batching plant — Biao biao1, by "
+                "batch date") in text
         assert "2 batches No batches on this day." in text
         assert "adonan 4 200 4 206 +6 +0.14" in text
         assert "air 760 759 -1 -0.13" in text
@@ -210,7 +211,8 @@ def test_a_small_day_printed(browser: Browser, tmp_path: Path) -> None:
         assert browser.js("document.querySelectorAll('#sheet b, #sheet i, #sheet script')"
                           ".length") == 0
         assert browser.js("typeof window.pwned") == "undefined"
-        assert browser.js("document.scripts.length") == 1
+        # The page's script, and its labels as JSON data, which never runs.
+        assert browser.js("[...document.scripts].map(s => s.type)") == ["application/json", ""]
         # The report's own style applies (its CSP hash matches): the sheet's print rules.
         assert browser.js("getComputedStyle(document.querySelector('table')).borderCollapse"
                           ) == "collapse"
@@ -226,7 +228,9 @@ def test_a_day_without_data(browser: Browser, tmp_path: Path) -> None:
         pages, text = printed(browser, tmp_path / "empty.pdf")
         assert pages == 1
         assert "No data for 2026-03-12: no weighing and no batch on this day." in text
-        assert f"No weighings on this day: {', '.join(WEIGHBRIDGES)}." in text
+        # The weighbridges by the labels the site did not change (app/labels.py's defaults).
+        assert ("No weighings on this day: All weighings, Weighing log, Weighbridge 1, "
+                "Weighbridge 2.") in text
         assert "No batches on this day." in text
         assert "Daily production report" in text
         assert browser.js("document.getElementById('site').hidden") is True  # none set
@@ -269,7 +273,7 @@ def test_the_demos_busiest_days_fit_two_pages(demo_database: Path, browser: Brow
                                   f"/23:59:59", timeout=10).json()
             cells = browser.js("[...document.querySelector('table.totals tbody tr').cells]"
                                ".map(c => c.textContent)")
-            assert cells[:3] == ["transactions", str(row["records"]),
+            assert cells[:3] == ["All weighings", str(row["records"]),
                                  str(row["records"] - row["weighed"])]
             assert cells[5] == t(row["net"]).replace(" ", "\u202f")
         assert_stayed_home(browser, server)
@@ -277,7 +281,8 @@ def test_the_demos_busiest_days_fit_two_pages(demo_database: Path, browser: Brow
 
 def test_api_keys_under_a_url_prefix(browser: Browser, tmp_path: Path) -> None:
     database = build_database(tmp_path / "day.sqlite3", ROWS)
-    with serve(tmp_path, database, '[api]\nurl_prefix = "/api"\n',
+    with serve(tmp_path, database, '[api]\nurl_prefix = "/api"\n'
+               '[site.collections]\ntransactions = "Timbangan utama"\n',
                JEMBATAN_API_KEYS="k1") as server:
         base = server.base + "/api"
         browser.open(f"{base}/report/{DAY}")
@@ -287,7 +292,7 @@ def test_api_keys_under_a_url_prefix(browser: Browser, tmp_path: Path) -> None:
         wait_ready(browser)
         assert browser.js("Object.values(sessionStorage)") == ["k1"]
         assert browser.js("document.querySelector('table.totals tbody td').textContent") \
-            == "transactions"
+            == "Timbangan utama"  # the site's own label
         for url in browser.seen("request"):
             if urlsplit(url).scheme not in NO_NETWORK:
                 assert urlsplit(url).path.startswith("/api/"), url
