@@ -25,6 +25,7 @@ import math
 import re
 import zipfile
 from collections.abc import Callable, Sequence
+from itertools import chain, repeat
 from typing import Any
 from xml.sax.saxutils import quoteattr
 
@@ -44,6 +45,7 @@ _EPOCH = dt.date(1899, 12, 30).toordinal()  # Excel's (1900 date system) day 0, 
 _FIRST_DATE = dt.date(1900, 3, 1)
 _NONE = type(None)
 _NUMBERS = frozenset({int, float, _NONE})
+_TEXTS = frozenset({str, _NONE})
 
 # Cell styles (styles.xml cellXfs): their index is a cell's s="..".
 _BOLD, _DATE, _TIME, _DATETIME, _TIME_MS, _DATETIME_MS = 1, 2, 3, 4, 5, 6
@@ -62,6 +64,11 @@ _MAX_WIDTH = 40
 # which Excel strips unless the element says xml:space="preserve".
 _CARE = re.compile(r"[&<>\r\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]"
                    r"|_x[0-9A-Fa-f]{4}_|^\s|\s\Z")
+# The same looked for in a whole column at once, its texts joined by _JOIN (a character XML
+# holds as it is; a text that has it only takes the slower way).
+_JOIN = "\ue000"
+_CARE_IN_JOINED = re.compile(r"[&<>\r\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]"
+                             r"|_x[0-9A-Fa-f]{4}_|(?:^|\ue000)\s|\s(?:\ue000|\Z)")
 _UNWRITABLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]"
                          r"|_(?=x[0-9A-Fa-f]{4}_)")
 
@@ -143,8 +150,7 @@ def _column(kind: str, letter: str) -> Callable[[Sequence[Any], list[str]], list
         return by_value
     if kind in ("integer", "count", "number"):
         def numbers(column: Sequence[Any], rows: list[str]) -> list[str]:
-            if set(map(type, column)) <= _NUMBERS and not any(
-                    math.isinf(v) or v != v for v in column if type(v) is float):
+            if set(map(type, column)) <= _NUMBERS and _finite(column):
                 return [f'<c r="{letter}{n}"><v>{v}</v></c>' if v is not None else ""
                         for v, n in zip(column, rows, strict=True)]
             return [f'<c r="{letter}{n}"{_number_cell(v)}' if v is not None else ""
@@ -152,13 +158,21 @@ def _column(kind: str, letter: str) -> Callable[[Sequence[Any], list[str]], list
         return numbers
 
     def texts(column: Sequence[Any], rows: list[str]) -> list[str]:
-        given = [v for v in column if v is not None]
-        if all(type(v) is str for v in given) and not any(map(_CARE.search, given)):
+        if set(map(type, column)) <= _TEXTS and not _CARE_IN_JOINED.search(
+                _JOIN.join(filter(None, column))):
             return [f'<c r="{letter}{n}" t="inlineStr"><is><t>{v}</t></is></c>'
                     if v is not None else "" for v, n in zip(column, rows, strict=True)]
         return [f'<c r="{letter}{n}"{_text_cell(v)}' if v is not None else ""
                 for v, n in zip(column, rows, strict=True)]
     return texts
+
+
+def _finite(column: Sequence[Any]) -> bool:
+    """Whether a column of numbers and None holds no NaN or infinity (at C speed)."""
+    try:
+        return math.isfinite(math.fsum(filter(None, column)))
+    except OverflowError:  # a sum beyond a float's range: each value is looked at
+        return False
 
 
 def column_letter(index: int) -> str:
@@ -256,8 +270,8 @@ class Workbook:
             columns = [columns[i] for i in self.positions]
         cells = [build(column, rows) for build, column in zip(self._columns, columns,
                                                                 strict=True)]
-        return "".join([f'<row r="{n}">{"".join(row)}</row>'
-                        for n, row in zip(rows, zip(*cells, strict=True), strict=True)])
+        starts = [f'<row r="{n}">' for n in rows]
+        return "".join(chain.from_iterable(zip(starts, *cells, repeat("</row>"))))
 
     def _open_sheet(self) -> None:
         self._rows.append(1)
