@@ -9,7 +9,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 # The tests read SQLite through unixODBC and the SQLite ODBC driver (driver name "SQLite3"),
 # and run every query's main text on a throwaway PostgreSQL server through its ODBC driver
-# (driver name "PostgreSQL Unicode").
+# (driver name "PostgreSQL Unicode"). LibreOffice Calc opens an Excel export (tests/test_xlsx.py).
 TEST_DEBS := unixodbc libsqliteodbc postgresql odbc-postgresql chromium fonts-liberation \
   libreoffice-calc-nogui
 # The generated-client checks' node tools (tests/test_clients.py), installed with npm ci.
