@@ -212,6 +212,12 @@ class _Sink:
         return data
 
 
+class _StreamedZip(zipfile.ZipFile):
+    def __del__(self) -> None:
+        """A workbook left midway (the client went away, or reading failed) is dropped as it
+        is: closing it would complain of its open sheet, and write a directory nobody reads."""
+
+
 class Workbook:
     """One response's workbook (app/formats.py Writer): `head`, then `part` per batch of
     records (their values as sent, each a tuple in the encoder's output order), then `tail`;
@@ -227,7 +233,7 @@ class Workbook:
                                                                          strict=True)]
         self._top = _sheet_top(self.names, kinds, letters)
         self._sink = _Sink()
-        self._zip = zipfile.ZipFile(self._sink, "w", zipfile.ZIP_DEFLATED)  # type: ignore[arg-type]
+        self._zip = _StreamedZip(self._sink, "w", zipfile.ZIP_DEFLATED)  # type: ignore[arg-type]
         self._sheet: Any = None  # the open sheet's zip entry
         self._rows: list[int] = []  # each sheet's rows so far, the header's included
         self._size = 0  # bytes of the open sheet's XML
