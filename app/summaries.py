@@ -231,6 +231,14 @@ class SummaryEncoder:
         csv.writer(out, lineterminator="\r\n").writerow(self.output)
         return out.getvalue()
 
+    def kinds(self, fields: Sequence[str] | None = None) -> list[str]:
+        """What each column of `self.output` is (app/xlsx.py): a group's kind, a measure's
+        (a count is an integer), and text for any other."""
+        known = {name: {"day": "date", "hour": "integer", "int": "integer"}.get(kind, "text")
+                 for name, kind in self._groups}
+        known |= {m.name: m.kind for m in self.measures.entries}
+        return [known.get(name, "text") for name in self.output]
+
 
 def example(c: Collection) -> dict[str, Any]:
     """Plausible measures of one group, for the OpenAPI document."""
