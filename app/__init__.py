@@ -176,7 +176,8 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
         api.register_converter(converter, lambda conv: dict(conv.openapi))
     runner = Runner(db)
     for collection in served:
-        api.register_blueprint(collection_blueprint(collection, runner, settings.api, keyed))
+        api.register_blueprint(collection_blueprint(collection, runner, settings.api, keyed,
+                                                      settings.feed))
     api.register_blueprint(meta_blueprint(Service(served, db), settings.api, keyed))
     register_service_routes(app, prefix, metrics, settings.api.metrics_key)
     errors.register(app)

@@ -53,6 +53,11 @@ class Collection:
         return tuple(name for name, f in self.schema._declared_fields.items()
                      if name != "numberrow" and not f.dump_only)
 
+    @property
+    def feed_on(self) -> str:
+        """The default `on` of /<c>/changes (CONTRACT §11): the pair a change moves."""
+        return next(on for on in ("update", "create", "tanggal") if on in self.dates)
+
     def range_order(self, on: str) -> tuple[str, ...]:
         """What orders a range after its date and time: the canonical order less those."""
         return tuple(f for f in self.order if f not in DATE_PAIRS[on])
@@ -68,6 +73,7 @@ class Collection:
                     for suffix in ("", "_count", "_page")]
             if self.summary:
                 out.append((f"summary_{on}", f"summary_{self.summary}", on))
+        out += [(f"changes_{on}", "changes", on) for on in self.dates]
         return out
 
     def query_names(self) -> list[str]:

@@ -62,13 +62,14 @@ PARAMETERS: dict[str, tuple[str, ...]] = {
     "range_page": _RANGE + _PAGE,
     "summary": _RANGE,
     RANGE_ROWS: _RANGE,
+    "changes": ("from_date", "from_time", "midnight", "row_count"),
     **{shape: _RANGE for shape in SUMMARY_SHAPES},
     "ping": (),
     "version": (),
     "columns": ("table_name", "table_schema"),
 }
 SHAPES = ("all", "count", "page", "by_key", "range", "range_count", "range_page",
-          RANGE_ROWS, *SUMMARY_SHAPES)
+          RANGE_ROWS, *SUMMARY_SHAPES, "changes")
 
 # Words that change data or run code; none may appear outside strings and quoted names.
 _FORBIDDEN = {"insert", "update", "delete", "merge", "drop", "alter", "create", "truncate",
@@ -490,6 +491,8 @@ def kind_of(name: str) -> str:
     """range_dt1_page -> range_page; summary_dt1 -> summary; all -> all."""
     if name.startswith("summary_") and name not in SUMMARY_SHAPES:
         return "summary"
+    if name.startswith("changes_"):  # changes_update -> changes
+        return "changes"
     if name.startswith("range_"):
         for suffix in ("_count", "_page"):
             if name.endswith(suffix):
