@@ -42,7 +42,7 @@ SELECT "ID" AS "id", "Nama" AS "name", "Tgl" AS "tanggal", "Jam" AS "jam"
 FROM "Barang";
 """
 THING_READS = ["all", "count", "page", "by_key", "range_tanggal", "range_tanggal_count",
-               "range_tanggal_page"]
+               "range_tanggal_page", "changes_tanggal"]
 
 
 def write(tmp_path: Path, text: str, stem: str = "things") -> Path:
