@@ -43,6 +43,7 @@ from .reads import Read, _response
 
 __all__ = ["MAX_LIMIT", "MAX_TOKEN", "SEEN", "Bookmark", "changes", "decode", "encode"]
 
+CLOCK = "feed_now"  # the column of sql/shapes.sql's changes that holds the server's clock
 DEFAULT_LIMIT = 1000
 MAX_LIMIT = 10_000
 SEEN = 200  # records remembered inside the lookback window (CONTRACT §11)
@@ -396,7 +397,7 @@ def changes(served: Any, feed: FeedSettings, on: str, limit: int, after: str | N
         result.close()
         raise QueryFailed(f"{result.what} returns no column {', '.join(missing)}")
     raw = result.all()
-    now = _clock(raw[0][result.columns.index("feed_now")]) if raw else None
+    now = _clock(raw[0][result.columns.index(CLOCK)]) if raw else None
     values = encoder.values(result.columns, raw, None)
     step = advance(b, list(_keyed(c, on, encoder.output, values)), now,
                    len(raw) < row_count, limit, feed)
