@@ -75,8 +75,15 @@ class Bookmark:
 
     def lower_bound(self, lookback: dt.timedelta) -> dt.datetime:
         """Where this call's read starts."""
-        bounds = [b for b in (self.mark and self.mark - lookback, self.floor) if b]
+        bounds = [b for b in (self.mark and window_start(self.mark, lookback), self.floor) if b]
         return max(bounds, default=OLDEST)
+
+
+def window_start(mark: dt.datetime, lookback: dt.timedelta) -> dt.datetime:
+    """The oldest stamp a call reads, in whole seconds: a time parameter over ODBC carries
+    none of a second's fraction, so a bound with one would be cut to the second below and
+    the read would return records the bookmark no longer remembers."""
+    return (mark - lookback).replace(microsecond=0)
 
 
 def filters_digest(where: Where | None) -> bytes:
@@ -317,7 +324,7 @@ def _kept(b: Bookmark, mark: dt.datetime | None, seen: frozenset[tuple[Key, dt.d
     """The bookmark at `mark`: what lies inside its window kept, at most SEEN records."""
     if mark is None:
         return replace(b, seen=seen)
-    start = mark - lookback
+    start = window_start(mark, lookback)
     inside = sorted((e for e in seen if e[1] >= start), key=lambda e: (e[1], _order(e[0])))
     forgotten, count = b.forgotten, b.forgotten_count
     if forgotten is not None and forgotten < start:
