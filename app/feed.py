@@ -41,7 +41,8 @@ from .db import QueryFailed
 from .queries import Where
 from .reads import Read, _response
 
-__all__ = ["MAX_LIMIT", "MAX_TOKEN", "SEEN", "Bookmark", "changes", "decode", "encode"]
+__all__ = ["MAX_LIMIT", "MAX_TOKEN", "SEEN", "Bookmark", "advance", "changes", "decode",
+           "encode", "fitted", "keyed", "server_clock"]
 
 CLOCK = "feed_now"  # the column of sql/shapes.sql's changes that holds the server's clock
 DEFAULT_LIMIT = 1000
@@ -378,7 +379,7 @@ def _stamp(day: str | None, clock: str | None) -> dt.datetime:
     return dt.datetime.fromisoformat(f"{day}T{clock or '00:00:00'}")
 
 
-def _clock(value: Any) -> dt.datetime:
+def server_clock(value: Any) -> dt.datetime:
     """The database clock as a naive local datetime (drivers give a datetime or text)."""
     if isinstance(value, str):
         value = dt.datetime.fromisoformat(value.strip().replace(" ", "T", 1))
@@ -404,9 +405,9 @@ def changes(served: Any, feed: FeedSettings, on: str, limit: int, after: str | N
         result.close()
         raise QueryFailed(f"{result.what} returns no column {', '.join(missing)}")
     raw = result.all()
-    now = _clock(raw[0][result.columns.index(CLOCK)]) if raw else None
+    now = server_clock(raw[0][result.columns.index(CLOCK)]) if raw else None
     values = encoder.values(result.columns, raw, None)
-    step = advance(b, list(_keyed(c, on, encoder.output, values)), now,
+    step = advance(b, list(keyed(c, on, encoder.output, values)), now,
                    len(raw) < row_count, limit, feed)
     if db.metrics is not None and step.lateness:
         db.metrics.feed_lateness(c.name, step.lateness)
@@ -421,7 +422,7 @@ def changes(served: Any, feed: FeedSettings, on: str, limit: int, after: str | N
     return _response(read, read.format.whole(encoder, step.sent, fields), headers)
 
 
-def _keyed(c: Any, on: str, output: list[str], values: Sequence[tuple[Any, ...]]
+def keyed(c: Any, on: str, output: list[str], values: Sequence[tuple[Any, ...]]
            ) -> Iterator[tuple[Key, dt.datetime, tuple[Any, ...]]]:
     """Each record's key (what orders it after its stamp) and stamp, with its values."""
     day, clock = (output.index(f) for f in DATE_PAIRS[on])

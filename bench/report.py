@@ -11,7 +11,8 @@ WORKS = (("row", "Row by id"), ("page", "100-row page, deep offset"),
          ("range", "Date range, ~1,000 rows"),
          ("frange", "Filtered range: one truck (vehno=) in the ~1,000-row range"),
          ("fpage", "Filtered deep page: one customer (custcode=), upper half of its pages"),
-         ("summary", "Summary: a month of tonnage by day and material"))
+         ("summary", "Summary: a month of tonnage by day and material"),
+         ("feed", "Feed poll: /changes?after=, 30 records in the lookback window"))
 STREAM_KEYS = ("jembatan", "deploy", "odbc")
 # Issue 4's reference run on a quiet machine of this kind: Datasette 0.65 and the limit.
 REFERENCE = {("datasette", "row"): 1066, ("datasette", "page"): 27, ("datasette", "range"): 39,
