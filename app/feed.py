@@ -29,7 +29,7 @@ import re
 import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flask import Response, g, request, url_for
 from werkzeug.exceptions import BadRequest
@@ -40,6 +40,10 @@ from .config import FeedSettings
 from .db import QueryFailed
 from .queries import Where
 from .reads import Read, _response
+
+if TYPE_CHECKING:  # app/views.py imports this module
+    from .collections import Collection
+    from .views import Served
 
 __all__ = ["MAX_LIMIT", "MAX_TOKEN", "SEEN", "Bookmark", "advance", "changes", "decode",
            "encode", "fitted", "keyed", "server_clock"]
@@ -53,6 +57,10 @@ VERSION = 1
 # The oldest stamp a feed without a bookmark starts from: SQL Server's datetime begins here,
 # and a date compared with an older one would not convert.
 OLDEST = dt.datetime(1753, 1, 1)
+LATEST = dt.datetime(9999, 12, 30)
+# Records forgotten inside one window that a token may count (each call reads that many more
+# rows): more than a window can hold at any plant; a larger count is a forged token.
+MAX_FORGOTTEN = 1_000_000
 _CHECK = 6  # bytes of the token's checksum (blake2b), which detects a damaged copy
 _FILTERS = 6  # bytes of the digest of the filters the bookmark was made with
 _US = dt.timedelta(microseconds=1)
@@ -194,7 +202,12 @@ class _Reader:
         return self.take(self.varint()).decode()
 
     def stamp(self) -> dt.datetime:
-        return dt.datetime.min + self.varint() * _US
+        """A stamp the service could have written: from OLDEST to a day before the end of
+        the calendar, so that the window's arithmetic stays inside it."""
+        stamp = dt.datetime.min + self.varint() * _US
+        if not OLDEST <= stamp <= LATEST:
+            raise ValueError("stamp")
+        return stamp
 
 
 _WHAT = ("after must be the X-Bookmark header of an answer of this service, sent back "
@@ -219,7 +232,7 @@ def decode(token: str, collection: str, on: str, filters: bytes) -> Bookmark:
                          f"{_WHAT}.")
     try:
         b = _read(_Reader(body))
-    except (ValueError, IndexError, UnicodeDecodeError, zlib.error):
+    except (ValueError, IndexError, OverflowError, UnicodeDecodeError, zlib.error):
         raise BadRequest(f"after: the bookmark is damaged; {_WHAT}.") from None
     if b.collection != collection:
         raise BadRequest(f"after: this bookmark belongs to /{b.collection}/changes, not "
@@ -242,12 +255,16 @@ def _read(r: _Reader) -> Bookmark:
     floor = r.stamp() if flags & 2 else None
     forgotten = r.stamp() if flags & 4 else None
     count = r.varint() if forgotten is not None else 0
+    if count > MAX_FORGOTTEN:  # what the service writes stays far below: a forged token
+        raise ValueError("forgotten")
     rest = r.data[r.at:]
     entries = _Reader(zlib.decompress(rest) if flags & 8 else rest)
     seen: set[tuple[Key, dt.datetime]] = set()
     stamp = mark or OLDEST
     n = entries.varint()
     width = entries.varint() if n else 0
+    if width > 8:  # a key is at most a few fields (bricon2's two)
+        raise ValueError("width")
     previous = [0] * width
     for _ in range(n):
         step = entries.varint()
@@ -368,7 +385,8 @@ def start(collection: str, on: str, where: Where | None, after: str | None,
         try:
             if not _SINCE.fullmatch(since):
                 raise ValueError(since)
-            floor = dt.datetime.fromisoformat(since)
+            # Nothing is older than OLDEST: SQL Server's datetime could not compare it.
+            floor = max(dt.datetime.fromisoformat(since), OLDEST)
         except ValueError:
             raise BadRequest(f"since must be a date and time YYYY-MM-DDTHH:MM:SS, e.g. "
                              f"2026-11-01T07:00:00; got {since[:40]!r}") from None
@@ -388,7 +406,7 @@ def server_clock(value: Any) -> dt.datetime:
     return value.replace(tzinfo=None)
 
 
-def changes(served: Any, feed: FeedSettings, on: str, limit: int, after: str | None,
+def changes(served: Served, feed: FeedSettings, on: str, limit: int, after: str | None,
             since: str | None, where: Where | None, format: str | None,
             fields: list[str] | None) -> Response:
     """The answer to GET /<c>/changes (served: app/views.py Served)."""
@@ -422,7 +440,7 @@ def changes(served: Any, feed: FeedSettings, on: str, limit: int, after: str | N
     return _response(read, read.format.whole(encoder, step.sent, fields), headers)
 
 
-def keyed(c: Any, on: str, output: list[str], values: Sequence[tuple[Any, ...]]
+def keyed(c: Collection, on: str, output: list[str], values: Sequence[tuple[Any, ...]]
            ) -> Iterator[tuple[Key, dt.datetime, tuple[Any, ...]]]:
     """Each record's key (what orders it after its stamp) and stamp, with its values."""
     day, clock = (output.index(f) for f in DATE_PAIRS[on])

@@ -19,6 +19,7 @@ from urllib.parse import parse_qsl
 
 import pytest
 from contract import COLLECTIONS, PAIRS, expected
+from werkzeug.exceptions import BadRequest
 
 from app import create_app, feed
 from tests import postgres
@@ -446,3 +447,33 @@ def test_the_postgresql_plan_is_an_index_scan_of_the_stamp_pair(request):
                      r"'2026-11-20'::date\)|Index Scan using transactions_update on "
                      r"transactions", plan), plan
     assert "Seq Scan" not in plan, plan
+
+
+def forged(body: bytes) -> str:
+    """A token whose checksum fits `body` (the checksum detects damage; it is no secret)."""
+    import base64
+    import hashlib
+
+    check = hashlib.blake2b(body, digest_size=6, person=b"jembatan-feed").digest()
+    return base64.urlsafe_b64encode(b"\x01" + check + body).rstrip(b"=").decode()
+
+
+@pytest.mark.parametrize("tail", [
+    b"\x04" + b"\xff" * 9 + b"\x7f",  # a forgotten stamp past the calendar
+    b"\x04\x80\x80\x80\x80\x80\x80\x80\x80\x01\x00",  # one before 1753
+    b"\x00\x01\xff\xff\xff\xff\x0f",  # one entry of a key a billion fields wide
+    b"\x00\x05",  # five entries promised, none there
+])
+def test_a_forged_bookmark_is_a_400_not_a_500(make_client, tail):
+    client = make_client({"transactions": []})
+    token = forged(b"\x0ctransactions\x06update" + bytes(6) + tail)
+    assert error(client, f"/transactions/changes?after={token}") == bad(
+        f"after: the bookmark is damaged; {WHAT}.")
+
+
+def test_a_forged_count_of_forgotten_records_is_refused():
+    mark = dt.datetime(2026, 11, 25, 12)
+    bookmark = feed.Bookmark("transactions", "update", bytes(6), mark=mark, forgotten=mark,
+                             forgotten_count=feed.MAX_FORGOTTEN + 1)
+    with pytest.raises(BadRequest, match="the bookmark is damaged"):
+        feed.decode(feed.encode(bookmark), "transactions", "update", bytes(6))
