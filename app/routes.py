@@ -124,6 +124,8 @@ _PAGE_HEADERS = {
 }
 
 
+_SINCE_PATTERN = ("^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
+                  "T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$")
 # /<c>/changes' headers (CONTRACT §11), documented so that generated clients read them.
 _FEED_HEADERS = {
     "X-Bookmark": {"description": "The bookmark after this answer: store it and send it back "
@@ -298,11 +300,13 @@ def _arguments(served: Served, api: ApiSettings) -> dict[str, ma.Schema]:
         kinds["changes"] = {"on": _on_field(c, c.feed_on), "limit": _limit_field(),
                             "after": fields.String(metadata={
                                 "description": "The X-Bookmark of the last answer; without "
-                                               "it the feed starts at the oldest stamp."}),
+                                               "it the feed starts at the oldest stamp.",
+                                "pattern": "^[A-Za-z0-9_-]+$"}),
                             "since": fields.String(metadata={
                                 "description": "Start at this time instead, "
-                                               "YYYY-MM-DDTHH:MM:SS (plant local time).",
-                                "example": "2026-11-01T07:00:00"}),
+                                               "YYYY-MM-DDTHH:MM:SS (plant local time); "
+                                               "not with after.",
+                                "pattern": _SINCE_PATTERN, "example": "2026-11-01T07:00:00"}),
                             **representation}
     if c.summary:
         kinds["summary"] = {"on": _on_field(c), "by": _by_field(c, served.groupable),
