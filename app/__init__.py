@@ -238,7 +238,8 @@ def _register_auth(app: Flask, settings: Settings) -> None:
             raise exc
 
 
-_EXPOSED = "X-Pagination, Link, X-Request-ID, Retry-After"
+# What a browser page may read of an answer: the paging and the feed's headers among them.
+_EXPOSED = "X-Pagination, Link, X-Request-ID, Retry-After, X-Bookmark, X-Bookmark-Repeats"
 
 
 def _register_headers(app: Flask, settings: Settings) -> None:

@@ -477,3 +477,10 @@ def test_a_forged_count_of_forgotten_records_is_refused():
                              forgotten_count=feed.MAX_FORGOTTEN + 1)
     with pytest.raises(BadRequest, match="the bookmark is damaged"):
         feed.decode(feed.encode(bookmark), "transactions", "update", bytes(6))
+
+
+def test_a_browser_page_may_read_the_bookmark(make_client):
+    client = make_client({"transactions": []}, api={"cors_origins": ["https://erp.plant"]})
+    response = client.get("/transactions/changes", headers={"Origin": "https://erp.plant"})
+    exposed = response.headers["Access-Control-Expose-Headers"].split(", ")
+    assert {"X-Bookmark", "X-Bookmark-Repeats", "Link"} <= set(exposed)
