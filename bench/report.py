@@ -363,7 +363,13 @@ def _header(results: dict[str, Any]) -> list[str]:
              f"(the upper half) of {plan['page']['size']} rows. Filtered: the truck "
              f"{plan['frange']['vehno']} in the same ranges; customer "
              f"{plan['fpage']['custcode']}'s {plan['fpage']['rows']:,} weighings, pages "
-             f"{plan['fpage']['first']:,}-{plan['fpage']['last']:,}.\n")
+             f"{plan['fpage']['first']:,}-{plan['fpage']['last']:,}.")
+    feed = plan.get("feed")
+    if feed:  # issue 23: the cost of a caught-up ERP's poll on the plant's server
+        L.append(f"- Feed poll: a bookmark whose {feed['lookback_seconds']:,} s lookback "
+                 f"window holds the {feed['window']} newest records, all sent already; "
+                 f"SQLite's plan of its query: `{feed['query_plan']}`.")
+    L[-1] += "\n"
     return L
 
 
