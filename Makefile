@@ -9,8 +9,10 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 # The tests read SQLite through unixODBC and the SQLite ODBC driver (driver name "SQLite3"),
 # and run every query's main text on a throwaway PostgreSQL server through its ODBC driver
-# (driver name "PostgreSQL Unicode").
-TEST_DEBS := unixodbc libsqliteodbc postgresql odbc-postgresql chromium fonts-liberation
+# (driver name "PostgreSQL Unicode"). The report's tests read its PDF with poppler-utils'
+# pdftotext and pdfinfo; LibreOffice Calc opens an Excel export (tests/test_xlsx.py).
+TEST_DEBS := unixodbc libsqliteodbc postgresql odbc-postgresql chromium fonts-liberation \
+	poppler-utils libreoffice-calc-nogui
 # The generated-client checks' node tools (tests/test_clients.py), installed with npm ci.
 CLIENTS := tests/clients
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)

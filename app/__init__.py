@@ -178,8 +178,9 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     for collection in served:
         api.register_blueprint(collection_blueprint(collection, runner, settings.api, keyed,
                                                       settings.feed))
-    api.register_blueprint(meta_blueprint(Service(served, db), settings.api, keyed))
-    register_service_routes(app, prefix, metrics, settings.api.metrics_key)
+    api.register_blueprint(meta_blueprint(Service(served, db, settings.site.name), settings.api,
+                                          keyed))
+    register_service_routes(app, prefix, metrics, settings.api.metrics_key, settings.site)
     errors.register(app)
     logs.install(app, done=lambda endpoint, status, seconds, rows, broken: metrics.request(
         route_kind(endpoint), status, seconds, rows if isinstance(rows, int) else None,
@@ -203,7 +204,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
 # on the record routes, whose argument schemas say what they take (app/routes.py).
 _NO_ARGUMENTS = {"service.index", "service.health", "api-docs.openapi_json",
                  "api-docs.openapi_swagger_ui", "docs_slash", "dashboard.dashboard",
-                 "metrics"}
+                 "report.report_today", "report.report", "metrics"}
 
 
 def _no_arguments() -> None:
@@ -212,7 +213,8 @@ def _no_arguments() -> None:
 
 
 _OPEN_ENDPOINTS = {"api-docs.openapi_json", "api-docs.openapi_swagger_ui", "docs_static",
-                   "docs_slash", "favicon", "service.health", "dashboard.dashboard", "metrics"}
+                   "docs_slash", "favicon", "service.health", "dashboard.dashboard", "metrics",
+                   "report.report_today", "report.report"}
 
 
 def _register_auth(app: Flask, settings: Settings) -> None:

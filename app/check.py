@@ -19,8 +19,8 @@ from .db import Database, DatabaseUnavailable, QueryFailed
 from .encoding import RecordEncoder
 from .feed import CLOCK
 from .filters import OPERATORS
-from .queries import FILTER_PLACEHOLDERS, PARAMETERS, Query, kind_of, parse_file
-from .summaries import MEASURES
+from .queries import DEFAULT_BY, FILTER_PLACEHOLDERS, PARAMETERS, Query, kind_of, parse_file
+from .summaries import MEASURES, SHAPE_GROUPS, output_of
 
 SAMPLE_ROWS = 50  # rows read from each query: enough to look at, never a whole table
 _TODO = re.compile(r'\bAS\s*"([^"]+)"[^\n]*--\s*TODO\b', re.I)
@@ -39,10 +39,22 @@ def _harmless(name: str) -> dict[str, Any]:
     return {k: v for k, v in values.items() if k in PARAMETERS[kind_of(name)]}
 
 
-def check_query(db: Database, c: Collection, encoder: RecordEncoder, name: str) -> list[str]:
-    """The problems of one query: empty when it runs and returns the record's columns."""
+def named(c: Collection, name: str) -> tuple[str, ...]:
+    """The groups of the one more text check-sql runs and shows of a summary: each code of
+    master data its shape has (productcode,custcode,transcode), with the names beside them,
+    and the shape's own groups (direction), so that the lookups a site's master mapping
+    feeds, and a site's own text of a summary, are run and shown grouped as requests may."""
+    if kind_of(name) != "summary" or c.summary is None:
+        return ()
+    return (*c.namings, *SHAPE_GROUPS.get(c.summary, ()))
+
+
+def check_query(db: Database, c: Collection, encoder: RecordEncoder, name: str,
+                by: tuple[str, ...] = ()) -> list[str]:
+    """The problems of one query: empty when it runs and returns the record's columns (a
+    summary's grouped `by`, the groups and names, then the measures)."""
     try:
-        result = db.execute(c.name, name, _harmless(name))
+        result = db.execute(c.name, name, _harmless(name), by=by)
         columns = result.columns
         rows = []
         for batch in result.batches():
@@ -54,9 +66,9 @@ def check_query(db: Database, c: Collection, encoder: RecordEncoder, name: str) 
         return [getattr(exc, "detail", None) or str(exc)]
     if name.endswith("count"):
         return [] if len(columns) == 1 else [f"returns {len(columns)} columns, not one count"]
-    if kind_of(name) == "summary":  # grouped by day: the day, then the shape's measures
+    if kind_of(name) == "summary":  # by day (or `by`), then the shape's measures
         assert c.summary is not None
-        want = ("day", *MEASURES[c.summary].columns)
+        want = (*output_of(c, by or DEFAULT_BY), *MEASURES[c.summary].columns)
         return [] if tuple(columns) == want else [
             f"returns the columns {', '.join(columns)}, not {', '.join(want)}"]
     problems = []
@@ -166,6 +178,13 @@ def print_queries(db: Database, collections: list[Collection]) -> None:
             if q.filtered:
                 click.echo(f"-- with filters: {_filtered_line(q)}")
             click.echo(q.sql + ";")
+            if by := named(c, name):
+                q = db.queries.get(c.name, name, dialect, by=by)
+                click.echo(f"\n-- {c.name}.{name} by={','.join(by)}: the same grouped by its "
+                           f"codes of master data, each followed by its name (name_of of "
+                           f"{db.queries.files['shapes'].name}, over the master's records), "
+                           f"and by the record shape's own groups")
+                click.echo(q.sql + ";")
 
 
 def _filtered_line(query: Query) -> str:
@@ -214,8 +233,10 @@ def check_collection(db: Database, c: Collection, dialect: str | None) -> int:
     todo, nulls = mapping_notes(db, c, dialect)
     failures = 0
     shown: set[str] = set()
-    for name in ["records", *c.query_names()]:
-        problems = check_query(db, c, encoder, name)
+    runs = [(name, ()) for name in ["records", *c.query_names()]]
+    runs += [(name, by) for name, _ in runs if (by := named(c, name))]
+    for name, by in runs:
+        problems = check_query(db, c, encoder, name, by)
         broken = bool(problems)  # records itself does not run or lacks fields
         if name == "records":
             if todo:
@@ -226,12 +247,13 @@ def check_collection(db: Database, c: Collection, dialect: str | None) -> int:
         shown.update(problems)
         failures += bool(problems)
         same = " (as above)" if problems and not new else ""
-        click.echo(f"  {name:<22} {'ERROR' if problems else 'OK'}{same}")
+        label = f"{name} by={','.join(by)}" if by else name
+        click.echo(f"  {label:<22} {'ERROR' if problems else 'OK'}{same}")
         for problem in new:
             click.echo(f"      {problem}")
         if name == "records" and nulls:
             click.echo(f"      given as NULL (no such column at this site): {', '.join(nulls)}")
         if name == "records" and broken:
             click.echo("  (every read of the collection reads records: fix it first)")
-            return failures + len(c.query_names())
+            return failures + len(runs) - 1
     return failures

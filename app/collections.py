@@ -34,6 +34,30 @@ DATE_PAIRS: dict[str, tuple[str, str]] = {
 
 
 @dataclass(frozen=True)
+class Naming:
+    """A code of master data that a summary may group by, and the master record's name sent
+    right after it (CONTRACT §8 "Names beside codes")."""
+
+    code: str  # the group: a field of the summarised record (productcode)
+    name: str  # the key sent right after it (productname)
+    master: str  # the master collection whose records name it (products)
+    master_code: str  # the master record's field the code is matched to (ProductCode)
+    master_name: str  # the master record's field sent as the name (ProductName)
+
+
+# By summary shape (Collection.summary): the groups that carry a name, in no order of their
+# own (a summary sends them in the order of ?by=).
+NAMINGS: dict[str, tuple[Naming, ...]] = {
+    "weighing": (
+        Naming("productcode", "productname", "products", "ProductCode", "ProductName"),
+        Naming("custcode", "custname", "customers", "CustCode", "CustName"),
+        Naming("transcode", "transname", "transporters", "TransCode", "TransName"),
+    ),
+    "vehicle": (Naming("TransCode", "TransName", "transporters", "TransCode", "TransName"),),
+}
+
+
+@dataclass(frozen=True)
 class Collection:
     name: str
     schema: type[ma.Schema]  # the record as sent, numberrow first where there is one
@@ -57,6 +81,11 @@ class Collection:
     def feed_on(self) -> str:
         """The default `on` of /<c>/changes (CONTRACT §11): the pair a change moves."""
         return next(on for on in ("update", "create", "tanggal") if on in self.dates)
+
+    @property
+    def namings(self) -> dict[str, Naming]:
+        """The groups of its summary that carry a master record's name, by group."""
+        return {n.code: n for n in NAMINGS.get(self.summary or "", ())}
 
     def range_order(self, on: str) -> tuple[str, ...]:
         """What orders a range after its date and time: the canonical order less those."""

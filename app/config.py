@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .collections import COLLECTIONS
+from .labels import COLLECTION_LABELS, DATE_LABELS
 
 # The queries shipped with Jembatan: sql/ beside app/ in a checkout (and an editable
 # install); app/sql/ in an installed wheel (setup.cfg installs sql/ there).
@@ -67,12 +68,23 @@ class FeedSettings:
 
 
 @dataclass(frozen=True)
+class SiteSettings:
+    # The site's words for the pages people read (the dashboard and the daily report): the
+    # plant's name ("": none), and what it calls each collection and each date field (`on`
+    # value), the defaults of app/labels.py with the site's [site] tables laid over them.
+    name: str
+    collections: Mapping[str, str]
+    dates: Mapping[str, str]
+
+
+@dataclass(frozen=True)
 class Settings:
     database: DatabaseSettings
     api: ApiSettings
     auth: AuthSettings
     log: LogSettings
     collections: CollectionSettings
+    site: SiteSettings
     source: str  # where the settings came from, for the start-up log line
     feed: FeedSettings = FeedSettings()
 
@@ -107,6 +119,12 @@ _SPEC: dict[str, dict[str, tuple[type | tuple[type, ...], Any]]] = {
         "settle_seconds": ((int, float), 30),
         "lookback_seconds": ((int, float), 600),
     },
+    "site": {
+        "name": (str, ""),  # "": the report prints no site name
+        # {}: the defaults of app/labels.py; a site's table renames some of them
+        "collections": (dict, {}),
+        "dates": (dict, {}),
+    },
 }
 _PATH_KEYS = (("database", "sqlite"), ("database", "sql_dir"))
 
@@ -127,7 +145,7 @@ def _merge(into: dict[str, dict[str, Any]], layer: Mapping[str, Any], origin: st
             kind, _ = _SPEC[section][key]
             if isinstance(value, bool) or not isinstance(value, kind):
                 kinds = kind if isinstance(kind, tuple) else (kind,)
-                names = " or ".join(k.__name__ for k in kinds)
+                names = " or ".join("a table" if k is dict else k.__name__ for k in kinds)
                 raise ConfigError(f"{origin}: {section}.{key} must be {names}, "
                                   f"not {type(value).__name__} {value!r}")
             if kind is list and not all(isinstance(v, str) for v in value):
@@ -150,6 +168,25 @@ def _served(names: list[str]) -> tuple[str, ...]:
         if name in names[:n]:
             raise ConfigError(f"collections.serve names {name!r} twice")
     return tuple(c for c in known if c in names or not names)
+
+
+def _labels(key: str, given: Mapping[str, Any], defaults: Mapping[str, str]
+            ) -> dict[str, str]:
+    """site.<key> checked: every name one Jembatan knows (a misspelt one would
+    silently leave the default), every label a non-empty string on one line; laid over the
+    defaults."""
+    known = list(defaults)
+    for name, text in given.items():
+        if name not in defaults:
+            near = difflib.get_close_matches(name.lower(), known, n=1, cutoff=0.6)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            what = "collection" if key == "collections" else "date field"
+            raise ConfigError(f"site.{key}: {name!r} is not a {what}{hint}; "
+                              f"the {what}s are: {', '.join(known)}")
+        if not isinstance(text, str) or not text.strip() or "\n" in text:
+            raise ConfigError(f"site.{key}.{name} must be a non-empty string on one "
+                              f"line, not {text!r}")
+    return {**defaults, **{name: text.strip() for name, text in given.items()}}
 
 
 def _environment(environ: Mapping[str, str]) -> dict[str, dict[str, Any]]:
@@ -224,6 +261,11 @@ def load_settings(overrides: Mapping[str, Any] | None = None,
         auth=AuthSettings(api_keys=tuple(auth["api_keys"])),
         log=LogSettings(format=logs["format"], slow_query=float(logs["slow_query"])),
         collections=CollectionSettings(serve=_served(merged["collections"]["serve"])),
+        site=SiteSettings(
+            name=merged["site"]["name"].strip(),
+            collections=_labels("collections", merged["site"]["collections"],
+                                COLLECTION_LABELS),
+            dates=_labels("dates", merged["site"]["dates"], DATE_LABELS)),
         source=source,
         feed=FeedSettings(settle_seconds=float(feed["settle_seconds"]),
                           lookback_seconds=float(feed["lookback_seconds"])),

@@ -29,7 +29,7 @@ from typing import Any
 import marshmallow as ma
 import orjson
 
-from .schemas import Date, Integer, Number, String, Time, ValueMisfit
+from .schemas import Date, Integer, JoinedDateTime, Number, String, Time, ValueMisfit
 
 NONE = type(None)
 # field class -> (the types it dumps unchanged, the one text length it dumps unchanged)
@@ -40,6 +40,11 @@ _UNCHANGED: dict[type[ma.fields.Field], tuple[frozenset[type], int | None]] = {
     Date: (frozenset({str, NONE}), 10),
     Time: (frozenset({str, NONE}), 8),
 }
+
+# field class -> what its values are in a format that types its cells (RecordEncoder.kinds)
+_KINDS: dict[type[ma.fields.Field], str] = {
+    Integer: "integer", Number: "number", Date: "date", Time: "time",
+    JoinedDateTime: "datetime", String: "text"}
 
 
 # Date and time text the sqlite3 driver gives must also be a real date or time to go out
@@ -262,6 +267,12 @@ class RecordEncoder:
         out = io.StringIO()
         csv.writer(out, lineterminator="\r\n").writerow(fields or self.output)
         return out.getvalue()
+
+    def kinds(self, fields: Sequence[str] | None = None) -> list[str]:
+        """What each of `fields` (all when None) is, for a format that types its cells
+        (app/xlsx.py): integer, number, date, time, datetime or text."""
+        declared = self.schema.fields
+        return [_KINDS.get(type(declared[name]), "text") for name in fields or self.output]
 
 
 def _unchanged(check: tuple[frozenset[type], int | None], column: Sequence[Any],

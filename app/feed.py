@@ -437,7 +437,8 @@ def changes(served: Served, feed: FeedSettings, on: str, limit: int, after: str 
                "Cache-Control": "no-store"}
     if step.repeats:
         headers["X-Bookmark-Repeats"] = str(step.repeats)
-    return _response(read, read.format.whole(encoder, step.sent, fields), headers)
+    body = read.format.whole(encoder, step.sent, fields, read.name)
+    return _response(read, body, headers)
 
 
 def keyed(c: Collection, on: str, output: list[str], values: Sequence[tuple[Any, ...]]

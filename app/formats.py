@@ -1,8 +1,9 @@
-"""The output formats (CONTRACT §2, §3 "CSV"): one registry, an entry each.
+"""The output formats (CONTRACT §2, §3 "CSV", "Excel workbooks"): one registry, an entry each.
 
 An entry says what a client asks for (`?format=` and the media type of `Accept:`), the file
-extension of a download, and how records and summaries are written: whole, or as the head,
-the parts and the tail of a stream. Records (app/encoding.py RecordEncoder) and summaries
+extension of a download, and how records and summaries are written: by a writer made for
+each response, as the head, the parts and the tail of a stream, or whole (the same three
+joined). Records (app/encoding.py RecordEncoder) and summaries
 (app/summaries.py SummaryEncoder) offer the same encoder methods, so one entry writes both.
 Adding a format is one entry here, its encoder methods, its tests and its docs.
 """
@@ -16,7 +17,9 @@ from typing import Any, Protocol
 from werkzeug.datastructures import MIMEAccept
 from werkzeug.http import parse_accept_header
 
-__all__ = ["DEFAULT", "FORMATS", "Encoder", "Format", "descriptions", "negotiate"]
+from . import xlsx
+
+__all__ = ["DEFAULT", "FORMATS", "Encoder", "Format", "Writer", "descriptions", "negotiate"]
 
 Values = list[tuple[Any, ...]]
 Fields = Sequence[str] | None
@@ -25,9 +28,23 @@ Fields = Sequence[str] | None
 class Encoder(Protocol):
     """What RecordEncoder and SummaryEncoder both offer."""
 
+    output: list[str]  # every column as sent, in order
+
     def json(self, values: Values, fields: Fields = None) -> bytes: ...
     def csv(self, values: Values, fields: Fields = None) -> str: ...
     def csv_header(self, fields: Fields = None) -> str: ...
+    def kinds(self, fields: Fields = None) -> list[str]: ...
+
+
+class Writer(Protocol):
+    """One response's body in a format: what comes before the records, each batch of them
+    (first: True for the first), and what ends it, asked for only when every batch was read.
+    A writer may keep state from batch to batch (an Excel workbook's row count and zip
+    offsets), so each response gets its own."""
+
+    def head(self) -> bytes: ...
+    def part(self, values: Values, first: bool) -> bytes: ...
+    def tail(self) -> bytes: ...
 
 
 @dataclass(frozen=True)
@@ -36,36 +53,67 @@ class Format:
     media_type: str  # Content-Type, and what Accept: names to ask for it
     extension: str | None  # a download's file name ends .<extension>; None: shown inline
     doc: str  # what each operation's description says of it ("" for the default)
-    whole: Callable[[Encoder, Values, Fields], bytes]  # a whole body of records
-    one: Callable[[Encoder, Values, Fields], bytes]  # the body of one record by key
-    head: Callable[[Encoder, Fields], bytes]  # a stream: what comes before the records
-    part: Callable[[Encoder, Values, Fields, bool], bytes]  # a batch (True: the first)
-    tail: bytes  # a stream: what ends it, written only when every batch was read
+    # A new writer for one response: (encoder, fields, the records' name: the collection,
+    # or "summary") -> its writer.
+    writer: Callable[[Encoder, Fields, str], Writer]
+    bare_one: bool = False  # a record by key is one part alone (JSON: the object, no array)
 
     def filename(self, stem: str) -> str:
         return f"{stem}.{self.extension}"
 
+    def whole(self, encoder: Encoder, values: Values, fields: Fields, name: str) -> bytes:
+        """A whole body of records, by the same writer as a stream."""
+        writer = self.writer(encoder, fields, name)
+        return b"".join((writer.head(), writer.part(values, True), writer.tail()))
 
-def _json_part(encoder: Encoder, values: Values, fields: Fields, first: bool) -> bytes:
-    items = encoder.json(values, fields)[1:-1]
-    return items if first else b"," + items
+    def one(self, encoder: Encoder, values: Values, fields: Fields, name: str) -> bytes:
+        """The body of one record by key."""
+        if self.bare_one:
+            return self.writer(encoder, fields, name).part(values, True)
+        return self.whole(encoder, values, fields, name)
 
 
-def _csv_whole(encoder: Encoder, values: Values, fields: Fields) -> bytes:
-    return (encoder.csv_header(fields) + encoder.csv(values, fields)).encode()
+class _JsonWriter:
+    """A JSON array: `[`, the records' objects joined by commas, `]`."""
+
+    def __init__(self, encoder: Encoder, fields: Fields, name: str):
+        self.encoder, self.fields = encoder, fields
+
+    def head(self) -> bytes:
+        return b"["
+
+    def part(self, values: Values, first: bool) -> bytes:
+        items = self.encoder.json(values, self.fields)[1:-1]
+        return items if first else b"," + items
+
+    def tail(self) -> bytes:
+        return b"]"
 
 
-JSON = Format(
-    name="json", media_type="application/json", extension=None, doc="",
-    whole=lambda encoder, values, fields: encoder.json(values, fields),
-    one=lambda encoder, values, fields: encoder.json(values, fields)[1:-1],  # the object
-    head=lambda encoder, fields: b"[", part=_json_part, tail=b"]")
+class _CsvWriter:
+    """A header row of the field names, then each record's line."""
 
-# Every record endpoint also answers CSV, yet the document lists only JSON under 200 and
-# leaves `format` out of the parameters (app/routes.py UNDOCUMENTED): a 200 with two media
-# types makes generated clients type the body `Weighing[] | string`, and a client that can
-# ask for format=csv gets a body it cannot parse as the type it was given. CSV is for
-# spreadsheets and plain HTTP; each operation's description says how to ask.
+    def __init__(self, encoder: Encoder, fields: Fields, name: str):
+        self.encoder, self.fields = encoder, fields
+
+    def head(self) -> bytes:
+        return self.encoder.csv_header(self.fields).encode()
+
+    def part(self, values: Values, first: bool) -> bytes:
+        return self.encoder.csv(values, self.fields).encode()
+
+    def tail(self) -> bytes:
+        return b""
+
+
+JSON = Format(name="json", media_type="application/json", extension=None, doc="",
+              writer=_JsonWriter, bare_one=True)
+
+# Every record endpoint also answers CSV and Excel, yet the document lists only JSON under
+# 200 and leaves `format` out of the parameters (app/routes.py UNDOCUMENTED): a 200 with two
+# media types makes generated clients type the body `Weighing[] | string`, and a client that
+# can ask for format=csv gets a body it cannot parse as the type it was given. CSV and Excel
+# are for spreadsheets and plain HTTP; each operation's description says how to ask.
 CSV = Format(
     name="csv", media_type="text/csv", extension="csv",
     doc="""
@@ -73,12 +121,30 @@ CSV: `?format=csv` or `Accept: text/csv` gives the same answer as text/csv (a he
 the field names, then one row per record or group, RFC 4180 quoting, values as in JSON, NULL
 as an empty cell; `?format=json` wins over Accept). Not among the responses documented here,
 so that generated clients keep the JSON type: fetch CSV over plain HTTP.""",
-    whole=_csv_whole, one=_csv_whole,
-    head=lambda encoder, fields: encoder.csv_header(fields).encode(),
-    part=lambda encoder, values, fields, first: encoder.csv(values, fields).encode(),
-    tail=b"")
+    writer=_CsvWriter)
 
-FORMATS: dict[str, Format] = {f.name: f for f in (JSON, CSV)}
+def _workbook(encoder: Encoder, fields: Fields, name: str) -> Writer:
+    names = list(fields or encoder.output)
+    positions = None if names == encoder.output else [encoder.output.index(n) for n in names]
+    return xlsx.Workbook(names, encoder.kinds(names), name, positions)
+
+
+XLSX = Format(
+    name="xlsx", media_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    extension="xlsx",
+    doc="""
+Excel: `?format=xlsx` or `Accept:
+application/vnd.openxmlformats-officedocument.spreadsheetml.sheet` gives the same answer as an
+Excel workbook: one sheet named after the collection (or `summary`), row 1 the field names
+(bold, frozen, with an autofilter), then one row per record or group with typed cells:
+integers and numbers as numbers; dates, times and date-times as Excel dates shown
+`yyyy-mm-dd`, `hh:mm:ss`, `yyyy-mm-dd hh:mm:ss` (with `.000` when the value has a fraction of
+a second); text exactly as stored, never a formula; NULL as an empty cell. Past 1,048,575
+records a sheet ends and the records go on in the next (`transactions (2)`), with its own
+header row. Not among the responses documented here: fetch it over plain HTTP.""",
+    writer=_workbook)
+
+FORMATS: dict[str, Format] = {f.name: f for f in (JSON, CSV, XLSX)}
 DEFAULT = JSON
 _MEDIA_TYPES = [f.media_type for f in FORMATS.values()]
 _BY_MEDIA_TYPE = {f.media_type: f for f in FORMATS.values()}

@@ -22,6 +22,9 @@ replaces it on that engine. Three kinds of file:
 This module is the one place where Python composes SQL, and only mechanically: it fills a
 shape's placeholders with quoted field names from the collection table (app/collections.py),
 puts `WITH "records" AS (<records>)` in front, and turns `:params` into DB-API `?`. A
+summary grouped by a code of master data (productcode) also gets that master collection's
+own `records` as one more common table expression ("master_products") and, right after the
+code in its select list, the shape `name_of` filled in for it (Queries.grouped). A
 request's filters fill `{where_filters}` or `{and_filters}`: one condition per filter on a
 quoted field name, its SQL text from the operator's entry in app/filters.py, each value a
 bound parameter, never SQL text.
@@ -36,7 +39,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from .collections import DATE_PAIRS, Collection
+from .collections import DATE_PAIRS, Collection, Naming
 from .filters import OPERATORS, Filter
 
 DIALECTS = ("sqlite",)
@@ -64,12 +67,16 @@ PARAMETERS: dict[str, tuple[str, ...]] = {
     RANGE_ROWS: _RANGE,
     "changes": ("from_date", "from_time", "midnight", "row_count"),
     **{shape: _RANGE for shape in SUMMARY_SHAPES},
+    "name_of": (),
     "ping": (),
     "version": (),
     "columns": ("table_name", "table_schema"),
 }
+# name_of is no read either: a summary grouped by a code of master data reads it once per
+# such group, for the name beside the code (Queries.get).
+NAME_OF = "name_of"
 SHAPES = ("all", "count", "page", "by_key", "range", "range_count", "range_page",
-          RANGE_ROWS, *SUMMARY_SHAPES, "changes")
+          RANGE_ROWS, *SUMMARY_SHAPES, NAME_OF, "changes")
 
 # Words that change data or run code; none may appear outside strings and quoted names.
 _FORBIDDEN = {"insert", "update", "delete", "merge", "drop", "alter", "create", "truncate",
@@ -85,8 +92,12 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)(:|\})")
 # Filled per request with the filters: "WHERE c1 AND c2" / "AND c1 AND c2", or nothing.
 FILTER_PLACEHOLDERS = ("where_filters", "and_filters")
-# Filled per request with the groups of a summary (?by=day,productcode): quoted names.
-REQUEST_PLACEHOLDERS = (*FILTER_PLACEHOLDERS, "by")
+# Filled per request with the groups of a summary (?by=day,productcode): {by} with quoted
+# names, {groups} with those and the name beside each code of master data, and {masters},
+# which the composer puts after the common table expressions of a summary, with the master
+# collections' records those names are read from.
+REQUEST_PLACEHOLDERS = (*FILTER_PLACEHOLDERS, "by", "groups", "masters")
+_GROUPED = re.compile(r"\{(?:by|groups)[:}]")
 DEFAULT_BY = ("day",)
 FILTERED_KEPT = 512  # filtered texts kept, by the filters' shape (fields, operators, counts)
 WRAP = 96  # a filled-in list of names is wrapped to lines of about this width
@@ -429,6 +440,8 @@ class Queries:
         self._by_key: dict[tuple[str, str, str | None], Query] = {}
         self._filtered: OrderedDict[tuple[Any, ...], Query] = OrderedDict()
         self.files: dict[str, Path] = {}  # stem -> the file it was read from
+        self.namings: dict[str, dict[str, Naming]] = {}  # stem -> its summary's named codes
+        self.name_of: dict[str | None, str] = {}  # dialect -> name_of of shapes.sql, as written
 
     def add(self, stem: str, query: Query) -> None:
         self._by_key[(stem, query.name, query.dialect)] = query
@@ -442,20 +455,51 @@ class Queries:
             return query
         if query.template is None:
             raise ValueError(f"{stem}.{name} takes no filters")
-        if not by and re.search(r"\{by[:}]", query.template):
+        if not by and _GROUPED.search(query.template):
             by = DEFAULT_BY  # a summary asked without groups, as its base text
         key = (stem, name, dialect, where and where.shape, by)
         found = self._filtered.get(key)
         if found is None:
             text = query.template
             if by:
-                text = fill(text, {"by": by}, query.source)
+                text = self.grouped(stem, text, by, dialect, query.source)
             sql, params, _ = convert(with_filters(text, where))
             found = replace(query, sql=sql, params=params)
             self._filtered[key] = found
             if len(self._filtered) > FILTERED_KEPT:
                 self._filtered.popitem(last=False)
         return found
+
+    def grouped(self, stem: str, template: str, by: Sequence[str], dialect: str | None,
+                where: str) -> str:
+        """A summary's template with its groups filled in: {by}; {groups}, where each code
+        of master data (Collection.namings) is followed by its name, name_of of shapes.sql
+        filled in for it; and {masters}, the master collections' records those names read,
+        each one more common table expression ("master_products"). A master this site does
+        not serve names nothing: its names are NULL."""
+        namings = self.namings.get(stem, {})
+        groups: list[str] = []
+        masters: dict[str, str] = {}  # the CTE's name -> the master's records as sent
+        for group in by:
+            groups.append(quote(group))
+            naming = namings.get(group)
+            if naming is None:
+                continue
+            records = (self._by_key.get((naming.master, "records", dialect))
+                       or self._by_key.get((naming.master, "records", None)))
+            if records is None:
+                groups.append(f"NULL AS {quote(naming.name)}")
+                continue
+            cte = f"master_{naming.master}"
+            masters[cte] = records.sql
+            lookup = fill(self.name_of.get(dialect) or self.name_of[None], {
+                "name": (naming.master_name,), "master": (cte,),
+                "code": (naming.master_code,), "group": (group,)}, where)
+            groups.append("(" + lookup.replace("\n", "\n        ") + f") AS {quote(naming.name)}")
+        text = fill(template, {"by": tuple(by)}, where)
+        return (text.replace("{groups}", ",\n    ".join(groups))
+                .replace("{masters}", "".join(f",\n{quote(cte)} AS (\n{sql}\n)"
+                                              for cte, sql in masters.items())))
 
     def field_line(self, stem: str, field: str, dialect: str | None) -> str:
         """Where `stem`'s records query gives `field`: 'file:line: the line', for an
@@ -528,12 +572,17 @@ def load_queries(sql_dir: Path, collections: Sequence[Collection],
     shapes = _File(_own_or_shipped(sql_dir, shipped_dir, SHAPES_FILE), SHAPES)
     shapes.require(SHAPES)
     queries.files[SHAPES_FILE] = shapes.path
+    for dialect in (None, *DIALECTS):
+        block = shapes.get(NAME_OF, dialect)
+        check_statement(block.text, block.source, first=("select",))
+        queries.name_of[dialect] = without_comments(block.text)
     for c in collections:
         path = sql_dir / f"{c.name}.sql"
         if not path.is_file():
             raise QueryFileError(f"{path}: missing (database.sql_dir is {sql_dir}); a site "
                                  f"without {c.name} leaves it out of collections.serve")
         queries.files[c.name] = path
+        queries.namings[c.name] = c.namings
         names = [n for read in c.reads() for n in read[:2]]
         own = _File(path, ["records", *dict.fromkeys(names)])
         first = own.blocks[0]
@@ -571,11 +620,20 @@ def _fill_collection(queries: Queries, c: Collection, own: _File, shapes: _File,
             ctes += (f',\n"in_range" AS (\n'
                      f'{fill(without_comments(rows.text), values, rows.source)}\n)')
             variant = variant or rows.dialect
+        grouped = bool(_GROUPED.search(text))
+        if kind_of(name) == "summary" and not re.search(r'\{groups\}[\s\S]*AS "grouped"', text):
+            raise QueryFileError(
+                f'{where}: a summary selects {{groups}} (its groups, each code of master data '
+                f'with its name) and reads its rows as "grouped" (FROM "in_range" AS '
+                f'"grouped"), which the names look their codes up in; see summary_vehicle in '
+                f"sql/shapes.sql")
+        if grouped:  # the master collections' records, for names beside codes
+            ctes += "{masters}"
         template = f"{ctes}\n{text}"
         takes_filters = any("{" + p + "}" in template for p in FILTER_PLACEHOLDERS)
-        grouped = bool(re.search(r"\{by[:}]", text))
         # A summary's base text (what check-sql runs and shows) groups by the day.
-        base = fill(template, {"by": DEFAULT_BY}, where) if grouped else template
+        base = (queries.grouped(c.name, template, DEFAULT_BY, dialect, where) if grouped
+                else template)
         sql, params, _ = convert(with_filters(base, None))
         _check_params(name, params, where)
         note = (f" ({block.dialect}: {block.description})"

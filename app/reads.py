@@ -21,7 +21,7 @@ from werkzeug.exceptions import NotFound
 
 from . import errors, logs, params
 from .db import Database, QueryFailed, Result
-from .formats import Encoder, Format
+from .formats import Encoder, Format, Writer
 from .queries import Where
 from .schemas import ValueMisfit
 from .streaming import SpooledStream
@@ -70,6 +70,11 @@ class Read:
     by: tuple[str, ...] = ()  # a summary's groups
     absent: str = ""  # a read of one record: the 404 message when there is none
 
+    @property
+    def name(self) -> str:
+        """What its records are called in a format that names them (an Excel sheet)."""
+        return "summary" if self.by else self.collection
+
 
 class Runner:
     """Runs reads on the app's database (one per app, shared by every collection)."""
@@ -89,7 +94,7 @@ class Runner:
         found = self._window(read, params.INT64_MAX) if read.window else self._rows(read, 1)
         if not found:
             raise NotFound(read.absent)
-        return _whole(read, read.format.one(read.encoder, found, read.fields))
+        return _whole(read, read.format.one(read.encoder, found, read.fields, read.name))
 
     def _page(self, read: Read) -> Response:
         window = read.window
@@ -97,7 +102,7 @@ class Runner:
         total = self.db.count(read.collection, window.count, read.values, read.where)
         records = self._window(read, total)
         meta = _pagination(total, window.page, window.size)
-        return _whole(read, read.format.whole(read.encoder, records, read.fields),
+        return _whole(read, read.format.whole(read.encoder, records, read.fields, read.name),
                       _page_headers(meta, window))
 
     def _window(self, read: Read, total: int) -> list[tuple[Any, ...]]:
@@ -144,10 +149,11 @@ class Runner:
             rows = result.all()
             g.rows = len(rows)
             values = read.encoder.values(result.columns, rows, first)
-            return _response(read, read.format.whole(read.encoder, values, read.fields))
-        batches = _Batches(read, result.columns, first, self.db, logs.request_id())
-        body = SpooledStream(result.batches(), batches,
-                             read.format.head(read.encoder, read.fields), read.format.tail,
+            return _response(read, read.format.whole(read.encoder, values, read.fields,
+                                                     read.name))
+        writer = read.format.writer(read.encoder, read.fields, read.name)
+        batches = _Batches(read, writer, result.columns, first, self.db, logs.request_id())
+        body = SpooledStream(result.batches(), batches, writer.head(), writer.tail,
                              result.what, result.abandon)
         g.rows = lambda: body.rows  # counted as they are read, for the access log
         g.stream = body  # whether it broke off, for the metrics
@@ -159,9 +165,9 @@ class Runner:
 class _Batches:
     """Encodes a stream's batches in its reading thread, numbering on from batch to batch."""
 
-    def __init__(self, read: Read, columns: Sequence[str], first: int | None, db: Database,
-                 request_id: str):
-        self.read, self.columns, self.position = read, columns, first
+    def __init__(self, read: Read, writer: Writer, columns: Sequence[str], first: int | None,
+                 db: Database, request_id: str):
+        self.read, self.writer, self.columns, self.position = read, writer, columns, first
         self.db, self.request_id = db, request_id  # the reading thread has no request
 
     def __call__(self, rows: list[Any], first_batch: bool) -> bytes:
@@ -174,7 +180,7 @@ class _Batches:
             raise
         if self.position is not None:
             self.position += len(rows)
-        return read.format.part(read.encoder, values, read.fields, first_batch)
+        return self.writer.part(values, first_batch)
 
 
 def _response(read: Read, body: Any, headers: dict[str, str] | None = None) -> Response:

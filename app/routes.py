@@ -28,9 +28,9 @@ from werkzeug.routing import BaseConverter
 from . import feed, formats, params, summaries, views
 from .arguments import FILTERS_DOC, WHERE, Accepted, accepted_filters, filter_parameters
 from .collections import DATE_PAIRS, Collection
-from .config import ApiSettings, FeedSettings
-from .dashboard import Page
+from .config import ApiSettings, FeedSettings, SiteSettings
 from .metrics import Metrics
+from .pages import Page
 from .reads import Runner
 from .schemas import HealthSchema, IndexSchema, example
 from .views import Served, Service
@@ -394,14 +394,30 @@ def _range_pages(api: ApiSettings) -> dict[str, fields.Field]:
     }
 
 
+_DIRECTION = ('direction ("in" when weigh1 > weigh2, a delivery; "out" when weigh2 > '
+              'weigh1, a dispatch; null otherwise), ')
+
+
+def _names_note(c: Collection) -> str:
+    """What the description of `by` says of the names beside codes, where it has them."""
+    if not c.namings:
+        return ""
+    pairs = ", ".join(f"{n.code} by {n.name}" for n in c.namings.values())
+    return (f" A code of master data is followed by its name: {pairs} (the master record "
+            f"whose code equals it as the database compares strings, the smallest id of "
+            f"several; null when none).")
+
+
 def _by_field(c: Collection, groupable: tuple[str, ...]) -> DelimitedList:
     return DelimitedList(
-        fields.String(metadata={"enum": [*summaries.TIME_GROUPS, *groupable]}),
+        fields.String(metadata={"enum": [*summaries.named_groups(c), *groupable]}),
         metadata={
             "description": f"The groups, comma-separated, in order, at most "
                            f"{summaries.MAX_GROUPS}: day (the `on` date), month (YYYY-MM), "
-                           f"hour (0-23 of the `on` time, a NULL time counting as 0), or a "
-                           f"text or integer field: {', '.join(groupable)}. Default day.",
+                           f"hour (0-23 of the `on` time, a NULL time counting as 0), "
+                           f"{_DIRECTION if c.summary == 'weighing' else ''}or a "
+                           f"text or integer field: {', '.join(groupable)}. Default day."
+                           f"{_names_note(c)}",
             "minItems": 1, "maxItems": summaries.MAX_GROUPS, "uniqueItems": True,
             "example": ["day", summaries.sample_field(c)]})
 
@@ -440,20 +456,26 @@ def meta_blueprint(service: Service, api: ApiSettings, keys: bool = False) -> Bl
     return blp
 
 
-# The service's routes outside the API document: the dashboard, Swagger UI's files and the
-# way to it, the metrics.
+# The service's routes outside the API document: Swagger UI's files and the way to it (the
+# pages and the metrics take arguments, so register_service_routes binds them).
 SERVICE_ROUTES = (("/docs/static/<path:filename>", views.docs_static),
                   ("/favicon.ico", views.favicon), ("/docs/", views.docs_slash))
 
 
-def register_service_routes(app: Flask, prefix: str, metrics: Metrics, metrics_key: str
-                            ) -> None:
+def register_service_routes(app: Flask, prefix: str, metrics: Metrics, metrics_key: str,
+                            site: SiteSettings) -> None:
     """The routes outside the API document (endpoints docs_static, favicon, docs_slash,
-    dashboard.dashboard, metrics)."""
+    dashboard.dashboard, report.report_today, report.report, metrics)."""
     for rule, view in SERVICE_ROUTES:
         app.add_url_rule(f"{prefix}{rule}", view.__name__, view)
-    page = flask.Blueprint("dashboard", __name__)
-    page.add_url_rule(f"{prefix}/dashboard", "dashboard", _bound(views.dashboard, Page.read()))
-    app.register_blueprint(page)
+    dashboard = flask.Blueprint("dashboard", __name__)
+    dashboard.add_url_rule(f"{prefix}/dashboard", "dashboard",
+                           _bound(views.dashboard, Page.read("dashboard.html", site)))
+    app.register_blueprint(dashboard)
+    report = flask.Blueprint("report", __name__)
+    report.add_url_rule(f"{prefix}/report", "report_today", views.report_today)
+    report.add_url_rule(f"{prefix}/report/<day>", "report",
+                        _bound(views.report, Page.read("report.html", site)))
+    app.register_blueprint(report)
     app.add_url_rule(f"{prefix}/metrics", "metrics",
                      _bound(views.metrics, metrics, metrics_key.encode()))

@@ -254,23 +254,44 @@ def numbered(schema: type[ma.Schema]) -> type[ma.Schema]:
 
 
 _SUMMARY_DESCRIPTIONS = {
-    "weighing": "One group of a weighing summary: the groups asked for (day, month, hour or "
-                "fields, by name, in the order of ?by=), then records (how many), weighed (how "
-                "many have both weigh1 and weigh2), net (the sum over those of |weigh1 - "
-                "weigh2|, null when none), net_min and net_max.",
+    "weighing": "One group of a weighing summary: the groups asked for (day, month, hour, "
+                "direction or fields, by name, in the order of ?by=; right after productcode, "
+                "custcode and transcode the master record's name), then records (how many), "
+                "weighed (how many have both weigh1 and weigh2), net (the sum over those of "
+                "|weigh1 - weigh2|, null when none), net_min and net_max.",
     "production": "One group of a production summary: the groups asked for, then batches (how "
                   "many) and per raw material g: g_sv and g_pv, the sums over the batches that "
                   "have both (null when none), and g_deviation = (g_pv - g_sv) / g_sv * 100 "
                   "rounded to two decimals (null when g_sv is 0 or null); then the average "
                   "temperatures, rounded to two decimals.",
-    "vehicle": "One group of a vehicle summary: the groups asked for, then records.",
+    "vehicle": "One group of a vehicle summary: the groups asked for (right after TransCode "
+               "the transporter's TransName), then records.",
 }
 
 
+DIRECTION = String(allow_none=True, metadata={
+    "enum": ["in", "out", None],
+    "description": "With by=direction: \"in\" when weigh1 > weigh2 (came in loaded, left "
+                   "empty: a delivery), \"out\" when weigh2 > weigh1 (a dispatch), null when "
+                   "they are equal or one is missing."})
+
+
+def _code_and_name(code: str, name: str, master: str, field: str) -> dict[str, fields.Field]:
+    """A code of master data a summary may group by, and the name sent right after it."""
+    return {code: String(allow_none=True, metadata={"description": f"With by={code}."}),
+            name: String(allow_none=True, metadata={"description": (
+                f"Sent right after {code} when grouped by it: the {field} of the {master} "
+                f"record whose code equals it as the database compares strings (the smallest "
+                f"id of several); null when none has it or {code} is null.")})}
+
+
 @functools.cache
-def summary_schema(shape: str, measures: Sequence[tuple[str, str]]) -> type[ma.Schema]:
-    """One group of a summary of `shape`: the time groups it may carry, then its measures
-    (a field group carries its field's name and type, beyond those listed)."""
+def summary_schema(shape: str, measures: Sequence[tuple[str, str]],
+                   names: Sequence[tuple[str, str, str, str]] = ()) -> type[ma.Schema]:
+    """One group of a summary of `shape`: the time groups it may carry (and the weighing
+    shape's direction), each code of master data with its name (`names`: code, name, master,
+    the master's field), then its measures (a field group carries its field's name and type,
+    beyond those listed)."""
     groups: dict[str, fields.Field] = {
         "day": fields.String(metadata={"format": "date", "description": "The `on` date, "
                                        "YYYY-MM-DD (with by=day)."}, allow_none=True),
@@ -281,6 +302,10 @@ def summary_schema(shape: str, measures: Sequence[tuple[str, str]]) -> type[ma.S
                                          "0-23 of the `on` time, a NULL time counting as 0 "
                                          "(with by=hour)."}),
     }
+    if shape == "weighing":
+        groups["direction"] = DIRECTION
+    for code, name, master, field in names:
+        groups |= _code_and_name(code, name, master, field)
     for name, kind in measures:  # app/summaries.py Measure.kind
         groups[name] = (fields.Integer() if kind == "count" else
                         Number(allow_none=True) if kind == "number"
@@ -327,3 +352,7 @@ class IndexSchema(ma.Schema):
     docs = fields.String(required=True)
     openapi = fields.String(required=True)
     dashboard = fields.String(required=True, metadata={"description": "The dashboard page"})
+    report = fields.String(required=True, metadata={
+        "description": "The daily report: today's; /report/YYYY-MM-DD for another day"})
+    site = fields.String(required=True, allow_none=True, metadata={
+        "description": "The site's name (site.name), null when none is configured"})

@@ -96,7 +96,8 @@ class Spool:
 
 
 class SpooledStream:
-    """An iterable response body: `begin`, each batch encoded, then `end` on success.
+    """An iterable response body: `begin`, each batch encoded, then what `end()` gives on
+    success (asked for only then: an Excel workbook's last parts depend on its batches).
 
     If reading fails midway the error is logged and raised to the server after the bytes
     already spooled, before `end`: the server then aborts the chunked response, so no client
@@ -104,7 +105,8 @@ class SpooledStream:
     """
 
     def __init__(self, batches: Iterator[list[Any]], encode: Callable[[list[Any], bool], bytes],
-                 begin: bytes, end: bytes, what: str, on_abandon: Callable[[], None]):
+                 begin: bytes, end: Callable[[], bytes], what: str,
+                 on_abandon: Callable[[], None]):
         self._batches, self._encode = batches, encode
         self._begin, self._end, self.what = begin, end, what
         self._on_abandon = on_abandon
@@ -126,7 +128,7 @@ class SpooledStream:
                 self.rows += len(batch)
                 first = False
             else:
-                self._spool.write(self._end)
+                self._spool.write(self._end())
             self._spool.finish()
         except BaseException as exc:
             log.error("stream %s broke off after %d records: %s", self.what, self.rows, exc)

@@ -25,6 +25,8 @@ from .queries import DEFAULT_BY
 from .schemas import GROUPS, Integer, String, ValueMisfit, _wire_date, summary_schema
 
 TIME_GROUPS = ("day", "month", "hour")
+# Groups a record shape has of its own, worked out in its summary_<shape> (sql/shapes.sql).
+SHAPE_GROUPS: dict[str, tuple[str, ...]] = {"weighing": ("direction",)}
 MAX_GROUPS = 4
 _INTEGER = Integer()  # an integer group's value as a record's integer field sends it
 MATERIALS = GROUPS  # the production shape's raw-material groups
@@ -128,6 +130,20 @@ def groupable(c: Collection) -> list[str]:
     return [f for f in c.fields if type(declared[f]) in (Integer, String) and f not in taken]
 
 
+def named_groups(c: Collection) -> tuple[str, ...]:
+    """The groups a summary of `c` may name besides its fields: the time groups, then its
+    shape's own (the weighing shape's direction)."""
+    assert c.summary is not None
+    return (*TIME_GROUPS, *SHAPE_GROUPS.get(c.summary, ()))
+
+
+def output_of(c: Collection, by: Sequence[str]) -> list[str]:
+    """The group keys of a summary grouped `by`, in order: each group, and right after a
+    code of master data the name of it (CONTRACT §8 "Names beside codes")."""
+    namings = c.namings
+    return [k for g in by for k in ((g, namings[g].name) if g in namings else (g,))]
+
+
 def sample_field(c: Collection) -> str:
     """A field to group by in examples: the material, the recipe, the haulier."""
     fields = groupable(c)
@@ -141,7 +157,7 @@ def read_by(c: Collection, names: Sequence[str] | None,
     if names is None:
         return DEFAULT_BY
     names = tuple(names)
-    accepted = (*TIME_GROUPS, *fields)
+    accepted = (*named_groups(c), *fields)
     unknown = [n for n in names if n not in accepted]
     problem = None
     if not names:
@@ -154,8 +170,8 @@ def read_by(c: Collection, names: Sequence[str] | None,
         problem = "a group is named twice"
     if problem:
         abort(400, messages={"query": {"by": [
-            f"{problem}. by takes up to {MAX_GROUPS} comma-separated groups, in order: day, "
-            f"month, hour, or a text or integer field of {c.name}: "
+            f"{problem}. by takes up to {MAX_GROUPS} comma-separated groups, in order: "
+            f"{', '.join(named_groups(c))}, or a text or integer field of {c.name}: "
             f"{', '.join(fields)}; e.g. by=day,{sample_field(c)}"]}})
     return names
 
@@ -170,10 +186,11 @@ class SummaryEncoder:
         self.measures = MEASURES[c.summary]
         declared = c.schema._declared_fields
         self.by = tuple(by)
-        self.output = [*self.by, *self.measures.names]
+        self.output = [*output_of(c, self.by), *self.measures.names]
+        # Each key as sent, how its value is written: a name and a shape's group are text.
         self._groups = [(n, "day" if n == "day" else "hour" if n == "hour" else
-                         "text" if n == "month" or type(declared[n]) is String else "int")
-                        for n in self.by]
+                         "int" if type(declared.get(n)) is Integer else "text")
+                        for n in output_of(c, self.by)]
 
     def columns_missing(self, columns: Sequence[str]) -> list[str]:
         """None: a summary's columns are Jembatan's own (sql/shapes.sql), not a site's."""
@@ -214,6 +231,14 @@ class SummaryEncoder:
         csv.writer(out, lineterminator="\r\n").writerow(self.output)
         return out.getvalue()
 
+    def kinds(self, fields: Sequence[str] | None = None) -> list[str]:
+        """What each column of `self.output` is (app/xlsx.py): a group's kind, a measure's
+        (a count is an integer), and text for any other."""
+        known = {name: {"day": "date", "hour": "integer", "int": "integer"}.get(kind, "text")
+                 for name, kind in self._groups}
+        known |= {m.name: m.kind for m in self.measures.entries}
+        return [known.get(name, "text") for name in self.output]
+
 
 def example(c: Collection) -> dict[str, Any]:
     """Plausible measures of one group, for the OpenAPI document."""
@@ -224,4 +249,6 @@ def example(c: Collection) -> dict[str, Any]:
 def schema_of(c: Collection) -> type[ma.Schema]:
     """The OpenAPI shape of one group of a summary of `c`."""
     assert c.summary is not None
-    return summary_schema(c.summary, tuple((m.name, m.kind) for m in MEASURES[c.summary].entries))
+    return summary_schema(c.summary, tuple((m.name, m.kind) for m in MEASURES[c.summary].entries),
+                          tuple((n.code, n.name, n.master, n.master_name)
+                                for n in c.namings.values()))

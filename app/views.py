@@ -6,6 +6,7 @@ operation's summary and description in the OpenAPI document.
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import hmac
 from collections.abc import Callable
@@ -19,10 +20,10 @@ from werkzeug.exceptions import NotFound, Unauthorized
 from . import feed, formats, params, summaries
 from .collections import Collection
 from .config import FeedSettings
-from .dashboard import Page
 from .db import Database, DatabaseUnavailable, QueryFailed
 from .encoding import RecordEncoder
 from .metrics import Metrics
+from .pages import Page
 from .queries import Where
 from .reads import Read, RowEncoder, Runner, Window
 
@@ -58,6 +59,7 @@ class Service:
 
     collections: tuple[Collection, ...]
     db: Database
+    site: str = ""  # site.name: the plant's name on the report; "" when none is configured
 
 
 def get_all(s: Served, where: Where | None = None, format: str | None = None,
@@ -185,6 +187,8 @@ def index(service: Service) -> Any:
         "docs": url_for("api-docs.openapi_swagger_ui", _external=True),
         "openapi": url_for("api-docs.openapi_json", _external=True),
         "dashboard": url_for("dashboard.dashboard", _external=True),
+        "report": url_for("report.report_today", _external=True),
+        "site": service.site or None,
     }
 
 
@@ -215,14 +219,24 @@ def health(service: Service) -> Any:
 
 def dashboard(page: Page) -> Response:
     """The dashboard (CONTRACT §9): one page, as read at start."""
-    response = Response(page.body, mimetype="text/html")
-    response.set_etag(page.etag)
-    response.headers["Content-Security-Policy"] = page.policy
-    # Revalidated on every load (the ETag makes that a 304): a new version of the page is
-    # seen at once after an upgrade.
-    response.headers["Cache-Control"] = "no-cache"
-    response.headers["Referrer-Policy"] = "no-referrer"
-    return response.make_conditional(request)
+    return page.response(request)
+
+
+def report(page: Page, day: str) -> Response:
+    """The daily report of `day` (CONTRACT §9): the same page for every day, which reads
+    its day from its own URL; a day that is not one of the calendar is a 400 here, as in
+    the API's ranges, before any page is sent."""
+    params.date(day, "the report's date")
+    return page.response(request)
+
+
+def report_today() -> Response:
+    """`/report` without a date: today's report, by the service's clock (the plant's local
+    date on a plant server, as the weighbridge's own dates are)."""
+    today = dt.date.today().isoformat()
+    response = redirect(url_for("report.report", day=today))
+    response.headers["Cache-Control"] = "no-store"  # tomorrow it points elsewhere
+    return response  # type: ignore[return-value]
 
 
 def metrics(figures: Metrics, key: bytes) -> Response:

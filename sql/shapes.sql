@@ -23,6 +23,14 @@
 --                the request's filters (?vehno=B 1234 XYZ&weigh2__isnull=true): nothing
 --                without filters, else WHERE (or AND) and one condition per filter on a
 --                quoted field, each value a bound :parameter ("vehno" = :filter_0 AND ...)
+--   {by}, {groups}
+--                a summary's groups (?by=day,productcode), quoted: {by} as grouped and
+--                ordered, {groups} as selected, each code of master data followed by its
+--                name (name_of below, filled in per code)
+--   {master}, {code}, {name}, {group}
+--                in name_of alone: the master collection's records as a common table
+--                expression ("master_products"), its code and name fields ("ProductCode",
+--                "ProductName"), and the summary's group they name ("productcode")
 -- and :parameters, which the runner binds (dates and times typed on SQL Server).
 --
 -- A collection's own file may hold a query of a shape's name (or range_<on>,
@@ -150,27 +158,41 @@ ORDER BY {date}, {time}, {order}
 LIMIT :row_count OFFSET :skip;
 
 -- The summaries (CONTRACT §8): per group of the records a range holds, filters included,
--- what the record shape measures, read from "in_range" (range_rows above). {by} is the
--- request's groups (?by=day,productcode): those names or fields of the record; the groups
--- come ascending, NULLs first (the CASE sorts only the groups, a few rows, on every engine). Sums are CAST so that an int column cannot overflow:
--- bigint for kilograms of material, float for net weights. Deviations and averages are
--- divided out of these sums by Jembatan (app/summaries.py), the same way on every engine.
+-- what the record shape measures, read from "in_range" (range_rows above) as "grouped".
+-- {by} is the request's groups (?by=day,productcode): those names or fields of the record;
+-- the groups come ascending, NULLs first (the CASE sorts only the groups, a few rows, on
+-- every engine). {groups} is the same groups as selected: each code of master data followed
+-- by its name (name_of below), looked up once per group after grouping. Sums are CAST so
+-- that an int column cannot overflow: bigint for kilograms of material, float for net
+-- weights. Deviations and averages are divided out of these sums by Jembatan
+-- (app/summaries.py), the same way on every engine.
+--
+-- The weighing shape has one group more, "direction", worked out here rather than in
+-- range_rows: range_rows serves every shape (vehicles and batches have no weights) and the
+-- range reads, which never send it.
 
 -- name: summary_weighing
--- Per group of the range ({by}): how many records, how many were weighed in and out, and the net weight |weigh1 - weigh2| of those: its sum, least and greatest.
-SELECT {by},
+-- Per group of the range ({by}, which may be a record's direction): how many records, how many were weighed in and out, and the net weight |weigh1 - weigh2| of those: its sum, least and greatest.
+SELECT {groups},
     COUNT(*) AS "records",
     COUNT(ABS("weigh1" - "weigh2")) AS "weighed",
     SUM(CAST(ABS("weigh1" - "weigh2") AS float)) AS "net",
     MIN(CAST(ABS("weigh1" - "weigh2") AS float)) AS "net_min",
     MAX(CAST(ABS("weigh1" - "weigh2") AS float)) AS "net_max"
-FROM "in_range"
+FROM (
+    -- "in": weighed heavier first, a delivery; "out": a dispatch; NULL when the weights are
+    -- equal or one is missing (CONTRACT §8). 'in' sorts before 'out' on every collation.
+    SELECT "day", "month", "hour", {fields},
+        CASE WHEN "weigh1" > "weigh2" THEN 'in' WHEN "weigh2" > "weigh1" THEN 'out' END
+            AS "direction"
+    FROM "in_range"
+) AS "grouped"
 GROUP BY {by}
 ORDER BY {by:CASE WHEN {} IS NULL THEN 0 ELSE 1 END, {}};
 
 -- name: summary_production
 -- Per group of the range ({by}): how many batches; per raw material the sums of sv and pv over the batches that have both; the temperatures' sums and counts, for their averages.
-SELECT {by},
+SELECT {groups},
     COUNT(*) AS "batches",
     SUM(CASE WHEN "adonan_pv" IS NOT NULL THEN CAST("adonan_sv" AS bigint) END) AS "adonan_sv",
     SUM(CASE WHEN "adonan_sv" IS NOT NULL THEN CAST("adonan_pv" AS bigint) END) AS "adonan_pv",
@@ -192,17 +214,29 @@ SELECT {by},
     COUNT("temperature_sv") AS "temperature_sv_count",
     SUM(CAST("temperature_pv" AS bigint)) AS "temperature_pv_sum",
     COUNT("temperature_pv") AS "temperature_pv_count"
-FROM "in_range"
+FROM "in_range" AS "grouped"
 GROUP BY {by}
 ORDER BY {by:CASE WHEN {} IS NULL THEN 0 ELSE 1 END, {}};
 
 -- name: summary_vehicle
 -- Per group of the range ({by}): how many vehicles.
-SELECT {by},
+SELECT {groups},
     COUNT(*) AS "records"
-FROM "in_range"
+FROM "in_range" AS "grouped"
 GROUP BY {by}
 ORDER BY {by:CASE WHEN {} IS NULL THEN 0 ELSE 1 END, {}};
+
+-- name: name_of
+-- The name beside a summary's group {group} (CONTRACT §8 "Names beside codes"): the {name} of the master collection's records ({master}, its own `records` query, so the site's mapping applies) whose {code} equals the group's value as the database compares strings (SQL Server: under the collation, so trailing blanks and, case-insensitive by default, case do not count; PostgreSQL and SQLite: exactly); of several, the one with the smallest "id" (one with a NULL id only when none has an id; the least name among equal ids); NULL when none has it or the code is NULL. Looked up per group after grouping, and one value whatever the master holds (MIN over the chosen records), so a name never splits, merges or drops a group.
+SELECT MIN("named".{name})
+FROM {master} AS "named"
+WHERE "named".{code} = "grouped".{group}
+  AND NOT EXISTS (
+      SELECT 1
+      FROM {master} AS "earlier"
+      WHERE "earlier".{code} = "grouped".{group}
+        AND ("earlier"."id" < "named"."id"
+             OR "named"."id" IS NULL AND "earlier"."id" IS NOT NULL));
 
 -- The feed (CONTRACT §11, GET /<c>/changes): the records whose {date} + {time} (a NULL time
 -- counting as 00:00:00) is at or after the bookmark less the lookback, in stamp order then

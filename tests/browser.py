@@ -1,4 +1,5 @@
-"""A real headless Chromium for the browser tests (test_docs_browser.py, test_dashboard.py).
+"""A real headless Chromium for the browser tests (test_docs_browser.py, test_dashboard.py,
+test_report.py).
 
 The browser is Debian's `chromium`, driven through the Chrome DevTools Protocol over
 `--remote-debugging-pipe` (JSON messages ending in NUL, written to the browser's fd 3 and
@@ -240,6 +241,15 @@ class Browser:
             "clip": {"x": 0, "y": max(y, 0), "width": width, "height": height, "scale": 1}},
             self.page)
         path.write_bytes(base64.b64decode(shot["data"]))
+        return path
+
+    def pdf(self, path: Path) -> Path:
+        """The page printed to PDF as Chromium's print dialog would, with the page's own
+        @page size and margins (preferCSSPageSize) and no header or footer of the browser's."""
+        printed = self.call("Page.printToPDF", {
+            "preferCSSPageSize": True, "printBackground": True,
+            "displayHeaderFooter": False}, self.page)
+        path.write_bytes(base64.b64decode(printed["data"]))
         return path
 
     def close(self) -> None:

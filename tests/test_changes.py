@@ -484,3 +484,22 @@ def test_a_browser_page_may_read_the_bookmark(make_client):
     response = client.get("/transactions/changes", headers={"Origin": "https://erp.plant"})
     exposed = response.headers["Access-Control-Expose-Headers"].split(", ")
     assert {"X-Bookmark", "X-Bookmark-Repeats", "Link"} <= set(exposed)
+
+
+def test_a_workbook_of_the_changes(open_feed):
+    """format=xlsx, as wherever CSV is answered: one sheet named after the collection, the
+    records of the answer, and the bookmark in the headers all the same."""
+    import io
+
+    import openpyxl
+
+    rows = rows_of("transactions", FIRST)
+    db, client = open_feed({"transactions": rows})
+    response = client().get("/transactions/changes?format=xlsx&fields=id,jam_update")
+    assert response.status_code == 200
+    assert TOKEN.fullmatch(response.headers["X-Bookmark"])
+    book = openpyxl.load_workbook(io.BytesIO(response.get_data()))
+    assert book.sheetnames == ["transactions"]
+    cells = [[c.value for c in row] for row in book["transactions"].iter_rows()]
+    order = in_feed_order("transactions", rows)
+    assert [row[0] for row in cells] == ["id", *(r["id"] for r in order)]

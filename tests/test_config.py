@@ -265,3 +265,49 @@ def test_example_config_documents_every_key(example: Path) -> None:
     missing = [f"{section}.{key}" for section, keys in CONTRACT_KEYS.items()
                for key in keys if key not in data.get(section, {})]
     assert not missing, f"{example.name} lacks {', '.join(missing)}"
+
+
+# -- the site's words for the pages (labels) -------------------------------------------
+
+
+def test_site_labels_default_and_site(workdir: Path, tmp_path: Path) -> None:
+    from app.collections import COLLECTIONS, DATE_PAIRS
+    s = load_settings(None, {})
+    # A default label for every collection and every date field there is.
+    assert set(s.site.collections) == {c.name for c in COLLECTIONS}
+    assert set(s.site.dates) == set(DATE_PAIRS)
+    assert s.site.collections["timbangan1"] == "Weighbridge 1"
+    assert s.site.dates["dt1"] == "entry weighing"
+
+    path = write_config(tmp_path / "etc", """
+[site.collections]
+timbangan1 = " North gate "
+[site.dates]
+dt2 = "keluar"
+""")
+    s = load_settings(None, {"JEMBATAN_CONFIG": str(path)})
+    assert s.site.collections["timbangan1"] == "North gate"
+    assert s.site.collections["timbangan2"] == "Weighbridge 2"  # the others stay
+    assert s.site.dates == {**load_settings(None, {}).site.dates, "dt2": "keluar"}
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ('[site.collections]\ntimbangn1 = "WB 1"\n',
+     "site.collections: 'timbangn1' is not a collection (did you mean 'timbangan1'?)"),
+    ('[site.dates]\ndt3 = "x"\n', "site.dates: 'dt3' is not a date field"),
+    ('[site.collections]\nbiao1 = ""\n', "site.collections.biao1 must be"),
+    ('[site.collections]\nbiao1 = 1\n', "site.collections.biao1 must be"),
+    ('[site.dates]\ndt1 = "a\\nb"\n', "site.dates.dt1 must be"),
+    ('[site]\ncollections = "x"\n', "site.collections must be a table"),
+    ('[site]\ntitle = "x"\n', "unknown key site.title"),
+])
+def test_site_label_errors(workdir: Path, tmp_path: Path, text: str, said: str) -> None:
+    message = config_error(tmp_path, text)
+    assert said in message
+    assert "\n" not in message.replace("\\n", "")  # one line at start, as the others
+
+
+def test_example_config_shows_the_default_labels(example: Path, workdir: Path) -> None:
+    from app.labels import COLLECTION_LABELS, DATE_LABELS
+    s = load_settings(None, {"JEMBATAN_CONFIG": str(example)})
+    assert (s.site.collections, s.site.dates) == (COLLECTION_LABELS, DATE_LABELS)

@@ -101,11 +101,35 @@ def segments(browser: Browser, chart: str) -> list[tuple[str, str]]:
     return [tuple(pair) for pair in found]
 
 
-def links(browser: Browser) -> list[tuple[str, str]]:
-    """(CSV link, API link) of every view, as absolute URLs."""
-    return [tuple(pair) for pair in browser.js(
+def links(browser: Browser) -> list[tuple[str, str, str]]:
+    """(workbook link, CSV link, API link) of every view, as absolute URLs."""
+    return [tuple(three) for three in browser.js(
         "[...document.querySelectorAll('section.view')].map(s =>"
-        " [s.querySelector('a.csv')?.href, s.querySelector('a.api')?.href])")]
+        " ['a.xlsx', 'a.csv', 'a.api'].map(a => s.querySelector(a)?.href))")]
+
+
+def legend(browser: Browser, selector: str) -> list[tuple[str, str]]:
+    """(text, hover) of every entry of a legend."""
+    return [tuple(pair) for pair in browser.js(
+        f"[...document.querySelectorAll({json.dumps(selector + ' li')})]"
+        f".map(l => [l.textContent, l.querySelector('[title]')?.title])")]
+
+
+def code(value: str | None) -> str:
+    """A group's key as the page has it: the code, or (none)."""
+    return NONE if value is None else value
+
+
+def tonnes(kg: float | None) -> str:
+    """A weight as the page writes it: tonnes, two decimals, thin-space groups."""
+    if kg is None:
+        return "–"
+    return f"{kg / 1000:,.2f}".replace(",", "\u202f") + " t"
+
+
+def kilograms(kg: float) -> str:
+    """A weight's hover text: kilograms, at most two decimals."""
+    return f"{kg:,.2f}".rstrip("0").rstrip(".").replace(",", "\u202f") + " kg"
 
 
 def assert_stayed_home(browser: Browser, server: Gunicorn, allowed: tuple[str, ...] = ()) -> None:
@@ -149,57 +173,57 @@ def test_weighing_view_on_the_demo(demo_database: Path, browser: Browser,
         assert browser.js("['collection', 'from', 'to']"
                           ".map(id => document.getElementById(id).value)") == [
             "transactions", first, last]
+        assert browser.js("[...document.getElementById('collection').selectedOptions]"
+                          ".map(o => o.textContent)") == ["All weighings"]
 
-        # One bar segment per day and material that has a net, and the day totals over them.
-        groups = summary(base, "transactions", first, last, "day,productcode")
-        with_net = [g for g in groups if g["net"] is not None]
-        assert with_net != groups, "the demo week has a group without a net"
-        drawn = segments(browser, "net-chart")
-        assert Counter(drawn) == Counter(
-            (g["day"], g["productcode"] if g["productcode"] is not None else NONE)
-            for g in with_net)
-        per_day: Counter[str] = Counter()
-        for g in with_net:
-            per_day[g["day"]] += g["net"]
-        sums = browser.js("[...document.querySelectorAll('svg.net-chart text.sum')]"
-                          ".map(t => t.textContent)")
-        assert [number(t) for t in sums] == [per_day[d] for d in sorted(per_day)]
-        legend = browser.js("[...document.querySelectorAll('.legend li')]"
-                            ".map(l => l.textContent)")
-        assert sorted(legend) == sorted({key for _, key in drawn})
+        # Per direction, one bar segment per day and material that has a net, named.
+        groups = summary(base, "transactions", first, last, "day,direction,productcode")
+        assert {g["direction"] for g in groups} >= {"in", "out"}
+        for way in ("in", "out"):
+            with_net = [g for g in groups if g["net"] is not None and g["direction"] == way]
+            assert Counter(segments(browser, f"net-chart.{way}")) == Counter(
+                (g["day"], code(g["productcode"])) for g in with_net)
+            names = {code(g["productcode"]): g["productname"] for g in with_net}
+            assert all(names.values()), "every demo material has a name"
+            assert sorted(legend(browser, f"svg.net-chart.{way} + .legend")) == sorted(
+                (name, f"code {c}") for c, name in names.items())
+            # The total per material over the range, in tonnes.
+            per_material: Counter[str] = Counter()
+            for g in with_net:
+                per_material[names[code(g["productcode"])]] += g["net"]
+            shown = {cells[0]: cells[3] for cells in rows(browser, f"table.materials.{way}")}
+            assert shown == {name: tonnes(net) for name, net in per_material.items()}
 
-        # The table by customer: every figure, and the totals, as the API gives them.
-        customers = summary(base, "transactions", first, last, "custcode")
-        shown = rows(browser, "table.customers")
-        fields = ("records", "weighed", "net", "net_min", "net_max")
-        assert [[cells[0], *map(number, cells[1:])] for cells in shown] == [
-            [c["custcode"] if c["custcode"] is not None else NONE, *(c[f] for f in fields)]
-            for c in customers]
-        nets = [c["net"] for c in customers if c["net"] is not None]
-        totals = ["Total", sum(c["records"] for c in customers),
-                  sum(c["weighed"] for c in customers), sum(nets),
-                  min(c["net_min"] for c in customers if c["net_min"] is not None),
-                  max(c["net_max"] for c in customers if c["net_max"] is not None)]
-        (foot,) = rows(browser, "table.customers", "tfoot")
-        assert [foot[0], *map(number, foot[1:])] == totals
+        # The tables by supplier (in) and customer (out): names and tonnes as the API gives.
+        parties = summary(base, "transactions", first, last, "direction,custcode")
+        for way, cls in (("in", "suppliers"), ("out", "customers")):
+            expected = [g for g in parties if g["direction"] == way]
+            shown = rows(browser, f"table.{cls}")
+            assert [cells[0] for cells in shown] == [g["custname"] for g in expected]
+            assert [[number(c) for c in cells[1:3]] + cells[3:] for cells in shown] == [
+                [g["records"], g["weighed"], tonnes(g["net"]), tonnes(g["net_min"]),
+                 tonnes(g["net_max"])] for g in expected]
         tiles = dict(browser.js("[...document.querySelectorAll('.tile')].map(t =>"
                                 " [t.querySelector('.label').textContent,"
                                 "  t.querySelector('.value').textContent])"))
-        assert number(tiles["Records"]) == totals[1]
-        assert number(tiles["Net weight"].removesuffix("kg")) == totals[3]
-        assert number(tiles["Customers"]) == len(customers)
+        assert number(tiles["Weighings"]) == sum(g["records"] for g in parties)
+        for way, name in (("in", "Delivered in"), ("out", "Dispatched out")):
+            assert tiles[name] == tonnes(sum(g["net"] or 0 for g in parties
+                                             if g["direction"] == way))
 
-        # Each view links to its CSV and to the JSON URL the page fetched; both reproduce it.
+        # Each view links its workbook, its CSV and the JSON URL the page fetched.
         asked = browser.seen("request")
         views = links(browser)
-        assert len(views) == 2
-        for csv_url, api_url in views:
+        assert len(views) >= 4
+        for xlsx_url, csv_url, api_url in views:
             assert api_url in asked
-            assert csv_url == api_url + "&format=csv"
+            assert (xlsx_url, csv_url) == (api_url + "&format=xlsx", api_url + "&format=csv")
             assert requests.get(csv_url, timeout=10).headers["Content-Type"].startswith(
                 "text/csv")
-        assert [requests.get(api, timeout=10).json() for _, api in views] == [
-            groups, customers]
+        assert [requests.get(api, timeout=10).json() for _, _, api in views[:4]] == [
+            groups, groups, parties, parties]
+        assert browser.js("document.getElementById('report').getAttribute('href')") == \
+            f"report/{last}"
 
         # The page's own style is applied (its CSP hash matches) and its requests are few.
         assert browser.js("getComputedStyle(document.querySelector('section.view'))"
@@ -243,9 +267,10 @@ def test_production_view_on_the_demo(demo_database: Path, browser: Browser,
                 [d["day"], *(d[f"{m}_deviation"] for m in MATERIALS)] for d in days]
             batches = browser.js("document.querySelector('.tile .value').textContent")
             assert number(batches) == sum(d["batches"] for d in days)
-            for csv_url, api_url in links(browser):
+            for xlsx_url, csv_url, api_url in links(browser):
                 assert api_url == f"{base}/{c}/summary/{first}/00:00/{last}/23:59:59" \
                                   f"?by=day&on=tanggal"
+                assert xlsx_url == api_url + "&format=xlsx"
                 assert requests.get(csv_url, timeout=10).status_code == 200
                 assert requests.get(api_url, timeout=10).json() == days
 
@@ -254,8 +279,9 @@ def test_production_view_on_the_demo(demo_database: Path, browser: Browser,
         # Another collection from the picker keeps the dates, in the hash too.
         browser.js("const picker = document.getElementById('collection');"
                    " picker.value = 'biao1'; picker.dispatchEvent(new Event('change'))")
-        browser.wait_for(f"document.getElementById('status').textContent.startsWith('biao1,')"
-                         f" && {STATE} === 'ready'", "biao1's view")
+        browser.wait_for("document.getElementById('status').textContent"
+                         f".startsWith('Batching plant — Biao,') && {STATE} === 'ready'",
+                         "biao1's view")
         assert browser.js("location.hash") == f"#c=biao1&from={first}&to={last}"
         assert_figures("biao1")
         assert_stayed_home(browser, server)
@@ -277,25 +303,31 @@ def test_values_are_text_never_html(browser: Browser, tmp_path: Path) -> None:
         wait_state(browser, "ready")
         assert browser.js("location.hash") == "#c=transactions&from=2026-03-04&to=2026-03-10"
 
-        # The exact characters, as text, where they belong; NULL as "(none)".
-        assert [r[0] for r in rows(browser, "table.customers")] == [NONE, SCRIPT]
-        legend = browser.js("[...document.querySelectorAll('.legend li')]"
-                            ".map(l => l.textContent)")
-        assert legend == [NONE, IMG, "RM001"]
+        # The exact characters, as text, where they belong; NULL as "(none)"; codes without
+        # a master record as the code, saying there is no name. All weighed in: deliveries.
+        assert [r[0] for r in rows(browser, "table.suppliers")] == [
+            NONE, f"{SCRIPT} (no name)"]
+        assert sorted(legend(browser, "svg.net-chart.in + .legend")) == sorted([
+            (NONE, "no code recorded"),
+            (f"{IMG} (no name)", f"{IMG}: no name in products"),
+            ("RM001 (no name)", "RM001: no name in products")])
         titles = browser.js("[...document.querySelectorAll('svg.net-chart title')]"
                             ".map(t => t.textContent)")
-        assert f"2026-03-09 · {IMG}: 12\u202f001 kg" in titles  # 20001 - 8000 kg
+        # 20001 - 8000 kg
+        assert f"2026-03-09 · {IMG}: 12.00 t (12\u202f001 kg)" in titles
         # ... and nothing of them ran or became an element.
         assert browser.js("typeof window.pwned") == "undefined"
         assert browser.js("document.querySelectorAll('img').length") == 0
         assert browser.js("document.querySelector('img[src=\"x\"]')") is None
-        assert browser.js("document.scripts.length") == 1
+        # The page's script, and its labels as JSON data, which never runs.
+        assert browser.js("[...document.scripts].map(s => s.type)") == ["application/json", ""]
 
         # An error of the API is shown as its text: a range that starts after it ends.
         browser.js("location.hash = '#c=transactions&from=2026-03-10&to=2026-03-01'")
         assert wait_state(browser, "error") == "error"
         refused = [f"{server.base}/transactions/summary/2026-03-10/00:00/2026-03-01/23:59:59"
-                   f"?by={by}&on=dt1" for by in ("day,productcode", "custcode")]
+                   f"?by={by}&on=dt1" for by in ("day,direction,productcode",
+                                                 "direction,custcode")]
         answer = requests.get(refused[0], timeout=10)
         assert answer.status_code == 400
         shown = browser.js("document.getElementById('error').textContent")
@@ -338,13 +370,21 @@ def test_api_keys_under_a_url_prefix(demo_database: Path, browser: Browser,
         for url in browser.seen("request"):
             if urlsplit(url).scheme not in NO_NETWORK:
                 assert urlsplit(url).path.startswith("/api/"), url
-        for csv_url, api_url in links(browser):
+        for _, csv_url, api_url in links(browser):
             assert api_url.startswith(f"{base}/transactions/summary/{first}/")
             assert requests.get(api_url, timeout=10).status_code == 401
             assert requests.get(api_url, headers={"X-API-Key": "k1"},
                                 timeout=10).status_code == 200
             assert requests.get(csv_url, headers={"X-API-Key": "k1"},
                                 timeout=10).status_code == 200
+
+        # A download link followed with the key: the page fetches it with the header.
+        csv_url = links(browser)[0][1]
+        browser.click("document.querySelector('section.view a.csv')")
+        browser.until(lambda: csv_url in browser.seen("request"), "the CSV fetched with the key")
+        browser.wait_for(f"performance.getEntriesByName({json.dumps(csv_url)})"
+                         ".some(e => e.responseEnd > 0)", "the CSV downloaded")
+        assert browser.js("document.getElementById('error').hidden") is True
 
         # A reload in the same tab keeps the key: the views load without asking again.
         browser.js("window.before_reload = 1")
@@ -385,3 +425,103 @@ def test_dashboard_route(demo_database: Path, tmp_path: Path) -> None:
         # Not an operation of the API: absent from its OpenAPI document.
         spec = requests.get(server.base + "/openapi.json", timeout=10).json()
         assert not [p for p in spec["paths"] if "dashboard" in p]
+
+
+def test_the_office_language(browser: Browser, tmp_path: Path) -> None:
+    """Rows written here: names with the code on hover, a code without a master record,
+    tonnes worked out from the weights, deliveries and dispatches apart, the site's labels,
+    the quick ranges and the links."""
+    def weighing(n: int, product: str, party: str, weigh1: float,
+                 weigh2: float | None) -> dict[str, Any]:
+        return {"id": n, "productcode": product, "custcode": party, "tgl_dt1": "2026-03-10",
+                "jam_dt1": "08:00:00", "weigh1": weigh1, "weigh2": weigh2}
+
+    weighings = [weighing(1, "RM001", "SUP001", 30120.0, 8000.0),  # in: 22 120 kg
+                 weighing(2, "RM001", "SUP001", 28500.5, 8100.0),  # in: 20 400.5 kg
+                 weighing(3, "RM099", "SUP001", 15000.0, 5000.0),  # in, no such product
+                 weighing(4, "FG001", "CUS001", 7000.0, 19880.0),  # out: 12 880 kg
+                 weighing(5, "FG001", "CUS001", 7100.0, None)]  # not weighed out yet
+    database = build_database(tmp_path / "office.sqlite3", {
+        "transactions": weighings,
+        "products": [{"id": 1, "ProductCode": "RM001", "ProductName": "Pasir Lumajang"},
+                     {"id": 2, "ProductCode": "FG001", "ProductName": "Bata Ringan 10 cm"}],
+        "customers": [{"id": 1, "CustCode": "SUP001", "CustName": "CV Sumber Pasir"},
+                      {"id": 2, "CustCode": "CUS001", "CustName": f"Toko {IMG}"}]})
+    config = tmp_path / "labels.toml"
+    hostile = "Timbangan </script><script>window.pwned=3</script> & co"
+    config.write_text(f'[site.collections]\ntransactions = "{hostile}"\n'
+                      '[site.dates]\ndt1 = "masuk"\n', encoding="utf-8")
+    with serve(tmp_path, database, JEMBATAN_CONFIG=str(config)) as server:
+        browser.open(server.base + "/dashboard")
+        wait_state(browser, "ready")
+        assert browser.js("location.hash") == "#c=transactions&from=2026-03-04&to=2026-03-10"
+
+        # The site's labels, as text: in the pickers and the status line.
+        assert browser.js("[...document.getElementById('collection').selectedOptions]"
+                          ".map(o => [o.textContent, o.title])") == [[hostile, "transactions"]]
+        assert browser.js("document.getElementById('on').selectedOptions[0].textContent") \
+            == "masuk"
+        assert browser.js("document.getElementById('status').textContent").startswith(
+            f"{hostile}, 2026-03-04 to 2026-03-10 by masuk date")
+
+        # Deliveries in: names with the code on hover, the unnamed code says so; tonnes
+        # from the weights above, kilograms on hover.
+        assert sorted(legend(browser, "svg.net-chart.in + .legend")) == [
+            ("Pasir Lumajang", "code RM001"), ("RM099 (no name)", "RM099: no name in products")]
+        assert legend(browser, "svg.net-chart.out + .legend") == [
+            ("Bata Ringan 10 cm", "code FG001")]
+        lumajang = (30120.0 - 8000.0) + (28500.5 - 8100.0)
+        assert rows(browser, "table.materials.in") == [
+            ["Pasir Lumajang", "2", "2", tonnes(lumajang)],
+            ["RM099 (no name)", "1", "1", tonnes(10000.0)]]
+        assert rows(browser, "table.materials.in", "tfoot") == [
+            ["Total", "3", "3", tonnes(lumajang + 10000.0)]]
+        assert tonnes(lumajang) == "42.52 t"  # 42 520.5 kg
+        hovers = browser.js("[...document.querySelectorAll('table.materials.in .weight')]"
+                            ".map(w => w.title)")
+        assert hovers == [kilograms(lumajang), kilograms(10000.0),
+                          kilograms(lumajang + 10000.0)]
+        assert rows(browser, "table.materials.out") == [
+            ["Bata Ringan 10 cm", "1", "1", tonnes(12880.0)]]
+
+        # Suppliers deliver, customers receive; the open weighing is neither.
+        suppliers = rows(browser, "table.suppliers")
+        assert [r[:4] for r in suppliers] == [["CV Sumber Pasir", "3", "3",
+                                               tonnes(lumajang + 10000.0)]]
+        assert rows(browser, "table.customers") == [
+            [f"Toko {IMG}", "1", "1", tonnes(12880.0), tonnes(12880.0), tonnes(12880.0)]]
+        assert browser.js("document.querySelector('table.customers th .name').title") == \
+            "code CUS001"
+        assert rows(browser, "table.open") == [[f"Toko {IMG}", "1", "0"]]
+
+        # Every download is a workbook first, the CSV and the API; the report of the day.
+        base = f"{server.base}/transactions/summary/2026-03-04/00:00/2026-03-10/23:59:59"
+        by_day = f"{base}?by=day,direction,productcode&on=dt1"
+        by_party = f"{base}?by=direction,custcode&on=dt1"
+        assert links(browser) == [
+            (f"{api}&format=xlsx", f"{api}&format=csv", api)
+            for api in (by_day, by_day, by_party, by_party, by_party)]
+        assert browser.js("document.getElementById('report').href") == \
+            f"{server.base}/report/2026-03-10"
+
+        # Nothing of the labels or names ran or became an element.
+        assert browser.js("typeof window.pwned") == "undefined"
+        assert browser.js("document.querySelectorAll('img').length") == 0
+        assert hostile not in requests.get(server.base + "/dashboard", timeout=10).text
+
+        # Today, Yesterday, This month: the local calendar's dates, in the hash and pickers.
+        now = date.today()
+        for button, first, last in (
+                ("today", now, now), ("yesterday", now - timedelta(1), now - timedelta(1)),
+                ("month", now.replace(day=1), now)):
+            browser.click(f"document.getElementById('{button}')")
+            # The status line is written when the view of that range is drawn.
+            status = json.dumps(f"{hostile}, {first} to {last} ")
+            browser.wait_for(f"document.getElementById('status').textContent"
+                             f".startsWith({status}) && {STATE} === 'ready'",
+                             f"the range of {button}")
+            assert browser.js("location.hash") == f"#c=transactions&from={first}&to={last}"
+            assert browser.js("[document.getElementById('from').value,"
+                              " document.getElementById('to').value]") == [
+                first.isoformat(), last.isoformat()]
+        assert_stayed_home(browser, server)

@@ -79,6 +79,8 @@ def test_the_index_lists_exactly_the_served_in_the_table_order(tmp_path: Path) -
         "docs": "http://localhost/docs",
         "openapi": "http://localhost/openapi.json",
         "dashboard": "http://localhost/dashboard",
+        "report": "http://localhost/report",
+        "site": None,
     }
 
 

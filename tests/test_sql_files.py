@@ -494,9 +494,11 @@ def test_no_query_but_records_names_a_site_table_or_column() -> None:
     measured = {f for shape in (WEIGHING, PRODUCTION) for f in shape
                 if f.startswith(("weigh1", "weigh2", "temperature_sv", "temperature_pv"))
                 or f.endswith(("_sv", "_pv"))}
-    summaries = {"in_range", "day", "month", "hour", "records", "weighed", "net", "net_min",
-                 "net_max", "batches", "temperature_sv_sum", "temperature_sv_count",
-                 "temperature_pv_sum", "temperature_pv_count"}
+    summaries = {"in_range", "grouped", "day", "month", "hour", "direction", "records",
+                 "weighed", "net", "net_min", "net_max", "batches", "temperature_sv_sum",
+                 "temperature_sv_count", "temperature_pv_sum", "temperature_pv_count",
+                 # name_of: the master's records as the lookup's two aliases, and their id
+                 "named", "earlier", "id"}
     for stem, own in (("shapes", {"records", "numbered", "position", "total", *summaries,
                                   *measured, "clock", "feed_now"}),
                       ("database", {"ok", "sqlite_master", "version", "data_version",
@@ -631,3 +633,56 @@ def test_mask_password_braced_with_an_escaped_brace() -> None:
 def test_mask_password_leaves_other_text_alone() -> None:
     text = "Driver=x;Server=wb01;UID=ro;Database=Timbangan"
     assert mask_password(text) == text
+
+
+# -- names beside codes ----------------------------------------------------------------------
+
+NAMED = [(c, name, dialect) for c in COLLECTIONS if c.namings for name in c.query_names()
+         if name.startswith("summary_") for dialect in (None, "sqlite")]
+
+
+@pytest.mark.parametrize("item", NAMED, ids=lambda i: f"{i[0].name}.{i[1]}-{i[2] or 'main'}")
+def test_a_summary_with_names_reads_the_masters_records(item) -> None:
+    """Grouped by every code of master data: each master's records query, as its file
+    writes it, is one more common table expression, read by name_of of shapes.sql once per
+    code, the name right after it; the main text stays within SQL Server 2008 R2 and no
+    text selects *."""
+    c, name, dialect = item
+    q = SHIPPED.get(c.name, name, dialect, by=tuple(c.namings))
+    for naming in c.namings.values():
+        master = SHIPPED.get(naming.master, "records", dialect).sql
+        assert f'"master_{naming.master}" AS (\n{master}\n)' in q.sql
+        assert re.search(rf'"{naming.code}",\n    \(SELECT MIN\("named"\."{naming.master_name}"\)'
+                         rf'[^;]*?\) AS "{naming.name}",', q.sql), q.sql
+    code = _without_names(q.sql)
+    assert not re.search(r"\bSELECT\s+\*|\.\s*\*", code)
+    if dialect is None:
+        for word in _NOT_IN_MAIN:
+            assert not re.search(r"\b" + r"\s+".join(word.split()) + r"\b", code, re.I), word
+    con = sqlite3.connect(":memory:")
+    con.executescript(script("sqlite"))
+    cursor = con.execute(q.sql, [_sample(p) for p in q.params])
+    assert [d[0] for d in cursor.description] == [
+        k for n in c.namings.values() for k in (n.code, n.name)] + list(
+        MEASURES[c.summary].columns)
+    con.close()
+
+
+def test_a_sites_own_summary_must_select_groups_from_grouped(tmp_path: Path) -> None:
+    """A site's text of a summary written before the names (SELECT {by} ... FROM "in_range")
+    would send groups without their names: refused at start, saying what to write."""
+    [vehicles] = [c for c in COLLECTIONS if c.name == "vehicles"]
+    old = ('SELECT {by}, COUNT(*) AS "records" FROM "in_range" GROUP BY {by} '
+           'ORDER BY {by:CASE WHEN {} IS NULL THEN 0 ELSE 1 END, {}}')
+    mapping = (SHIPPED_SQL_DIR / "vehicles.sql").read_text(encoding="utf-8")
+    path = write(tmp_path, f"{mapping}\n-- name: summary_expired\n{old};\n", "vehicles")
+    with pytest.raises(QueryFileError) as info:
+        load_queries(tmp_path, [vehicles], SHIPPED_SQL_DIR)
+    assert str(path) in str(info.value) and "selects {groups}" in str(info.value)
+    new = old.replace("SELECT {by}", "SELECT {groups}").replace('"in_range"',
+                                                                 '"in_range" AS "grouped"')
+    write(tmp_path, f"{mapping}\n-- name: summary_expired\n{new};\n", "vehicles")
+    queries = load_queries(tmp_path, [vehicles], SHIPPED_SQL_DIR)
+    # transporters is not served here: its name is NULL, the answer keeps its shape
+    assert 'SELECT "TransCode",\n    NULL AS "TransName", COUNT(*)' in queries.get(
+        "vehicles", "summary_expired", None, by=("TransCode",)).sql

@@ -81,6 +81,14 @@ def in_range(rows: list[dict[str, Any]], on: tuple[str, str], start: str, end: s
             and start <= f"{r[day]}T{r.get(clock) or '00:00:00'}" <= end]
 
 
+def direction(row: dict[str, Any]) -> str | None:
+    """"in" when weighed heavier first (a delivery), "out" when lighter first, else None."""
+    first, second = row.get("weigh1"), row.get("weigh2")
+    if first is None or second is None or first == second:
+        return None
+    return "in" if first > second else "out"
+
+
 def group_key(row: dict[str, Any], by: list[str], on: tuple[str, str]) -> tuple[Any, ...]:
     day, clock = on
     out = []
@@ -91,18 +99,61 @@ def group_key(row: dict[str, Any], by: list[str], on: tuple[str, str]) -> tuple[
             out.append(row[day][:7])
         elif name == "hour":
             out.append(int(row[clock][:2]) if row.get(clock) else 0)
+        elif name == "direction":
+            out.append(direction(row))
         else:
             out.append(row.get(name))
     return tuple(out)
 
 
+# A code of master data -> the key of its name, sent right after it, and where the name
+# comes from: the master collection, its code field and its name field (CONTRACT §8).
+NAMES = {"productcode": ("productname", "products", "ProductCode", "ProductName"),
+         "custcode": ("custname", "customers", "CustCode", "CustName"),
+         "transcode": ("transname", "transporters", "TransCode", "TransName"),
+         "TransCode": ("TransName", "transporters", "TransCode", "TransName")}
+Masters = dict[str, list[dict[str, Any]]]
+
+
+def name_of(code: Any, rows: list[dict[str, Any]], code_field: str, name_field: str,
+            same: Callable[[str, str], bool]) -> Any:
+    """The name of a code: of the master rows whose code is the same (as the engine compares
+    strings: `same`), those with the smallest id (a NULL id only when none has one), the
+    least name; None for a NULL code or when no row has it."""
+    if code is None:
+        return None
+    matching = [r for r in rows if r.get(code_field) is not None and same(r[code_field], code)]
+    ids = [r["id"] for r in matching if r.get("id") is not None]
+    chosen = [r for r in matching if r.get("id") == min(ids)] if ids else matching
+    names = [r[name_field] for r in chosen if r.get(name_field) is not None]
+    return min(names) if names else None
+
+
+def exactly(a: str, b: str) -> bool:
+    return a == b
+
+
 def grouped(rows: list[dict[str, Any]], by: list[str], on: tuple[str, str],
-            measure: Callable[[list[dict[str, Any]]], dict[str, Any]]) -> list[dict[str, Any]]:
+            measure: Callable[[list[dict[str, Any]]], dict[str, Any]],
+            masters: Masters | None = None, same: Callable[[str, str], bool] = exactly
+            ) -> list[dict[str, Any]]:
+    """The summary of `rows`, its groups in order, a name after each code of master data
+    (from `masters`' rows, none by default), then the measures."""
     groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
     for row in rows:
         groups.setdefault(group_key(row, by, on), []).append(row)
     order = sorted(groups, key=lambda k: [(v is not None, v if v is not None else 0) for v in k])
-    return [dict(zip(by, k, strict=True)) | measure(groups[k]) for k in order]
+    out = []
+    for k in order:
+        group: dict[str, Any] = {}
+        for name, value in zip(by, k, strict=True):
+            group[name] = value
+            if name in NAMES:
+                key, master, code_field, name_field = NAMES[name]
+                group[key] = name_of(value, (masters or {}).get(master, []), code_field,
+                                     name_field, same)
+        out.append(group | measure(groups[k]))
+    return out
 
 
 def weighing(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -155,6 +206,13 @@ def test_weighing_by_day_the_default(make_client) -> None:
      [("weigh2__isnull", "false", lambda r: r.get("weigh2") is not None),
       ("custcode__not", "CUS-9", lambda r: r.get("custcode") != "CUS-9")]),
     ("day", "dt1", "2026-03-01T00:00:00", "2026-03-31T23:59:59", []),
+    # direction: NULL (equal weights, a weight missing) first, then "in", then "out"
+    ("direction", "dt1", "2025-01-01T00:00:00", "2026-12-31T23:59:59", []),
+    ("direction,productcode,day", "dt1", "2025-01-01T00:00:00", "2026-12-31T23:59:59", []),
+    ("day,direction", "dt1", "2025-12-31T00:00:00", "2026-01-02T23:59:59",
+     [("productcode__in", "RM001,RM002", lambda r: r.get("productcode") in ("RM001", "RM002"))]),
+    ("productcode,hour,direction,custcode", "dt2", "2025-01-01T00:00:00",
+     "2026-12-31T23:59:59", []),
 ])
 def test_weighing_groups_ranges_and_filters(make_client, by, on, start, end, filters) -> None:
     client = make_client({"weighing": WEIGHINGS})
@@ -166,6 +224,41 @@ def test_weighing_groups_ranges_and_filters(make_client, by, on, start, end, fil
     got = client.get(url)
     assert got.status_code == 200, got.get_json()
     assert got.get_json() == want
+    assert [list(g) for g in got.get_json()] == [list(g) for g in want]  # the keys' order
+    if by == "direction":  # every kind of record is there: the test covers each case
+        assert [g["direction"] for g in want] == [None, "in", "out"]
+
+
+@pytest.mark.parametrize("collection", ["transactions", "weighing", "timbangan1", "timbangan2"])
+def test_every_weighing_collection_groups_by_direction(make_client, collection) -> None:
+    client = make_client({collection: WEIGHINGS})
+    got = client.get(f"/{collection}/summary/2025-01-01/00:00/2026-12-31/23:59:59"
+                     "?by=direction")
+    assert got.get_json() == grouped(in_range(WEIGHINGS, PAIRS["dt1"], "2025-01-01T00:00:00",
+                                              "2026-12-31T23:59:59"), ["direction"],
+                                     PAIRS["dt1"], weighing)
+
+
+def test_direction_is_the_weighing_shapes_alone(make_client) -> None:
+    """bricon2 and vehicles have no weights: by=direction is a 400 that says what they take,
+    and only the weighing collections list it, in the message and in /openapi.json."""
+    client = make_client({})
+    for collection in ("bricon2", "biao1", "vehicles"):
+        message = error(client.get(f"/{collection}/summary/2026-01-01/00:00/2026-01-31/23:59"
+                                   "?by=direction"))["message"]
+        assert "cannot group by 'direction'" in message
+        assert "in order: day, month, hour, or a text or integer field" in message, message
+    message = error(client.get("/weighing/summary/2026-01-01/00:00/2026-01-31/23:59"
+                               "?by=week"))["message"]
+    assert "in order: day, month, hour, direction, or a text" in message, message
+    paths = client.get("/openapi.json").get_json()["paths"]
+    for path, item in paths.items():
+        if "/summary/" not in path:
+            continue
+        [by] = [p for p in item["get"]["parameters"] if p["name"] == "by"]
+        weighs = path.split("/")[1] in ("transactions", "weighing", "timbangan1", "timbangan2")
+        assert ("direction" in by["schema"]["items"]["enum"]) == weighs, path
+        assert ('direction ("in" when weigh1 > weigh2' in by["description"]) == weighs, path
 
 
 def test_production_sums_deviations_and_averages(make_client) -> None:
@@ -208,7 +301,7 @@ def test_vehicles_count_by_month_of_expiry(make_client) -> None:
                             "2026-12-31T23:59:59"), ["month", "TransCode"], PAIRS["expired"],
                    lambda rs: {"records": len(rs)})
     assert got.get_json() == want
-    assert want[0] == {"month": "2026-01", "TransCode": None, "records": 1}
+    assert want[0] == {"month": "2026-01", "TransCode": None, "TransName": None, "records": 1}
 
 
 def test_a_summary_as_csv(make_client) -> None:
@@ -221,7 +314,8 @@ def test_a_summary_as_csv(make_client) -> None:
     want = grouped(in_range(WEIGHINGS, PAIRS["dt1"], "2025-12-31T00:00:00",
                             "2026-01-02T23:59:59"), ["day", "productcode"], PAIRS["dt1"],
                    weighing)
-    names = ["day", "productcode", "records", "weighed", "net", "net_min", "net_max"]
+    names = ["day", "productcode", "productname", "records", "weighed", "net", "net_min",
+             "net_max"]
     assert list(csv.reader(io.StringIO(got.get_data(as_text=True)))) == [names] + [
         ["" if g[n] is None else str(g[n]) for n in names] for g in want]
 
@@ -268,7 +362,7 @@ def test_by_given_twice_joins_in_order(make_client) -> None:
     twice = client.get(f"{url}?by=productcode&by=day")
     once = client.get(f"{url}?by=productcode,day")
     assert twice.status_code == 200 and twice.data == once.data
-    assert list(twice.get_json()[0])[:2] == ["productcode", "day"]
+    assert list(twice.get_json()[0])[:3] == ["productcode", "productname", "day"]
     assert "a group is named twice" in error(client.get(f"{url}?by=day&by=day"))["message"]
 
 

@@ -1,0 +1,94 @@
+"""The pages Jembatan serves for people (CONTRACT §9): `/dashboard` and `/report/{date}`,
+each one static file, read once at start and served as it is.
+
+A page is HTML with its CSS and JavaScript inline, so that it needs no other file and works
+on a plant LAN without internet; in the browser it reads only the public JSON API, with the
+key the user gives it. Serving one is therefore a plain Flask route, not flask-smorest's: it
+is not an API operation and stays out of the OpenAPI document (app/views.py dashboard and
+report, registered by app/routes.py).
+
+Its Content-Security-Policy allows the page's own inline <script> and <style> by their
+SHA-256 hashes (computed here from the file), not 'unsafe-inline': were a value from the
+database ever to reach the page as HTML, no script in it would run. Everything else is
+'self' only: no CDN, font or image from elsewhere could load even if the page asked.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from flask import Request, Response
+
+from .config import SiteSettings
+
+STATIC = Path(__file__).parent / "static"
+# Each page's empty block for the site's words (app/labels.py); filled once at start.
+PLACEHOLDER = '<script type="application/json" id="labels">{}</script>'
+
+_INLINE = re.compile(r"<(script|style)>(.*?)</\1>", re.DOTALL)
+
+
+def _hashes(html: str, tag: str, name: str) -> str:
+    """The CSP source expressions of every inline <tag> block of `html` (page `name`)."""
+    found = [body for kind, body in _INLINE.findall(html) if kind == tag]
+    if not found:
+        raise ValueError(f"{name} has no inline <{tag}>")
+    return " ".join(
+        "'sha256-" + base64.b64encode(hashlib.sha256(b.encode()).digest()).decode() + "'"
+        for b in found)
+
+
+def content_security_policy(html: str, name: str = "the page") -> str:
+    """The policy for the page `html`: its inline script and style by hash, the rest 'self'."""
+    return ("default-src 'self'; "
+            f"script-src 'self' {_hashes(html, 'script', name)}; "
+            f"style-src 'self' {_hashes(html, 'style', name)}; "
+            "img-src 'self' data:; connect-src 'self'; "
+            "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+
+
+def script_json(value: object) -> str:
+    """`value` as JSON that is safe between <script> tags: no `<`, `>` or `&` left raw (a
+    JSON string may hold them escaped as \\u003c... and means the same). The block it goes
+    in is data the browser never runs, so the policy's script hashes need not cover it."""
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page as served: its bytes, their ETag and its policy, read once at start."""
+
+    body: bytes
+    etag: str
+    policy: str
+
+    @classmethod
+    def read(cls, filename: str, site: SiteSettings) -> Page:
+        """The page app/static/<filename>, with the site's words written into its block."""
+        path = STATIC / filename
+        html = path.read_text(encoding="utf-8")
+        if html.count(PLACEHOLDER) != 1:
+            raise ValueError(f"{path} must hold {PLACEHOLDER} once")
+        words = {"name": site.name, "collections": dict(site.collections),
+                 "dates": dict(site.dates)}
+        html = html.replace(PLACEHOLDER, PLACEHOLDER.replace("{}", script_json(words)))
+        body = html.encode()
+        return cls(body, hashlib.sha256(body).hexdigest()[:32],
+                   content_security_policy(html, str(path)))
+
+    def response(self, request: Request) -> Response:
+        """The page, or a 304 when the client holds these bytes."""
+        response = Response(self.body, mimetype="text/html")
+        response.set_etag(self.etag)
+        response.headers["Content-Security-Policy"] = self.policy
+        # Revalidated on every load (the ETag makes that a 304): a new version of the page is
+        # seen at once after an upgrade.
+        response.headers["Cache-Control"] = "no-cache"
+        response.headers["Referrer-Policy"] = "no-referrer"
+        return response.make_conditional(request)

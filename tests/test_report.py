@@ -1,0 +1,338 @@
+"""/report/{date} (CONTRACT §9, "The daily report") in a real headless Chromium against a real
+gunicorn, printed to PDF through the DevTools protocol as the browser's print dialog would
+(A4 from the page's own @page rule) and read back with poppler's pdftotext and pdfinfo: the
+figures printed are those computed here from the rows the test wrote (tonnes, names beside
+codes, open weighings, sv/pv/deviation), a small day is one page and the demo's busiest day
+at most two, a day without data says so, nothing leaves localhost, and values from the
+database are printed as text, never run as HTML.
+
+The page tells where it is through `<html data-state>`: loading, ready, key or error.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from collections import defaultdict
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+import requests
+
+from app.demo import build_demo_database
+from tests.browser import NO_NETWORK, Browser, needs_chromium
+from tests.conftest import build_database
+from tests.servers import Gunicorn, gunicorn
+
+pytestmark = needs_chromium
+
+DAY = "2026-03-10"
+STATE = "document.documentElement?.dataset.state"
+BOLD = "<b>x</b>"
+SCRIPT = "<script>window.pwned=1</script>"  # wraps in its cell: checked in the page
+WEIGHBRIDGES = ("transactions", "weighing", "timbangan1", "timbangan2")
+
+
+# -- fixtures and helpers --------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def demo_database(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("demo") / "demo.sqlite3"
+    build_demo_database(path)
+    return path
+
+
+def serve(tmp_path: Path, database: Path, config: str = "",
+          **env: str) -> AbstractContextManager[Gunicorn]:
+    """One gunicorn on `database`, with `config` as its TOML file and JEMBATAN_* `env`."""
+    toml = tmp_path / "report.toml"
+    toml.write_text(config)
+    return gunicorn(tmp_path, {"JEMBATAN_SQLITE": str(database),
+                               "JEMBATAN_CONFIG": str(toml), **env},
+                    "--workers", "1", "--threads", "4")
+
+
+def wait_ready(browser: Browser, state: str = "ready") -> None:
+    found = browser.wait_for(f"['{state}', 'error'].includes({STATE}) && {STATE}",
+                             f"the report in state {state}")
+    if found != state:
+        raise AssertionError(browser.js("document.getElementById('error').textContent"))
+
+
+def printed(browser: Browser, path: Path) -> tuple[int, str]:
+    """(pages, text) of the page printed to PDF, its text with every run of white space as
+    one space (the narrow no-break space that groups digits comes out as a space)."""
+    pdf = browser.pdf(path)
+    info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True)
+    pages = re.search(r"^Pages:\s+(\d+)$", info.stdout, re.M)
+    size = re.search(r"^Page size:\s+([\d.]+) x ([\d.]+) pts", info.stdout, re.M)
+    assert pages and size, info.stdout
+    assert (round(float(size[1])), round(float(size[2]))) == (595, 842), "not A4 portrait"
+    text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True,
+                          text=True, check=True).stdout
+    return int(pages[1]), " ".join(text.replace("\u202f", " ").split())
+
+
+def assert_stayed_home(browser: Browser, server: Gunicorn) -> None:
+    """Nothing the page or the browser asked for left this gunicorn, and nothing failed."""
+    origin = f"127.0.0.1:{server.port}"
+    outside = [url for url in browser.seen("request", everywhere=True)
+               if urlsplit(url).netloc != origin and urlsplit(url).scheme not in NO_NETWORK]
+    assert not outside, f"requests leaving {origin}: {outside}"
+    for kind in ("status", "failure", "error"):
+        assert not browser.seen(kind), browser.seen(kind)
+
+
+def t(kg: float) -> str:
+    """Tonnes as the report prints them: three decimals, thousands grouped (by a space once
+    printed)."""
+    return f"{kg / 1000:,.3f}".replace(",", " ")
+
+
+def weighing(n: int, product: str | None, customer: str | None, weigh1: float,
+             weigh2: float | None, day: str = DAY, time: str = "08:00:00") -> dict[str, Any]:
+    return {"id": n, "productcode": product, "custcode": customer, "tgl_dt1": day,
+            "jam_dt1": time, "weigh1": weigh1, "weigh2": weigh2}
+
+
+def batch(n: int, day: str, **amounts: int) -> dict[str, Any]:
+    return {"no_produksi": n, "tanggal": day, "jam": "09:00:00", **amounts}
+
+
+# The small day: a delivery and a dispatch material, a name that is markup, a code without
+# a master record, an open weighing, and rows just outside the day.
+ROWS: dict[str, list[dict[str, Any]]] = {
+    "products": [{"id": 1, "ProductCode": "RM001", "ProductName": "Pasir Lumajang"},
+                 {"id": 2, "ProductCode": "FG001", "ProductName": "Paving K-300"}],
+    "customers": [{"id": 1, "CustCode": "SUP001", "CustName": "CV Sumber Rejeki"},
+                  {"id": 2, "CustCode": "CUS001", "CustName": BOLD},
+                  {"id": 3, "CustCode": "CUS002", "CustName": SCRIPT}],
+    "transactions": [
+        weighing(1, "RM001", "SUP001", 30120, 10000, time="00:00:00"),
+        weighing(2, "RM001", "SUP001", 25000, 9800),
+        weighing(3, "FG001", "CUS001", 9000, 31450),
+        weighing(4, "RM001", "SUP001", 28000, None),  # still on the bridge
+        weighing(5, "FG001", "CUS002", 10000, 20000, time="23:59:59"),
+        weighing(6, "RM001", "SUP001", 40000, 10000, day="2026-03-11", time="00:00:00"),
+        weighing(7, "RM001", "SUP001", 40000, 10000, day="2026-03-09", time="23:59:59"),
+    ],
+    "weighing": [weighing(1, "RM404", "SUP001", 12000, 4500)],  # no product RM404
+    "bricon2": [batch(1, DAY, adonan_sv=2100, adonan_pv=2096, air_sv=380, air_pv=378),
+                batch(2, DAY, adonan_sv=2100, adonan_pv=2110, air_sv=380, air_pv=381),
+                batch(3, "2026-03-11", adonan_sv=9999, adonan_pv=1)],
+}
+
+
+def expected_weighbridge(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """What the report prints for these weighing rows on DAY: per direction the net kg and
+    weighings by product and by customer, the day's records, open ones and net kg."""
+    day = [r for r in rows if r["tgl_dt1"] == DAY]
+    out: dict[str, Any] = {"records": len(day), "net": 0.0, "in": 0.0, "out": 0.0,
+                           "open": sum(r["weigh2"] is None for r in day)}
+    groups: dict[tuple[str, str, str], list[float]] = defaultdict(lambda: [0, 0.0])
+    for r in day:
+        if r["weigh2"] is None or r["weigh1"] == r["weigh2"]:
+            continue
+        direction = "in" if r["weigh1"] > r["weigh2"] else "out"
+        net = abs(r["weigh1"] - r["weigh2"])
+        out["net"] += net
+        out[direction] += net
+        for field in ("productcode", "custcode"):
+            group = groups[(direction, field, r[field])]
+            group[0] += 1
+            group[1] += net
+    out["groups"] = groups
+    return out
+
+
+def name_of(code: str) -> str:
+    for row in ROWS["products"]:
+        if row["ProductCode"] == code:
+            return row["ProductName"]
+    for row in ROWS["customers"]:
+        if row["CustCode"] == code:
+            return row["CustName"]
+    return "–"
+
+
+# -- the tests ----------------------------------------------------------------------------------
+
+def test_a_small_day_printed(browser: Browser, tmp_path: Path) -> None:
+    database = build_database(tmp_path / "day.sqlite3", ROWS)
+    site = 'PT Semen "Contoh" <i>Gresik</i>'
+    with serve(tmp_path, database, f"[site]\nname = {json.dumps(site)}\n") as server:
+        browser.open(f"{server.base}/report/{DAY}")
+        wait_ready(browser)
+        pages, text = printed(browser, tmp_path / "day.pdf")
+        assert pages == 1, text
+        assert site in text and "Tuesday, 10 March 2026 (2026-03-10)" in text
+        read_at = browser.js("document.getElementById('read-at').textContent")
+        assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", read_at)
+        assert f"figures read {read_at}" in text
+        assert "Supervisor (name) Signature Date" in text
+        assert "No data" not in text
+
+        # Each weighbridge: its totals line, and per direction one row per material and per
+        # customer, name then code, weighings, tonnes; computed from the rows written.
+        for c in ("transactions", "weighing"):
+            e = expected_weighbridge(ROWS[c])
+            weighings = "weighing" if e["records"] == 1 else "weighings"
+            assert (f"{e['records']} {weighings}, {e['open']} open (no exit weighing) · net "
+                    f"{t(e['net'])} t (in {t(e['in'])} t, out {t(e['out'])} t)") in text
+            for (_, _, code), (n, net) in e["groups"].items():
+                row = f"{code} {n} {t(net)}"  # SCRIPT wraps in its cell: checked below
+                assert (row if name_of(code) == SCRIPT else f"{name_of(code)} {row}") in text
+        assert "Deliveries in: 2 weighings, 35.320 t" in text
+        assert "Dispatches out: 2 weighings, 32.450 t" in text
+        assert "Dispatches out: none" in text  # weighing's
+        assert "No weighings on this day: Weighbridge 1, Weighbridge 2." in text
+        # The day's totals: a row per weighbridge and their sum.
+        assert "All weighings 5 1 35.320 32.450 67.770" in text
+        assert "All weighbridges 6 1 42.820 32.450 75.270" in text
+        assert "Batches: Batching plant — Bricon 2 · Batching plant — Biao 0" in text
+
+        # Batching: sv and pv over the day's batches, pv - sv and the deviation (bricon2
+        # and biao1 side by side: their lines are read apart).
+        assert ("Batching plant — Bricon bricon2, by batch date Batching plant — Biao biao1, by "
+                "batch date") in text
+        assert "2 batches No batches on this day." in text
+        assert "adonan 4 200 4 206 +6 +0.14" in text
+        assert "air 760 759 -1 -0.13" in text
+        assert "kapur – – – –" in text
+
+        # Markup in names is printed as its characters, and nothing of it ran.
+        assert f"{BOLD} CUS001 1 22.450" in text and "<script>window.pwned" in text
+        assert SCRIPT in browser.js("[...document.querySelectorAll('td.name')]"
+                                    ".map(td => td.textContent)")
+        assert browser.js("document.querySelectorAll('#sheet b, #sheet i, #sheet script')"
+                          ".length") == 0
+        assert browser.js("typeof window.pwned") == "undefined"
+        # The page's script, and its labels as JSON data, which never runs.
+        assert browser.js("[...document.scripts].map(s => s.type)") == ["application/json", ""]
+        # The report's own style applies (its CSP hash matches): the sheet's print rules.
+        assert browser.js("getComputedStyle(document.querySelector('table')).borderCollapse"
+                          ) == "collapse"
+        assert_stayed_home(browser, server)
+
+
+def test_a_day_without_data(browser: Browser, tmp_path: Path) -> None:
+    database = build_database(tmp_path / "day.sqlite3", ROWS)
+    with serve(tmp_path, database) as server:
+        browser.open(f"{server.base}/report/2026-03-12")
+        wait_ready(browser)
+        assert browser.js("document.documentElement.dataset.empty") == "yes"
+        pages, text = printed(browser, tmp_path / "empty.pdf")
+        assert pages == 1
+        assert "No data for 2026-03-12: no weighing and no batch on this day." in text
+        # The weighbridges by the labels the site did not change (app/labels.py's defaults).
+        assert ("No weighings on this day: All weighings, Weighing log, Weighbridge 1, "
+                "Weighbridge 2.") in text
+        assert "No batches on this day." in text
+        assert "Daily production report" in text
+        assert browser.js("document.getElementById('site').hidden") is True  # none set
+        assert_stayed_home(browser, server)
+
+
+def per_day(base: str, collections: tuple[str, ...], measure: str) -> dict[str, int]:
+    """`measure` summed per day over `collections`, from the API."""
+    out: dict[str, int] = defaultdict(int)
+    for c in collections:
+        days = requests.get(f"{base}/{c}/summary/1900-01-01/00:00/9999-12-31/23:59:59",
+                            timeout=30).json()
+        for d in days:
+            out[d["day"]] += d[measure]
+    return out
+
+
+def test_the_demos_busiest_days_fit_two_pages(demo_database: Path, browser: Browser,
+                                              tmp_path: Path) -> None:
+    with serve(tmp_path, demo_database) as server:
+        weighings = per_day(server.base, WEIGHBRIDGES, "records")
+        bricon2, biao1 = (per_day(server.base, (c,), "batches") for c in ("bricon2", "biao1"))
+        batches = {d: bricon2.get(d, 0) + biao1.get(d, 0) for d in {*bricon2, *biao1}}
+        busiest = max(sorted(weighings), key=weighings.__getitem__)
+        # Also the busiest of the days when both batching plants ran: the longest report.
+        both = [d for d in sorted(weighings) if d in bricon2 and d in biao1]
+        assert both, "the demo has no day with both plants running"
+        longest = max(both, key=lambda d: weighings[d] + batches[d])
+        for day in (busiest, longest):
+            browser.open(f"{server.base}/report/{day}")
+            wait_ready(browser)
+            pages, text = printed(browser, tmp_path / f"{day}.pdf")
+            print(f"{day}: {weighings[day]} weighings, {batches.get(day, 0)} batches, "
+                  f"{pages} pages")
+            assert pages <= 2, text
+            assert f"({day})" in text and "No data" not in text
+            assert "Supervisor (name) Signature Date" in text
+            # The totals row of transactions is the API's own day summary.
+            (row,) = requests.get(f"{server.base}/transactions/summary/{day}/00:00/{day}"
+                                  f"/23:59:59", timeout=10).json()
+            cells = browser.js("[...document.querySelector('table.totals tbody tr').cells]"
+                               ".map(c => c.textContent)")
+            assert cells[:3] == ["All weighings", str(row["records"]),
+                                 str(row["records"] - row["weighed"])]
+            assert cells[5] == t(row["net"]).replace(" ", "\u202f")
+        assert_stayed_home(browser, server)
+
+
+def test_api_keys_under_a_url_prefix(browser: Browser, tmp_path: Path) -> None:
+    database = build_database(tmp_path / "day.sqlite3", ROWS)
+    with serve(tmp_path, database, '[api]\nurl_prefix = "/api"\n'
+               '[site.collections]\ntransactions = "Timbangan utama"\n',
+               JEMBATAN_API_KEYS="k1") as server:
+        base = server.base + "/api"
+        browser.open(f"{base}/report/{DAY}")
+        wait_ready(browser, "key")
+        browser.type("document.getElementById('key')", "k1")
+        browser.click("document.querySelector('#keyform button')")
+        wait_ready(browser)
+        assert browser.js("Object.values(sessionStorage)") == ["k1"]
+        assert browser.js("document.querySelector('table.totals tbody td').textContent") \
+            == "Timbangan utama"  # the site's own label
+        for url in browser.seen("request"):
+            if urlsplit(url).scheme not in NO_NETWORK:
+                assert urlsplit(url).path.startswith("/api/"), url
+        origin = f"127.0.0.1:{server.port}"
+        assert all(urlsplit(u).netloc == origin or urlsplit(u).scheme in NO_NETWORK
+                   for u in browser.seen("request", everywhere=True))
+        assert browser.seen("status") == [f"401 {base}/"]
+
+
+def test_report_routes(tmp_path: Path) -> None:
+    database = build_database(tmp_path / "day.sqlite3", ROWS)
+    with serve(tmp_path, database, JEMBATAN_API_KEYS="k1") as server:
+        page = requests.get(f"{server.base}/report/{DAY}", timeout=10)  # open, like /dashboard
+        assert page.status_code == 200
+        assert page.headers["Content-Type"] == "text/html; charset=utf-8"
+        policy = page.headers["Content-Security-Policy"]
+        assert "script-src 'self' 'sha256-" in policy and "unsafe" not in policy
+        assert "http" not in policy
+        again = requests.get(f"{server.base}/report/2026-01-01", timeout=10,
+                             headers={"If-None-Match": page.headers["ETag"]})
+        assert again.status_code == 304  # the same page for every day
+
+        # A malformed or impossible date: a 400 in the API's error shape.
+        for wrong, said in (("2026-02-30", "is not a date of the calendar"),
+                            ("20260310", "must be a date written YYYY-MM-DD"),
+                            ("2026-3-10", "must be a date written YYYY-MM-DD")):
+            answer = requests.get(f"{server.base}/report/{wrong}", timeout=10)
+            assert answer.status_code == 400
+            assert answer.headers["Content-Type"] == "application/json"
+            assert said in answer.json()["message"], answer.json()
+        assert requests.get(f"{server.base}/report/{DAY}?x=1", timeout=10).status_code == 400
+
+        # Without a date: today's report, by the server's clock, never cached.
+        today = requests.get(f"{server.base}/report", timeout=10, allow_redirects=False)
+        assert today.status_code == 302
+        assert re.fullmatch(r"/report/\d{4}-\d\d-\d\d", today.headers["Location"])
+        assert today.headers["Cache-Control"] == "no-store"
+
+        # Linked from the index; not an operation of the API.
+        index = requests.get(server.base + "/", headers={"X-API-Key": "k1"}, timeout=10).json()
+        assert index["report"] == f"{server.base}/report" and index["site"] is None
+        spec = requests.get(server.base + "/openapi.json", timeout=10).json()
+        assert not [p for p in spec["paths"] if "report" in p]
