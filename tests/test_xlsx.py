@@ -160,7 +160,8 @@ def test_a_summary_as_a_workbook(make_client) -> None:
         'attachment; filename="transactions-summary-2026-11-01_2026-11-30.xlsx"')
     book = workbook(response)
     names = list(as_json[0])
-    assert names[:3] == ["day", "productcode", "records"]
+    # The name beside the code (CONTRACT §8), a text cell like any other.
+    assert names[:4] == ["day", "productcode", "productname", "records"]
     assert_types(sheet_rows(book.active), expected_rows(names, as_json))
     assert_header(book.active, names, "summary", len(as_json) + 1)
     hours = client.get("/bricon2/summary/2026-11-01/00:00/2026-11-30/23:59:59?by=hour,month"
