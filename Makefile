@@ -134,9 +134,23 @@ $(BENCH_DB): app/tables.py app/schemas.py app/demo.py | $(BIN)/.installed
 #     --stop-cmd "systemctl stop mssql-server" --start-cmd "systemctl start mssql-server"'
 FAULT_ARGS ?=
 
-.PHONY: fault-soak
+.PHONY: fault-soak soak-feed
 
 fault-soak: $(BIN)/.installed
 	@$(BIN)/python -c 'import requests, pyodbc' 2>/dev/null || $(BIN)/pip install --quiet \
 	  --disable-pip-version-check 'requests>=2.32,<3' 'pyodbc>=5.2,<6'
 	$(BIN)/python bench/faults.py $(FAULT_ARGS)
+
+# --- make soak-feed: /transactions/changes under a real writer (issue 23) ---
+# A writer process plays three weighbridge PCs (stamps up to 90 s behind the database clock,
+# 30 s ahead, transactions held open up to 20 s) while a poller follows the bookmark every
+# 0.5 s against gunicorn as deployed; exits 1 when the poller's copy differs from the table or
+# a record came twice, and prints the lateness histogram (bench/feed_soak.py --help). The real
+# windows by default, 10 minutes on a scratch SQLite file. A plant, against a copy of its
+# database (the soak DROPs and CREATEs "transactions" there):
+#   make soak-feed FEED_SOAK_ARGS='--odbc "Driver=...;Database=copy" --dialect mssql \
+#     --drop-and-create-transactions --grant jembatan_ro --read-odbc "...;UID=jembatan_ro;..."'
+FEED_SOAK_ARGS ?=
+
+soak-feed: $(BIN)/.installed-test
+	$(BIN)/python bench/feed_soak.py $(FEED_SOAK_ARGS)

@@ -176,7 +176,8 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
         api.register_converter(converter, lambda conv: dict(conv.openapi))
     runner = Runner(db)
     for collection in served:
-        api.register_blueprint(collection_blueprint(collection, runner, settings.api, keyed))
+        api.register_blueprint(collection_blueprint(collection, runner, settings.api, keyed,
+                                                      settings.feed))
     api.register_blueprint(meta_blueprint(Service(served, db, settings.site.name), settings.api,
                                           keyed))
     register_service_routes(app, prefix, metrics, settings.api.metrics_key, settings.site)
@@ -239,7 +240,8 @@ def _register_auth(app: Flask, settings: Settings) -> None:
             raise exc
 
 
-_EXPOSED = "X-Pagination, Link, X-Request-ID, Retry-After"
+# What a browser page may read of an answer: the paging and the feed's headers among them.
+_EXPOSED = "X-Pagination, Link, X-Request-ID, Retry-After, X-Bookmark, X-Bookmark-Repeats"
 
 
 def _register_headers(app: Flask, settings: Settings) -> None:

@@ -17,6 +17,7 @@ from . import params
 from .collections import COLLECTIONS, Collection
 from .db import Database, DatabaseUnavailable, QueryFailed
 from .encoding import RecordEncoder
+from .feed import CLOCK
 from .filters import OPERATORS
 from .queries import DEFAULT_BY, FILTER_PLACEHOLDERS, PARAMETERS, Query, kind_of, parse_file
 from .summaries import MEASURES, SHAPE_GROUPS, output_of
@@ -33,7 +34,8 @@ def _harmless(name: str) -> dict[str, Any]:
     today = dt.date.today()
     values: dict[str, Any] = {"key": 1, **params.window(1, 1)} | {
         "start_date": today - dt.timedelta(days=1), "start_time": params.MIDNIGHT,
-        "end_date": today, "end_time": dt.time(23, 59, 59), "midnight": params.MIDNIGHT}
+        "end_date": today, "end_time": dt.time(23, 59, 59), "midnight": params.MIDNIGHT,
+        "from_date": today - dt.timedelta(days=1), "from_time": params.MIDNIGHT}
     return {k: v for k, v in values.items() if k in PARAMETERS[kind_of(name)]}
 
 
@@ -71,7 +73,8 @@ def check_query(db: Database, c: Collection, encoder: RecordEncoder, name: str,
             f"returns the columns {', '.join(columns)}, not {', '.join(want)}"]
     problems = []
     missing = encoder.columns_missing(columns)
-    extra = [col for col in columns if col not in encoder.fields]
+    extra = [col for col in columns if col not in encoder.fields
+             and not (kind_of(name) == "changes" and col == CLOCK)]  # the feed's own
     for field in missing:
         near = difflib.get_close_matches(field, extra, n=1, cutoff=0.6)
         problems.append(f"no column {field}" + (f' (did you mean "{near[0]}"?)' if near else ""))

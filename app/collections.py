@@ -78,6 +78,11 @@ class Collection:
                      if name != "numberrow" and not f.dump_only)
 
     @property
+    def feed_on(self) -> str:
+        """The default `on` of /<c>/changes (CONTRACT §11): the pair a change moves."""
+        return next(on for on in ("update", "create", "tanggal") if on in self.dates)
+
+    @property
     def namings(self) -> dict[str, Naming]:
         """The groups of its summary that carry a master record's name, by group."""
         return {n.code: n for n in NAMINGS.get(self.summary or "", ())}
@@ -97,6 +102,7 @@ class Collection:
                     for suffix in ("", "_count", "_page")]
             if self.summary:
                 out.append((f"summary_{on}", f"summary_{self.summary}", on))
+        out += [(f"changes_{on}", "changes", on) for on in self.dates]
         return out
 
     def query_names(self) -> list[str]:

@@ -59,6 +59,15 @@ class CollectionSettings:
 
 
 @dataclass(frozen=True)
+class FeedSettings:
+    """GET /<c>/changes (CONTRACT §11): how far behind the database clock a record must be
+    before it is sent, and how far behind the bookmark each call looks for late commits."""
+
+    settle_seconds: float = 30
+    lookback_seconds: float = 600
+
+
+@dataclass(frozen=True)
 class SiteSettings:
     # The site's words for the pages people read (the dashboard and the daily report): the
     # plant's name ("": none), and what it calls each collection and each date field (`on`
@@ -77,6 +86,7 @@ class Settings:
     collections: CollectionSettings
     site: SiteSettings
     source: str  # where the settings came from, for the start-up log line
+    feed: FeedSettings = FeedSettings()
 
 
 # Every key of CONTRACT §6: its type and default. Paths are resolved separately.
@@ -104,6 +114,10 @@ _SPEC: dict[str, dict[str, tuple[type | tuple[type, ...], Any]]] = {
     },
     "collections": {
         "serve": (list, []),  # []: all ten
+    },
+    "feed": {
+        "settle_seconds": ((int, float), 30),
+        "lookback_seconds": ((int, float), 600),
     },
     "site": {
         "name": (str, ""),  # "": the report prints no site name
@@ -227,6 +241,12 @@ def load_settings(overrides: Mapping[str, Any] | None = None,
         raise ConfigError(f"log.format must be \"plain\" or \"json\", not {logs['format']!r}")
     if logs["slow_query"] < 0:
         raise ConfigError("log.slow_query must be a number of seconds, 0 or more")
+    feed = merged["feed"]
+    for key in ("settle_seconds", "lookback_seconds"):
+        # A day at most: a bookmark remembers stamps as offsets within its window.
+        if not 0 <= feed[key] <= 86400:
+            raise ConfigError(f"feed.{key} must be a number of seconds from 0 to 86400, "
+                              f"not {feed[key]!r}")
     return Settings(
         database=DatabaseSettings(
             sqlite=Path(db["sqlite"]),
@@ -247,4 +267,6 @@ def load_settings(overrides: Mapping[str, Any] | None = None,
                                 COLLECTION_LABELS),
             dates=_labels("dates", merged["site"]["dates"], DATE_LABELS)),
         source=source,
+        feed=FeedSettings(settle_seconds=float(feed["settle_seconds"]),
+                          lookback_seconds=float(feed["lookback_seconds"])),
     )

@@ -25,9 +25,13 @@ CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 # What a route does, from its endpoint's view name (app/views.py, registered by app/routes.py):
 # the `kind` label.
 _KINDS = {"get_all": "list", "get_page": "page", "get_one": "key", "get_range": "range",
-          "get_summary": "summary"}
+          "get_summary": "summary", "get_changes": "changes"}
 # Request latency: from a record by id (a few ms) to a summary of a year or a stream.
 _REQUEST_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300)
+# How far a record's stamp was behind the database clock when the feed first sent it: at
+# least feed.settle_seconds; the tail says how large feed.lookback_seconds must be.
+_LATENESS_BUCKETS = (1, 2, 5, 10, 15, 20, 30, 45, 60, 90, 120, 180, 300, 600, 900, 1800,
+                     3600, 7200, 86400)
 _QUERY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
 
 
@@ -66,6 +70,12 @@ class Metrics:
         self.queries = Histogram("jembatan_query_duration_seconds", "Time from sending a "
                                  "query to its last row read, by kind of query.", ["query"],
                                  buckets=_QUERY_BUCKETS, registry=r)
+        self.lateness = Histogram("jembatan_feed_lateness_seconds", "How far each record's "
+                                  "stamp was behind the database clock when /<c>/changes "
+                                  "first sent it, by collection: a record that commits "
+                                  "later than feed.settle_seconds + feed.lookback_seconds "
+                                  "can be missed.", ["collection"],
+                                  buckets=_LATENESS_BUCKETS, registry=r)
         # The series each request touches, by their labels: `labels()` checks and joins the
         # label values and takes a lock on every call (about 1.8 µs, four times a request);
         # the child it returns is the same each time, so it is looked up once.
@@ -118,6 +128,11 @@ class Metrics:
         if series is None:
             series = self._per_query.setdefault(kind, self.queries.labels(kind))
         series.observe(seconds)
+
+    def feed_lateness(self, collection: str, seconds: list[float]) -> None:
+        series = self.lateness.labels(collection)
+        for s in seconds:
+            series.observe(s)
 
     def render(self) -> tuple[bytes, str]:
         """The text format: every worker's figures added up where they are kept in files."""

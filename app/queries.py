@@ -65,6 +65,7 @@ PARAMETERS: dict[str, tuple[str, ...]] = {
     "range_page": _RANGE + _PAGE,
     "summary": _RANGE,
     RANGE_ROWS: _RANGE,
+    "changes": ("from_date", "from_time", "midnight", "row_count"),
     **{shape: _RANGE for shape in SUMMARY_SHAPES},
     "name_of": (),
     "ping": (),
@@ -75,7 +76,7 @@ PARAMETERS: dict[str, tuple[str, ...]] = {
 # such group, for the name beside the code (Queries.get).
 NAME_OF = "name_of"
 SHAPES = ("all", "count", "page", "by_key", "range", "range_count", "range_page",
-          RANGE_ROWS, *SUMMARY_SHAPES, NAME_OF)
+          RANGE_ROWS, *SUMMARY_SHAPES, NAME_OF, "changes")
 
 # Words that change data or run code; none may appear outside strings and quoted names.
 _FORBIDDEN = {"insert", "update", "delete", "merge", "drop", "alter", "create", "truncate",
@@ -534,6 +535,8 @@ def kind_of(name: str) -> str:
     """range_dt1_page -> range_page; summary_dt1 -> summary; all -> all."""
     if name.startswith("summary_") and name not in SUMMARY_SHAPES:
         return "summary"
+    if name.startswith("changes_"):  # changes_update -> changes
+        return "changes"
     if name.startswith("range_"):
         for suffix in ("_count", "_page"):
             if name.endswith(suffix):

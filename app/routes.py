@@ -25,10 +25,10 @@ from webargs.fields import DelimitedList
 from webargs.flaskparser import FlaskParser
 from werkzeug.routing import BaseConverter
 
-from . import formats, params, summaries, views
+from . import feed, formats, params, summaries, views
 from .arguments import FILTERS_DOC, WHERE, Accepted, accepted_filters, filter_parameters
 from .collections import DATE_PAIRS, Collection
-from .config import ApiSettings, SiteSettings
+from .config import ApiSettings, FeedSettings, SiteSettings
 from .metrics import Metrics
 from .pages import Page
 from .reads import Runner
@@ -124,6 +124,23 @@ _PAGE_HEADERS = {
 }
 
 
+_SINCE_PATTERN = ("^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
+                  "T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$")
+# /<c>/changes' headers (CONTRACT §11), documented so that generated clients read them.
+_FEED_HEADERS = {
+    "X-Bookmark": {"description": "The bookmark after this answer: store it and send it back "
+                                  "as ?after= on the next call (opaque, URL-safe, under 2 KB).",
+                   "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]+$",
+                              "maxLength": feed.MAX_TOKEN}},
+    "Link": {"description": "RFC 8288 link rel=\"next\": this request's URL with "
+                            "after=<X-Bookmark>.", "schema": {"type": "string"}},
+    "X-Bookmark-Repeats": {"description": "Present when more than 200 records fell inside "
+                                          "the lookback window: how many records of this "
+                                          "answer an earlier call may have sent already.",
+                           "schema": {"type": "integer", "minimum": 1}},
+}
+
+
 def _path(name: str, description: str) -> dict[str, str]:
     return {"in": "path", "name": name, "description": description}
 
@@ -156,6 +173,7 @@ class Route:
     needs: str = ""  # "dates" or "summary": only a collection that has them has the route
     summary: tuple[str, str] | None = None  # the operation's summary (numbered, by id), if
     # not the docstring's first line
+    headers: Mapping[str, Any] | None = None  # its response headers, beyond a page's
 
 
 ROUTES: tuple[Route, ...] = (
@@ -172,14 +190,19 @@ ROUTES: tuple[Route, ...] = (
     Route(views.get_summary, f"/summary/{_RANGE}", "summary", "summary", "summary",
           "One object per group, the groups ascending (NULLs first): the groups by name, "
           "then the measures.", _RANGE_PATH, needs="summary"),
+    Route(views.get_changes, "/changes", "changes", "changes", "range",
+          "The records new or changed since the bookmark, in stamp then key order "
+          "(numberrow null); [] when nothing changed.", needs="dates",
+          headers=_FEED_HEADERS),
 )
 
 
 def collection_blueprint(c: Collection, runner: Runner, api: ApiSettings,
-                         keys: bool = False) -> Blueprint:
+                         keys: bool = False, feed: FeedSettings | None = None) -> Blueprint:
     """The routes of one collection (CONTRACT §3), driven by its row of the table; `keys`:
-    API keys are configured, so a request without one can be a 401 (CONTRACT §5)."""
-    served = Served(c, runner, api.page_size)
+    API keys are configured, so a request without one can be a 401 (CONTRACT §5); `feed`:
+    the windows of /<c>/changes."""
+    served = Served(c, runner, api.page_size, feed)
     blp = Blueprint(c.name, __name__, url_prefix=f"{api.url_prefix}/{c.name}",
                     description=f"{c.schema.Meta.description} Key: {served.key_name}. "
                                 f"Canonical order: {', '.join(c.order)} (ascending, NULLs "
@@ -195,7 +218,8 @@ def collection_blueprint(c: Collection, runner: Runner, api: ApiSettings,
         _errors(blp, 400, *((401,) if keys else ()), *route.errors, 503, 500)(view)
         schema, response_example = responses[route.response]
         view = blp.response(200, schema, example=response_example,
-                            headers=_PAGE_HEADERS if route.paged else None,
+                            headers=route.headers or (_PAGE_HEADERS if route.paged
+                                                      else None),
                             description=route.description.format(c=c.name))(view)
         doc: dict[str, Any] = {"operationId": f"{c.name}_{route.operation}"}
         if route.summary:
@@ -273,6 +297,17 @@ def _arguments(served: Served, api: ApiSettings) -> dict[str, ma.Schema]:
     }
     if c.dates:
         kinds["range"] = {"on": _on_field(c), **_range_pages(api), **representation}
+        kinds["changes"] = {"on": _on_field(c, c.feed_on), "limit": _limit_field(),
+                            "after": fields.String(metadata={
+                                "description": "The X-Bookmark of the last answer; without "
+                                               "it the feed starts at the oldest stamp.",
+                                "pattern": "^[A-Za-z0-9_-]+$"}),
+                            "since": fields.String(metadata={
+                                "description": "Start at this time instead, "
+                                               "YYYY-MM-DDTHH:MM:SS (plant local time); "
+                                               "not with after.",
+                                "pattern": _SINCE_PATTERN, "example": "2026-11-01T07:00:00"}),
+                            **representation}
     if c.summary:
         kinds["summary"] = {"on": _on_field(c), "by": _by_field(c, served.groupable),
                             "format": representation["format"]}
@@ -331,11 +366,19 @@ def _fields_field(name: str, output: list[str]) -> DelimitedList:
                                    "minItems": 1, "uniqueItems": True})
 
 
-def _on_field(c: Collection) -> fields.String:
+def _on_field(c: Collection, default: str | None = None) -> fields.String:
+    default = default or c.dates[0]
     pairs = "; ".join(f"{on} = {DATE_PAIRS[on][0]} + {DATE_PAIRS[on][1]}" for on in c.dates)
-    return fields.String(load_default=c.dates[0], validate=validate.OneOf(c.dates),
+    return fields.String(load_default=default, validate=validate.OneOf(c.dates),
                          metadata={"description": f"Which date/time pair the range applies "
-                                                  f"to: {pairs}. Default {c.dates[0]}."})
+                                                  f"to: {pairs}. Default {default}."})
+
+
+def _limit_field() -> QueryInteger:
+    return QueryInteger(load_default=feed.DEFAULT_LIMIT, validate=validate.Range(
+        1, feed.MAX_LIMIT), metadata={"description": f"At most this many records, 1 to "
+                                                     f"{feed.MAX_LIMIT} (default "
+                                                     f"{feed.DEFAULT_LIMIT})."})
 
 
 def _range_pages(api: ApiSettings) -> dict[str, fields.Field]:

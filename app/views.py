@@ -17,8 +17,9 @@ from flask import Response, redirect, request, send_from_directory, url_for
 from swagger_ui_bundle import swagger_ui_path
 from werkzeug.exceptions import NotFound, Unauthorized
 
-from . import formats, params, summaries
+from . import feed, formats, params, summaries
 from .collections import Collection
+from .config import FeedSettings
 from .db import Database, DatabaseUnavailable, QueryFailed
 from .encoding import RecordEncoder
 from .metrics import Metrics
@@ -30,9 +31,11 @@ from .reads import Read, RowEncoder, Runner, Window
 class Served:
     """One collection as its views need it, built once when the app is made."""
 
-    def __init__(self, collection: Collection, runner: Runner, page_size: int):
+    def __init__(self, collection: Collection, runner: Runner, page_size: int,
+                 feed: FeedSettings | None = None):
         self.collection, self.runner = collection, runner
         self.page_size = page_size  # api.page_size: a page's size when the client names none
+        self.feed = feed or FeedSettings()  # /<c>/changes' windows
         self.key_name = "numberrow" if collection.numbered else "ID"
         self.encoder = RecordEncoder(collection.schema)
         self.groupable = tuple(summaries.groupable(collection)) if collection.summary else ()
@@ -144,6 +147,25 @@ def get_summary(s: Served, tglawal: str, jam_awal: str, tglakhir: str, jam_akhir
     return s.run(f"summary_{on}", format, None,
                  f"{s.collection.name}-summary-{tglawal}_{tglakhir}", values=values,
                  where=where, by=groups, encoder=s.summary_encoder(groups))
+
+
+def get_changes(s: Served, on: str, limit: int, after: str | None = None,
+                since: str | None = None, where: Where | None = None,
+                format: str | None = None, fields: list[str] | None = None) -> Response:
+    """gets what changed
+
+    Every record that is new or changed since the bookmark `after` (without it, from the
+    oldest stamp, or from `since`), in stamp order (the `on` pair; a NULL time counts as
+    00:00:00), then key order, at most `limit`; numberrow is null. Store the X-Bookmark
+    header of the answer and send it back as `after` (the Link header's next URL does):
+    an empty array with a bookmark is the normal answer when nothing changed. A record
+    is sent once its stamp is feed.settle_seconds behind the database server's clock;
+    each call looks feed.lookback_seconds behind the bookmark for records that committed
+    late, and the bookmark remembers those already sent, so an unchanged record comes
+    once. Past 200 records inside that window some may come again, counted in
+    X-Bookmark-Repeats. A bookmark of another collection, `on` or filters is a 400.
+    """
+    return feed.changes(s, s.feed, on, limit, after, since, where, format, fields)
 
 
 def index(service: Service) -> Any:

@@ -29,10 +29,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from app import params
+from app import feed, params
 from app.arguments import Filter
 from app.collections import COLLECTIONS
-from app.config import SHIPPED_SQL_DIR
+from app.config import SHIPPED_SQL_DIR, FeedSettings
 from app.db import FETCH_SIZE, bind
 from app.encoding import RecordEncoder
 from app.queries import Where, load_queries
@@ -160,6 +160,26 @@ class Limit:
         return self.page(page, page_size, Where.of([Filter("custcode", "", (custcode,))]))
 
 
+    def feed(self, token: str, settings: FeedSettings) -> int:
+        """A feed poll (app/feed.py changes): the bookmark read, its window read from the
+        index, the records it remembers skipped, the next bookmark written."""
+        b = feed.decode(token, "transactions", "update", feed.filters_digest(None))
+        start = b.lower_bound(dt.timedelta(seconds=settings.lookback_seconds))
+        row_count = feed.DEFAULT_LIMIT + len(b.seen) + b.forgotten_count
+        cursor = self.execute("changes_update", {
+            "from_date": start.date(), "from_time": start.time(), "midnight": params.MIDNIGHT,
+            "row_count": row_count})
+        columns = self.columns(cursor)
+        rows = [row for batch in self.batches(cursor) for row in batch]
+        now = feed.server_clock(rows[0][columns.index(feed.CLOCK)]) if rows else None
+        values = self.encoder.values(columns, rows, None)
+        step = feed.advance(b, list(feed.keyed(TRANSACTIONS, "update", self.encoder.output,
+                                                values)),
+                            now, len(rows) < row_count, feed.DEFAULT_LIMIT, settings)
+        body = self.encoder.json(step.sent)
+        return len(feed.fitted(step.bookmark)) + len(body)
+
+
 def draws(plan: dict[str, Any], rng: random.Random) -> dict[str, Callable[[], tuple]]:
     """Random arguments for each work, drawn as the wrk scripts draw them."""
     page, rng_ = plan["page"], plan["range"]
@@ -185,6 +205,8 @@ def draws(plan: dict[str, Any], rng: random.Random) -> dict[str, Callable[[], tu
         "fpage": lambda: (rng.randint(fpage["first"], fpage["last"]), fpage["size"],
                           fpage["custcode"]),
         "summary": a_month,
+        "feed": lambda: (plan["feed"]["token"], FeedSettings(
+            plan["feed"]["settle_seconds"], plan["feed"]["lookback_seconds"])),
     }
 
 

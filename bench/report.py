@@ -11,7 +11,8 @@ WORKS = (("row", "Row by id"), ("page", "100-row page, deep offset"),
          ("range", "Date range, ~1,000 rows"),
          ("frange", "Filtered range: one truck (vehno=) in the ~1,000-row range"),
          ("fpage", "Filtered deep page: one customer (custcode=), upper half of its pages"),
-         ("summary", "Summary: a month of tonnage by day and material"))
+         ("summary", "Summary: a month of tonnage by day and material"),
+         ("feed", "Feed poll: /changes?after=, 30 records in the lookback window"))
 STREAM_KEYS = ("jembatan", "deploy", "odbc")
 # Issue 4's reference run on a quiet machine of this kind: Datasette 0.65 and the limit.
 REFERENCE = {("datasette", "row"): 1066, ("datasette", "page"): 27, ("datasette", "range"): 39,
@@ -366,7 +367,13 @@ def _header(results: dict[str, Any]) -> list[str]:
              f"(the upper half) of {plan['page']['size']} rows. Filtered: the truck "
              f"{plan['frange']['vehno']} in the same ranges; customer "
              f"{plan['fpage']['custcode']}'s {plan['fpage']['rows']:,} weighings, pages "
-             f"{plan['fpage']['first']:,}-{plan['fpage']['last']:,}.\n")
+             f"{plan['fpage']['first']:,}-{plan['fpage']['last']:,}.")
+    feed = plan.get("feed")
+    if feed:  # issue 23: the cost of a caught-up ERP's poll on the plant's server
+        L.append(f"- Feed poll: a bookmark whose {feed['lookback_seconds']:,} s lookback "
+                 f"window holds the {feed['window']} newest records, all sent already; "
+                 f"SQLite's plan of its query: `{feed['query_plan']}`.")
+    L[-1] += "\n"
     return L
 
 

@@ -70,6 +70,10 @@ FRANGE_SQL = (f"select * from transactions {RANGE_WHERE} and vehno = :vehno"
               " order by tgl_dt1, jam_dt1, id")
 FPAGE_SQL = ("select * from transactions where custcode = :custcode order by id"
              " limit 100 offset :offset")
+FEED_WINDOW = 30  # records inside the lookback window of the feed poll (issue 23)
+# The [feed] windows the Jembatan contenders run with: make_plan sets the lookback so that
+# the window of the poll's bookmark holds FEED_WINDOW records.
+FEED_SETTINGS = {"settle_seconds": 30, "lookback_seconds": 600}
 
 
 def wanted(part: str) -> bool:
@@ -130,6 +134,7 @@ def make_plan() -> dict[str, Any]:
             'SELECT COUNT(*) FROM "transactions" WHERE "tgl_dt1" BETWEEN :s AND :e AND '
             '("tgl_dt1" < :e OR COALESCE("jam_dt1", \'00:00:00\') <= :t)',
             {"s": start.isoformat(), "e": end.isoformat(), "t": r["end_time"]}).fetchone()[0])
+    plan["feed"] = feed_plan(conn)
     conn.close()
     plan["distribution"] = {
         "first_day": first, "last_day": last, "span_days": span, "rows_per_day": per_day,
@@ -138,6 +143,39 @@ def make_plan() -> dict[str, Any]:
         "rows_per_hour_max": max(hours), "range_rows_mean": sum(held) / len(held),
         "range_rows_min": min(held), "range_rows_max": max(held)}
     return plan
+
+
+def feed_plan(conn: sqlite3.Connection) -> dict[str, Any]:
+    """The feed poll (issue 23): the bookmark of an ERP that has read everything, whose
+    lookback window holds the FEED_WINDOW newest records (all of them already sent), and
+    the plan SQLite makes of the query it runs: one search of the (update date, time, id)
+    index."""
+    from app.collections import COLLECTIONS
+    from app.config import SHIPPED_SQL_DIR
+    from app.feed import Bookmark, encode, filters_digest
+    from app.queries import load_queries
+
+    newest = conn.execute(
+        'SELECT "id", "tgl_update", COALESCE("jam_update", \'00:00:00\') FROM "transactions" '
+        'WHERE "tgl_update" IS NOT NULL ORDER BY "tgl_update" DESC, "jam_update" DESC, '
+        '"id" DESC LIMIT ?', (FEED_WINDOW,)).fetchall()
+    seen = frozenset(((key,), dt.datetime.fromisoformat(f"{day}T{clock}"))
+                     for key, day, clock in newest)
+    mark = max(stamp for _, stamp in seen)
+    lookback = math.ceil((mark - min(stamp for _, stamp in seen)).total_seconds())
+    FEED_SETTINGS["lookback_seconds"] = lookback
+    token = encode(Bookmark("transactions", "update", filters_digest(None), mark=mark,
+                            seen=seen))
+    start = (mark - dt.timedelta(seconds=lookback)).replace(microsecond=0)
+    query = load_queries(SHIPPED_SQL_DIR, COLLECTIONS).get("transactions", "changes_update",
+                                                           "sqlite")
+    values = {"from_date": start.date().isoformat(), "from_time": start.time().isoformat(),
+              "midnight": "00:00:00", "row_count": 1000 + len(seen)}
+    explained = conn.execute("EXPLAIN QUERY PLAN " + query.sql,
+                             [values[p] for p in query.params]).fetchall()
+    return {"token": token, "window": len(seen), "lookback_seconds": lookback,
+            "settle_seconds": FEED_SETTINGS["settle_seconds"], "mark": mark.isoformat(),
+            "query_plan": " / ".join(row[3] for row in explained)}
 
 
 def warm_page_cache() -> None:
@@ -189,7 +227,8 @@ def jembatan_config(name: str, odbc: bool) -> Path:
     do not change what is measured."""
     path = BENCH / "data" / f"{name}.toml"
     source = (f'odbc = "{_odbc_string()}"' if odbc else f'sqlite = "{DB}"')
-    path.write_text(f"# Written by bench/run.py\n[database]\n{source}\n")
+    feed = "".join(f"{k} = {v}\n" for k, v in FEED_SETTINGS.items())
+    path.write_text(f"# Written by bench/run.py\n[database]\n{source}\n[feed]\n{feed}")
     return path
 
 
@@ -212,11 +251,12 @@ JEMBATAN_PATHS = {"row": "/transactions/{id}", "page": "/transactions/page/{page
                   "fpage": "/transactions/page/{page}?custcode={custcode}",
                   "summary": "/transactions/summary/{start}/00:00/{end}/{end_time}"
                              "?by=day,productcode",
+                  "feed": "/transactions/changes?after={token}",
                   "json": "/transactions", "csv": "/transactions?format=csv",
                   "xlsx": "/transactions?format=xlsx"}
 # The wrk script of each work (a filtered work draws its arguments as its plain one does).
 SCRIPTS = {"row": "row.lua", "page": "page.lua", "range": "range.lua", "frange": "range.lua",
-           "fpage": "page.lua", "summary": "range.lua"}
+           "fpage": "page.lua", "summary": "range.lua", "feed": "row.lua"}
 # Jembatan had no CSV when this benchmark was written: CSV is measured once this page comes
 # back as text/csv, and reported "not implemented" until then.
 JEMBATAN_CSV_PROBE = "/transactions/page/1?page_size=1&format=csv"
@@ -331,6 +371,8 @@ def probe(port: int, c: dict[str, Any], plan: dict[str, Any]) -> dict[str, int]:
                      + dt.timedelta(days=plan["summary"]["window_days"] - 1))
         paths["summary"] = fill(c["paths"]["summary"], start=r["first_day"],
                                 end=month_end.isoformat(), end_time="23:59:59")
+    if "feed" in c["paths"]:  # Jembatan's own too
+        paths["feed"] = fill(c["paths"]["feed"], token=plan["feed"]["token"])
     counts = {}
     for work, path in paths.items():
         with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=120) as resp:
@@ -357,6 +399,8 @@ def filtered(template: str, plan: dict[str, Any]) -> str:
 
 def wrk_args(work: str, template: str, plan: dict[str, Any]) -> list[object]:
     template = filtered(template, plan)
+    if work == "feed":  # the same bookmark every time: the steady poll of a caught-up ERP
+        return [fill(template, token=plan["feed"]["token"]), 1]
     if work == "row":
         return [template, plan["max_id"]]
     if work in ("page", "fpage"):
@@ -523,6 +567,8 @@ def main() -> int:
     results["plan"] = plan
     say(f"plan: {json.dumps({k: v for k, v in plan.items() if k != 'distribution'})}")
     say(f"data: {json.dumps(plan['distribution'])}")
+    say(f"feed poll: {plan['feed']['window']} records in a {plan['feed']['lookback_seconds']} s "
+        f"lookback window; SQLite's plan: {plan['feed']['query_plan']}")
     warm_page_cache()
 
     run_all(plan, results)

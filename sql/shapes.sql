@@ -237,3 +237,37 @@ WHERE "named".{code} = "grouped".{group}
       WHERE "earlier".{code} = "grouped".{group}
         AND ("earlier"."id" < "named"."id"
              OR "named"."id" IS NULL AND "earlier"."id" IS NOT NULL));
+
+-- The feed (CONTRACT §11, GET /<c>/changes): the records whose {date} + {time} (a NULL time
+-- counting as 00:00:00) is at or after the bookmark less the lookback, in stamp order then
+-- {order}, the first :row_count of them, each with the database server's clock read in the
+-- same statement ("feed_now", plant local time as the stamps are), which the feed compares
+-- with each stamp to hold back the records still inside the settle delay. The WHERE on
+-- {date} is a seek on the (date, time, ...) index, which also gives the order.
+
+-- name: changes
+-- The first :row_count records whose {date} + {time} is at or after :from_date :from_time, by stamp then the canonical order, each with the server's clock.
+SELECT {fields}, "clock"."feed_now"
+FROM (
+    SELECT ROW_NUMBER() OVER (ORDER BY {date}, CASE WHEN {time} IS NULL THEN 0 ELSE 1 END, {time},
+            {order:CASE WHEN {} IS NULL THEN 0 ELSE 1 END, {}}) AS "position",
+        {fields}
+    FROM "records"
+    WHERE {date} >= :from_date
+      AND ({date} > :from_date OR COALESCE({time}, :midnight) >= :from_time)
+      {and_filters}
+) AS "numbered"
+CROSS JOIN (SELECT CURRENT_TIMESTAMP AS "feed_now") AS "clock"
+WHERE "position" <= :row_count
+ORDER BY "position";
+
+-- name: changes
+-- dialect: sqlite
+-- LIMIT, as for `page`; CURRENT_TIMESTAMP is UTC on SQLite: the plant's local time is datetime('now', 'localtime').
+SELECT {fields}, datetime('now', 'localtime') AS "feed_now"
+FROM "records"
+WHERE {date} >= :from_date
+  AND ({date} > :from_date OR COALESCE({time}, :midnight) >= :from_time)
+  {and_filters}
+ORDER BY {date}, {time}, {order}
+LIMIT :row_count;

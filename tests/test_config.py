@@ -18,6 +18,7 @@ CONTRACT_KEYS = {
     "api": ["page_size", "max_page_size", "url_prefix"],
     "auth": ["api_keys"],
     "collections": ["serve"],
+    "feed": ["settle_seconds", "lookback_seconds"],
 }
 
 
@@ -49,6 +50,27 @@ def test_defaults(workdir: Path) -> None:
     assert s.database.sql_dir == SHIPPED_SQL_DIR
     assert SHIPPED_SQL_DIR == ROOT / "sql"
     assert s.auth.api_keys == ()
+
+
+def test_feed_windows(workdir: Path) -> None:
+    """[feed] (CONTRACT §11): 30 s and 600 s by default; seconds from 0 to a day, else an
+    error at start that names the key."""
+    s = load_settings(None, {})
+    assert (s.feed.settle_seconds, s.feed.lookback_seconds) == (30, 600)
+    s = load_settings({"feed": {"settle_seconds": 2.5, "lookback_seconds": 0}}, {})
+    assert (s.feed.settle_seconds, s.feed.lookback_seconds) == (2.5, 0)
+    for value, message in ((-1, "feed.lookback_seconds must be a number of seconds from 0 to "
+                                "86400, not -1"),
+                           (86401, "feed.lookback_seconds must be a number of seconds from 0 "
+                                   "to 86400, not 86401"),
+                           ("600", "overrides: feed.lookback_seconds must be int or float, "
+                                   "not str '600'")):
+        with pytest.raises(ConfigError) as exc:
+            load_settings({"feed": {"lookback_seconds": value}}, {})
+        assert str(exc.value) == message
+    with pytest.raises(ConfigError, match=r"unknown key feed\.settle; known keys of \[feed\]: "
+                                          r"settle_seconds, lookback_seconds"):
+        load_settings({"feed": {"settle": 1}}, {})
 
 
 def test_file_named_by_jembatan_config(workdir: Path, tmp_path: Path) -> None:

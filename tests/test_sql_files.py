@@ -42,7 +42,7 @@ SELECT "ID" AS "id", "Nama" AS "name", "Tgl" AS "tanggal", "Jam" AS "jam"
 FROM "Barang";
 """
 THING_READS = ["all", "count", "page", "by_key", "range_tanggal", "range_tanggal_count",
-               "range_tanggal_page"]
+               "range_tanggal_page", "changes_tanggal"]
 
 
 def write(tmp_path: Path, text: str, stem: str = "things") -> Path:
@@ -500,7 +500,7 @@ def test_no_query_but_records_names_a_site_table_or_column() -> None:
                  # name_of: the master's records as the lookup's two aliases, and their id
                  "named", "earlier", "id"}
     for stem, own in (("shapes", {"records", "numbered", "position", "total", *summaries,
-                                  *measured}),
+                                  *measured, "clock", "feed_now"}),
                       ("database", {"ok", "sqlite_master", "version", "data_version",
                                     "table_schema", "name", "type", "cid"})):
         for block in parse_file(SHIPPED_SQL_DIR / f"{stem}.sql"):
@@ -536,7 +536,8 @@ def test_no_select_star(item: tuple[str, str, str | None]) -> None:
 def _sample(name: str) -> object:
     return {"first_row": 1, "last_row": 10, "row_count": 10, "skip": 0, "key": 1,
             "start_date": "2026-01-01", "end_date": "2026-12-31", "start_time": "00:00:00",
-            "end_time": "23:59:59", "midnight": "00:00:00"}[name]
+            "end_time": "23:59:59", "midnight": "00:00:00", "from_date": "2026-01-01",
+            "from_time": "00:00:00"}[name]
 
 
 @pytest.mark.parametrize("c", COLLECTIONS, ids=lambda c: c.name)
@@ -555,6 +556,8 @@ def test_sqlite_texts_run_and_return_the_columns(c: Collection) -> None:
             assert len(names) == 1 and cursor.fetchall() == [(0,)], q.source
         elif name.startswith("summary_"):  # by day: the day, then what app/summaries reads
             assert names == ["day", *MEASURES[c.summary].columns], q.source
+        elif name.startswith("changes_"):  # the feed's records and the server's clock
+            assert names == [*columns(c.name), "feed_now"], q.source
         else:
             assert names == columns(c.name), q.source
         plan = " / ".join(r[3] for r in con.execute("EXPLAIN QUERY PLAN " + q.sql, values))

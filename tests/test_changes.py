@@ -1,0 +1,505 @@
+"""GET /<c>/changes (CONTRACT §11): the ERP's bookmark.
+
+Every expected answer is computed here from the rows each test writes: which records are
+new or changed since the bookmark, in stamp order (the `on` pair, a NULL time counting as
+00:00:00, NULL first among equal stamps), then key order, each record as a date range sends
+it (numberrow null). The database clock is read from the engine itself (db_now), and the
+settle delay is moved instead of waiting for the clock: a bookmark holds all the feed's
+state, so the same token read by an app with other windows is the same feed a little later.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import sqlite3
+from collections.abc import Callable, Sequence
+from typing import Any
+from urllib.parse import parse_qsl
+
+import pytest
+from contract import COLLECTIONS, PAIRS, expected
+from werkzeug.exceptions import BadRequest
+
+from app import create_app, feed
+from tests import postgres
+
+FEED_ON = {"transactions": "update", "weighing": "update", "timbangan1": "update",
+           "timbangan2": "update", "vehicles": "create", "bricon2": "tanggal",
+           "biao1": "tanggal"}
+TOKEN = re.compile(r"[A-Za-z0-9_-]+")
+# A day: every stamp of these tests is at least a few minutes behind the clock, and inside
+# the window of the bookmark unless a test says otherwise.
+WIDE = {"settle_seconds": 0, "lookback_seconds": 86400}
+
+
+def make_row(collection: str, key: int, stamp: tuple[str | None, str | None] | None,
+             **extra: Any) -> dict[str, Any]:
+    """A row of `collection` whose feed pair (FEED_ON) holds `stamp` (date, time)."""
+    row: dict[str, Any] = ({"no_produksi": key, "no_produksi_": 0} if collection == "bricon2"
+                           else {"id": key})
+    if stamp is not None:
+        row[PAIRS[FEED_ON[collection]][0]], row[PAIRS[FEED_ON[collection]][1]] = stamp
+    if collection == "vehicles":
+        row["Number"] = f"B {key} XY"
+    elif collection in ("bricon2", "biao1"):
+        row["operator_name"] = f"op{key}"
+    else:
+        row["remark"] = f"record {key}"
+    return row | extra
+
+
+def records(collection: str, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The JSON of these rows as the feed sends them, in the order given."""
+    numbered = COLLECTIONS[collection][1] == "numberrow"
+    return [expected(collection, row, None) if numbered else expected(collection, row)
+            for row in rows]
+
+
+def in_feed_order(collection: str, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows with a stamp date, by date, time (NULL first), then key."""
+    day, clock = PAIRS[FEED_ON[collection]]
+    key = "no_produksi" if collection == "bricon2" else "id"
+    return sorted((r for r in rows if r.get(day) is not None),
+                  key=lambda r: (r[day], r.get(clock) is not None, r.get(clock) or "", r[key]))
+
+
+def stamp(moment: dt.datetime) -> tuple[str, str]:
+    return moment.date().isoformat(), moment.time().isoformat()
+
+
+class Database:
+    """The test's database: its settings, its clock, and writes after the app is made (as
+    the weighbridge writes while Jembatan reads)."""
+
+    def __init__(self, request: pytest.FixtureRequest, engine: str, settings: dict[str, Any]):
+        self.engine, self.settings, self.request = engine, settings, request
+
+    def _sqlite_path(self) -> str:
+        if "sqlite" in self.settings:
+            return self.settings["sqlite"]
+        return re.search(r"Database=file:(.*?)\?mode=ro", self.settings["odbc"]).group(1)
+
+    def now(self) -> dt.datetime:
+        """The database server's clock, as the feed's query reads it."""
+        if self.engine in ("sqlite3", "odbc"):
+            con = sqlite3.connect(self._sqlite_path())
+            try:
+                return feed.server_clock(con.execute("SELECT datetime('now', 'localtime')")
+                                   .fetchone()[0])
+            finally:
+                con.close()
+        import pyodbc
+
+        con = pyodbc.connect(self.settings["odbc"], autocommit=True)
+        try:
+            return feed.server_clock(con.execute("SELECT CURRENT_TIMESTAMP").fetchone()[0])
+        finally:
+            con.close()
+
+    def write(self, table: str, rows: Sequence[dict[str, Any]], key: str = "id") -> None:
+        """Each row replaces the row of its key (or is inserted): one transaction."""
+        if self.engine in ("sqlite3", "odbc"):
+            con = sqlite3.connect(self._sqlite_path())
+            with con:
+                for row in rows:
+                    con.execute(f'DELETE FROM "{table}" WHERE "{key}" = ?', (row[key],))
+                    names = ", ".join(f'"{n}"' for n in row)
+                    con.execute(f'INSERT INTO "{table}" ({names}) VALUES '
+                                f'({", ".join("?" for _ in row)})', list(row.values()))
+            con.close()
+            return
+        if self.engine == "postgresql":
+            cluster = self.request.getfixturevalue("postgres_cluster")
+            schema = re.search(r"application_name=(\w+)", self.settings["odbc"]).group(1)
+            target, columns = f'"{schema}"."{table}"', cluster.tables[table]
+            con = cluster.connect()
+            cast = postgres.cast_type
+        else:
+            server = self.request.getfixturevalue("mssql_server")
+            target, columns = f'"{table}"', server.tables[table]
+            con = server._conn
+
+            def cast(sql_type: str) -> str:
+                return sql_type
+        cursor = con.cursor()
+        for row in rows:
+            cursor.execute(f'DELETE FROM {target} WHERE "{key}" = ?', row[key])
+        postgres.insert_rows(cursor, target, columns, rows, time_as_text=True, cast=cast)
+        cursor.close()
+
+
+@pytest.fixture
+def open_feed(request: pytest.FixtureRequest, engine: str,
+              make_database: Callable[..., dict[str, Any]]) -> Callable[..., Any]:
+    """open_feed({"transactions": rows}) -> (a Database, clients(**feed) -> a test client
+    with those [feed] settings, on that database)."""
+
+    def make(tables: dict[str, list[dict[str, Any]]]) -> tuple[Database, Callable[..., Any]]:
+        settings = make_database(tables)
+        db = Database(request, engine, settings)
+
+        def client(**windows: Any) -> Any:
+            return create_app({"database": settings, "feed": windows or WIDE}).test_client()
+
+        return db, client
+
+    return make
+
+
+def get(client: Any, collection: str, query: str = "") -> tuple[list[Any], str, Any]:
+    """GET /<c>/changes?query: its records, its token, the response; the headers checked."""
+    response = client.get(f"/{collection}/changes" + (f"?{query}" if query else ""))
+    assert response.status_code == 200, response.get_data(as_text=True)
+    assert response.mimetype == "application/json"
+    token = response.headers["X-Bookmark"]
+    assert TOKEN.fullmatch(token) and len(token) < 2048, token
+    link = re.fullmatch(r'<http://localhost/([a-z0-9]+)/changes\?(.*)>; rel="next"',
+                        response.headers["Link"])
+    assert link and link.group(1) == collection, response.headers["Link"]
+    kept = [(k, v) for k, v in parse_qsl(query) if k not in ("after", "since")]
+    assert parse_qsl(link.group(2)) == [*kept, ("after", token)]
+    assert response.headers["Cache-Control"] == "no-store"
+    return response.get_json(), token, response
+
+
+def rows_of(collection: str, spec: Sequence[tuple[int, str | None, str | None]]
+            ) -> list[dict[str, Any]]:
+    return [make_row(collection, k, (d, t)) for k, d, t in spec]
+
+
+# Out of order on purpose: equal stamps (5 and 9), a NULL time (7: 00:00:00, before 6 and 8
+# whose time is 00:00:00), a NULL date (1: never in the feed).
+FIRST = [(5, "2026-01-02", "10:00:00"), (2, "2026-01-01", "08:00:00"),
+         (9, "2026-01-02", "10:00:00"), (1, None, "07:00:00"), (8, "2026-01-02", "00:00:00"),
+         (7, "2026-01-02", None), (3, "2026-01-01", "23:59:59"), (6, "2026-01-02", "00:00:00"),
+         (4, "2026-01-03", "00:00:00")]
+
+
+@pytest.mark.parametrize("collection", list(FEED_ON))
+def test_first_call_starts_at_the_oldest_stamp(open_feed, collection):
+    rows = rows_of(collection, FIRST)
+    db, client = open_feed({collection: rows})
+    app = client()
+    body, token, response = get(app, collection)
+    assert body == records(collection, in_feed_order(collection, rows))
+    assert "X-Bookmark-Repeats" not in response.headers
+    again, _, _ = get(app, collection, f"after={token}")
+    assert again == []  # nothing changed: an empty array with a bookmark
+
+
+def test_paging_with_limit_follows_the_bookmark(open_feed):
+    rows = rows_of("transactions", FIRST)
+    db, client = open_feed({"transactions": rows})
+    app = client()
+    pages, query = [], "limit=2&fields=id,tgl_update,jam_update"
+    body, token, _ = get(app, "transactions", query)
+    while body:
+        pages.append(body)
+        body, token, _ = get(app, "transactions", f"{query}&after={token}")
+    order = in_feed_order("transactions", rows)
+    assert pages == [[{"id": r["id"], "tgl_update": r["tgl_update"],
+                       "jam_update": r.get("jam_update")} for r in order[i:i + 2]]
+                     for i in range(0, len(order), 2)]
+
+
+def test_a_record_inside_the_settle_delay_waits_for_the_clock(open_feed):
+    db, client = open_feed({"transactions": []})
+    now = db.now()
+    rows = [make_row("transactions", 1, stamp(now - dt.timedelta(minutes=20))),
+            make_row("transactions", 2, stamp(now - dt.timedelta(minutes=2))),
+            make_row("transactions", 3, stamp(now + dt.timedelta(hours=2)))]  # a PC ahead
+    db.write("transactions", rows)
+    # settle 10 minutes: 2 is still settling, 3 is in the future.
+    body, token, _ = get(client(settle_seconds=600, lookback_seconds=3600), "transactions")
+    assert body == records("transactions", rows[:1])
+    # The same bookmark once the clock has passed 2's stamp by the settle delay (here: the
+    # delay made shorter, which is the same comparison).
+    later = client(settle_seconds=60, lookback_seconds=3600)
+    body, token, _ = get(later, "transactions", f"after={token}")
+    assert body == records("transactions", rows[1:2])
+    body, token, _ = get(later, "transactions", f"after={token}")
+    assert body == []  # 3 waits until its own stamp is settled, whatever the others do
+
+
+def test_a_late_commit_inside_the_lookback_comes_once(open_feed):
+    db, client = open_feed({"transactions": []})
+    now = db.now()
+    early = [make_row("transactions", k, stamp(now - dt.timedelta(minutes=m)))
+             for k, m in ((1, 50), (2, 40), (3, 30))]
+    db.write("transactions", early)
+    app = client(settle_seconds=60, lookback_seconds=1800)
+    body, token, _ = get(app, "transactions")
+    assert body == records("transactions", early)
+    # Committed now, stamped 45 and 35 minutes ago: behind the bookmark (the clock less the
+    # settle delay) by less than the 30-minute lookback for 4 only.
+    late = [make_row("transactions", 4, stamp(now - dt.timedelta(minutes=25))),
+            make_row("transactions", 5, stamp(now - dt.timedelta(hours=3)))]
+    db.write("transactions", late)
+    body, token, _ = get(app, "transactions", f"after={token}")
+    assert body == records("transactions", late[:1])
+    body, token, _ = get(app, "transactions", f"after={token}")
+    assert body == []  # 1-4 unchanged inside the window: never sent twice
+
+
+def test_an_update_that_moves_the_stamp_comes_again(open_feed):
+    db, client = open_feed({"transactions": []})
+    now = db.now()
+    rows = [make_row("transactions", k, stamp(now - dt.timedelta(minutes=m)))
+            for k, m in ((1, 30), (2, 20))]
+    db.write("transactions", rows)
+    app = client(settle_seconds=60, lookback_seconds=3600)
+    body, token, _ = get(app, "transactions")
+    assert body == records("transactions", rows)
+    # The exit weighing of 1: weigh2 and a new update stamp.
+    exit_weighing = make_row("transactions", 1, stamp(now - dt.timedelta(minutes=10)),
+                             weigh1=30500.0, weigh2=12250.5)
+    # An edit of 2 that leaves its stamp as it was: not a change the feed can see.
+    silent = rows[1] | {"remark": "edited"}
+    db.write("transactions", [exit_weighing, silent])
+    body, token, _ = get(app, "transactions", f"after={token}")
+    assert body == records("transactions", [exit_weighing])
+    body, token, _ = get(app, "transactions", f"after={token}")
+    assert body == []
+
+
+def test_past_200_records_in_the_window_repeats_are_counted(open_feed):
+    db, client = open_feed({"transactions": []})
+    now = db.now()
+    rows = [make_row("transactions", k, stamp(now - dt.timedelta(minutes=30, seconds=-k)))
+            for k in range(1, 251)]
+    db.write("transactions", rows)
+    app = client(settle_seconds=60, lookback_seconds=7200)
+    body, token, response = get(app, "transactions", "limit=10000")
+    assert body == records("transactions", rows)
+    assert "X-Bookmark-Repeats" not in response.headers
+    # The bookmark remembers the newest 200 of them: the 50 oldest may come again, and do,
+    # counted; never one of the 200.
+    body, token, response = get(app, "transactions", f"limit=10000&after={token}")
+    assert body == records("transactions", rows[:50])
+    assert response.headers["X-Bookmark-Repeats"] == "50"
+    # Repeats do not count against limit: a call always gets past them to what is new.
+    new = make_row("transactions", 251, stamp(now - dt.timedelta(minutes=5)))
+    db.write("transactions", [new])
+    body, token, response = get(app, "transactions", f"limit=1&after={token}")
+    assert body[-1] == records("transactions", [new])[0]
+    assert response.headers["X-Bookmark-Repeats"] == str(len(body) - 1)
+
+
+def test_since_starts_at_a_time(open_feed):
+    rows = rows_of("transactions", FIRST)
+    db, client = open_feed({"transactions": rows})
+    body, token, _ = get(client(), "transactions", "since=2026-01-02T00:00:00")
+    assert body == records("transactions", [r for r in in_feed_order("transactions", rows)
+                                            if r["tgl_update"] >= "2026-01-02"])
+    assert get(client(), "transactions", f"after={token}")[0] == []
+
+
+def test_filters_fields_and_csv(open_feed):
+    rows = [make_row("transactions", k, ("2026-01-01", f"0{k}:00:00"),
+                     vehno="B 1" if k % 2 else "B 2") for k in range(1, 7)]
+    db, client = open_feed({"transactions": rows})
+    app = client()
+    body, token, _ = get(app, "transactions", "vehno=B%201&fields=id,vehno")
+    assert body == [{"id": k, "vehno": "B 1"} for k in (1, 3, 5)]
+    response = app.get("/transactions/changes?vehno=B%201&format=csv&fields=id,jam_update")
+    assert response.status_code == 200
+    assert response.mimetype == "text/csv"
+    assert response.get_data(as_text=True) == (
+        "id,jam_update\r\n1,01:00:00\r\n3,03:00:00\r\n5,05:00:00\r\n")
+    assert TOKEN.fullmatch(response.headers["X-Bookmark"])
+
+
+def error(app: Any, url: str) -> dict[str, Any]:
+    response = app.get(url)
+    assert response.status_code == 400, response.get_data(as_text=True)
+    return response.get_json()
+
+
+def bad(message: str) -> dict[str, Any]:
+    return {"code": 400, "status": "Bad Request", "message": message}
+
+
+WHAT = ("after must be the X-Bookmark header of an answer of this service, sent back "
+        "unchanged (start again without after, or with since=YYYY-MM-DDTHH:MM:SS)")
+
+
+def test_bad_bookmarks_are_400s_that_say_why(open_feed):
+    rows = rows_of("transactions", FIRST)
+    db, client = open_feed({"transactions": rows, "vehicles": rows_of("vehicles", FIRST)})
+    app = client()
+    _, token, _ = get(app, "transactions", "vehno=B%201")
+    assert error(app, "/transactions/changes?after=not%20a%20bookmark") == bad(
+        f"after: not a bookmark; {WHAT}.")
+    damaged = token[:-3] + ("A" if token[-3] != "A" else "B") + token[-2:]
+    assert error(app, f"/transactions/changes?vehno=B%201&after={damaged}") == bad(
+        f"after: the bookmark is damaged (cut short or changed on the way); {WHAT}.")
+    assert error(app, f"/transactions/changes?vehno=B%201&after={token[:-8]}") == bad(
+        f"after: the bookmark is damaged (cut short or changed on the way); {WHAT}.")
+    assert error(app, f"/vehicles/changes?after={token}") == bad(
+        "after: this bookmark belongs to /transactions/changes, not /vehicles/changes: each "
+        "collection's feed has its own.")
+    assert error(app, f"/transactions/changes?vehno=B%201&on=dt1&after={token}") == bad(
+        "after: this bookmark was made with on=update, and this request asks on=dt1: send "
+        "the on it was made with (each stamp pair is a feed of its own).")
+    for filters in ("", "vehno=B%202&", "vehno=B%201&weigh2__isnull=true&"):
+        assert error(app, f"/transactions/changes?{filters}after={token}") == bad(
+            "after: this bookmark was made with other filters than this request's: send the "
+            "filters it was made with, or start a new feed without after for these filters.")
+    assert error(app, f"/transactions/changes?vehno=B%201&after={token}"
+                      f"&since=2026-01-01T00:00:00") == bad(
+        "give after (a bookmark) or since (a time to start from), not both")
+    assert error(app, "/transactions/changes?since=2026-01-01") == bad(
+        "since must be a date and time YYYY-MM-DDTHH:MM:SS, e.g. 2026-11-01T07:00:00; got "
+        "'2026-01-01'")
+    assert error(app, "/transactions/changes?limit=10001")["message"] == (
+        "Invalid query parameter limit: Must be greater than or equal to 1 and less than or "
+        "equal to 10000.")
+
+
+def test_the_token_stays_under_2_kb_with_200_records_remembered():
+    mark = dt.datetime(2026, 11, 25, 12)
+    # The worst case: fractions of a second in every stamp, keys far apart.
+    seen = frozenset(((k * 7919,), mark - dt.timedelta(seconds=k * 3, microseconds=k * 4567))
+                     for k in range(200))
+    bookmark = feed.Bookmark("timbangan2", "update", bytes(6), mark=mark, seen=seen)
+    token = feed.fitted(bookmark)
+    assert len(token) < 2048 and TOKEN.fullmatch(token)
+    assert feed.decode(token, "timbangan2", "update", bytes(6)) == bookmark
+
+
+def test_the_lateness_histogram(open_feed):
+    db, client = open_feed({"transactions": []})
+    now = db.now()
+    rows = [make_row("transactions", k, stamp(now - dt.timedelta(seconds=s)))
+            for k, s in ((1, 600), (2, 100))]
+    db.write("transactions", rows)
+    app = client(settle_seconds=60, lookback_seconds=3600)
+    get(app, "transactions")
+    text = app.get("/metrics").get_data(as_text=True)
+    assert 'jembatan_feed_lateness_seconds_count{collection="transactions"} 2.0' in text
+    # One at least 600 s behind the clock, the other between 100 s and 180 s.
+    assert 'jembatan_feed_lateness_seconds_bucket{collection="transactions",le="90.0"} 0.0' \
+        in text
+    assert 'jembatan_feed_lateness_seconds_bucket{collection="transactions",le="300.0"} 1.0' \
+        in text
+
+
+# -- the cost: one seek on the stamp pair's index ------------------------------------------
+
+def _window_values(mark: dt.datetime) -> dict[str, Any]:
+    start = mark - dt.timedelta(minutes=30)
+    return {"from_date": start.date(), "from_time": start.time(), "midnight": dt.time(0),
+            "row_count": 1030}
+
+
+def _many(n: int) -> list[dict[str, Any]]:
+    """n weighings a minute apart, the last at 2026-11-20 12:00."""
+    last = dt.datetime(2026, 11, 20, 12)
+    return [make_row("transactions", k, stamp(last - dt.timedelta(minutes=n - k)))
+            for k in range(1, n + 1)]
+
+
+def test_the_sqlite_plan_is_a_search_of_the_stamp_index(tmp_path):
+    from conftest import build_database
+
+    path = build_database(tmp_path / "plan.sqlite3", {"transactions": _many(2000)})
+    app = create_app({"database": {"sqlite": str(path)}})
+    query = app.extensions["jembatan"]["db"].queries.get("transactions", "changes_update",
+                                                          "sqlite")
+    values = {k: v.isoformat() if hasattr(v, "isoformat") else v
+              for k, v in _window_values(dt.datetime(2026, 11, 20, 12)).items()}
+    con = sqlite3.connect(path)
+    plan = [row[3] for row in con.execute("EXPLAIN QUERY PLAN " + query.sql,
+                                          [values[p] for p in query.params])]
+    con.close()
+    assert plan == ["SEARCH transactions USING INDEX transactions_update (tgl_update>?)"]
+
+
+@pytest.mark.postgresql
+def test_the_postgresql_plan_is_an_index_scan_of_the_stamp_pair(request):
+    """The main text (SQL Server's) on PostgreSQL, with the README's index on a table of
+    20,000 weighings: the window is read through the index, never by a scan of the table."""
+    import pyodbc
+
+    from app import tables
+
+    cluster = request.getfixturevalue("postgres_cluster")
+    schema = cluster.create_schema({"transactions": _many(20_000)})
+    request.addfinalizer(lambda: cluster.drop_schema(schema))
+    owner = cluster.connect()
+    index = next(s for s in tables.index_statements("postgresql")
+                 if '"transactions_update"' in s)
+    owner.execute(f'SET search_path TO "{schema}"; {index}; ANALYZE "transactions"')
+    owner.close()
+    odbc = cluster.connection_string(schema=schema)
+    query = create_app({"database": {"odbc": odbc}}).extensions["jembatan"]["db"].queries.get(
+        "transactions", "changes_update", None)
+    values = _window_values(dt.datetime(2026, 11, 20, 12))
+    con = pyodbc.connect(odbc, autocommit=True)
+    plan = "\n".join(row[0] for row in con.execute(
+        "EXPLAIN " + query.sql, *[values[p] for p in query.params]).fetchall())
+    con.close()
+    # A seek on the date from the window's first day (a plain or a bitmap index scan, as
+    # the statistics decide), the time compared on that day's rows only; no scan of the
+    # table. The few rows of the window are then sorted into the feed's order.
+    assert re.search(r"Index Scan on transactions_update .*\n\s+Index Cond: \(tgl_update >= "
+                     r"'2026-11-20'::date\)|Index Scan using transactions_update on "
+                     r"transactions", plan), plan
+    assert "Seq Scan" not in plan, plan
+
+
+def forged(body: bytes) -> str:
+    """A token whose checksum fits `body` (the checksum detects damage; it is no secret)."""
+    import base64
+    import hashlib
+
+    check = hashlib.blake2b(body, digest_size=6, person=b"jembatan-feed").digest()
+    return base64.urlsafe_b64encode(b"\x01" + check + body).rstrip(b"=").decode()
+
+
+@pytest.mark.parametrize("tail", [
+    b"\x04" + b"\xff" * 9 + b"\x7f",  # a forgotten stamp past the calendar
+    b"\x04\x80\x80\x80\x80\x80\x80\x80\x80\x01\x00",  # one before 1753
+    b"\x00\x01\xff\xff\xff\xff\x0f",  # one entry of a key a billion fields wide
+    b"\x00\x05",  # five entries promised, none there
+])
+def test_a_forged_bookmark_is_a_400_not_a_500(make_client, tail):
+    client = make_client({"transactions": []})
+    token = forged(b"\x0ctransactions\x06update" + bytes(6) + tail)
+    assert error(client, f"/transactions/changes?after={token}") == bad(
+        f"after: the bookmark is damaged; {WHAT}.")
+
+
+def test_a_forged_count_of_forgotten_records_is_refused():
+    mark = dt.datetime(2026, 11, 25, 12)
+    bookmark = feed.Bookmark("transactions", "update", bytes(6), mark=mark, forgotten=mark,
+                             forgotten_count=feed.MAX_FORGOTTEN + 1)
+    with pytest.raises(BadRequest, match="the bookmark is damaged"):
+        feed.decode(feed.encode(bookmark), "transactions", "update", bytes(6))
+
+
+def test_a_browser_page_may_read_the_bookmark(make_client):
+    client = make_client({"transactions": []}, api={"cors_origins": ["https://erp.plant"]})
+    response = client.get("/transactions/changes", headers={"Origin": "https://erp.plant"})
+    exposed = response.headers["Access-Control-Expose-Headers"].split(", ")
+    assert {"X-Bookmark", "X-Bookmark-Repeats", "Link"} <= set(exposed)
+
+
+def test_a_workbook_of_the_changes(open_feed):
+    """format=xlsx, as wherever CSV is answered: one sheet named after the collection, the
+    records of the answer, and the bookmark in the headers all the same."""
+    import io
+
+    import openpyxl
+
+    rows = rows_of("transactions", FIRST)
+    db, client = open_feed({"transactions": rows})
+    response = client().get("/transactions/changes?format=xlsx&fields=id,jam_update")
+    assert response.status_code == 200
+    assert TOKEN.fullmatch(response.headers["X-Bookmark"])
+    book = openpyxl.load_workbook(io.BytesIO(response.get_data()))
+    assert book.sheetnames == ["transactions"]
+    cells = [[c.value for c in row] for row in book["transactions"].iter_rows()]
+    order = in_feed_order("transactions", rows)
+    assert [row[0] for row in cells] == ["id", *(r["id"] for r in order)]
