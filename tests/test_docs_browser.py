@@ -24,7 +24,7 @@ COLLECTIONS = ("customers", "products", "transporters", "transactions", "vehicle
                "weighing", "timbangan1", "timbangan2", "biao1")
 METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
 SUMMARIES = ("gets all", "gets by page", "finds by ID", "finds by row number", "gets by date",
-             "sums by date")
+             "sums by date", "gets what changed")
 NUMBERED = {"bricon2", "weighing", "timbangan1", "timbangan2"}  # found by row number
 UNDATED = {"customers", "products", "transporters"}  # no date range
 CUSTOMERS = [
@@ -79,7 +79,8 @@ def test_docs_page_lists_operations_and_tries_one(server: Gunicorn, browser: Bro
             f" s.querySelector('.opblock-tag').dataset.tag === '{collection}')"
             f".querySelectorAll('.opblock-summary-description')].map(d => d.textContent.trim())")
         key = "finds by row number" if collection in NUMBERED else "finds by ID"
-        ranges = [] if collection in UNDATED else ["gets by date", "sums by date"]
+        ranges = [] if collection in UNDATED else ["gets by date", "sums by date",
+                                                   "gets what changed"]
         assert sorted(section) == sorted(["gets all", "gets by page", key, *ranges]), collection
     browser.screenshot(tmp_path / "docs.png")
     print(f"screenshot: {tmp_path / 'docs.png'}")
