@@ -39,7 +39,7 @@ from .collections import DATE_PAIRS
 from .config import FeedSettings
 from .db import QueryFailed
 from .queries import Where
-from .reads import Read, _response
+from .reads import Read, read_response
 
 if TYPE_CHECKING:  # app/views.py imports this module
     from .collections import Collection
@@ -438,7 +438,7 @@ def changes(served: Served, feed: FeedSettings, on: str, limit: int, after: str 
     if step.repeats:
         headers["X-Bookmark-Repeats"] = str(step.repeats)
     body = read.format.whole(encoder, step.sent, fields, read.name)
-    return _response(read, body, headers)
+    return read_response(read, body, headers)
 
 
 def keyed(c: Collection, on: str, output: list[str], values: Sequence[tuple[Any, ...]]

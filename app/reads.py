@@ -26,7 +26,7 @@ from .queries import Where
 from .schemas import ValueMisfit
 from .streaming import SpooledStream
 
-__all__ = ["WHOLE_ROWS", "Read", "RowEncoder", "Runner", "Window"]
+__all__ = ["WHOLE_ROWS", "Read", "RowEncoder", "Runner", "Window", "read_response"]
 
 # A list or range that ends within its first WHOLE_ROWS records is read whole before it is
 # sent: a thread and a spool (app/streaming.py) only pay for themselves on larger results.
@@ -140,7 +140,7 @@ class Runner:
             # Headers only: no need to read a whole table, but a database that cannot be
             # reached still answers 503 as GET would.
             self.db.ping()
-            return _response(read, b"")
+            return read_response(read, b"")
         result = self._checked(read, self.db.execute(
             read.collection, read.query, read.values, read.where, read.by))
         first = 1 if read.numbered else None
@@ -149,15 +149,15 @@ class Runner:
             rows = result.all()
             g.rows = len(rows)
             values = read.encoder.values(result.columns, rows, first)
-            return _response(read, read.format.whole(read.encoder, values, read.fields,
-                                                     read.name))
+            return read_response(read, read.format.whole(read.encoder, values, read.fields,
+                                                         read.name))
         writer = read.format.writer(read.encoder, read.fields, read.name)
         batches = _Batches(read, writer, result.columns, first, self.db, logs.request_id())
         body = SpooledStream(result.batches(), batches, writer.head(), writer.tail,
                              result.what, result.abandon)
         g.rows = lambda: body.rows  # counted as they are read, for the access log
         g.stream = body  # whether it broke off, for the metrics
-        response = _response(read, body)
+        response = read_response(read, body)
         response.call_on_close(body.close)
         return response
 
@@ -183,7 +183,9 @@ class _Batches:
         return self.writer.part(values, first_batch)
 
 
-def _response(read: Read, body: Any, headers: dict[str, str] | None = None) -> Response:
+def read_response(read: Read, body: Any, headers: dict[str, str] | None = None) -> Response:
+    """The response of a read in its format: media type, a download's file name, Vary
+    (also the feed's, app/feed.py)."""
     response = Response(body, mimetype=read.format.media_type, headers=headers)
     if read.format.extension:
         response.headers["Content-Disposition"] = (
@@ -194,7 +196,7 @@ def _response(read: Read, body: Any, headers: dict[str, str] | None = None) -> R
 
 def _whole(read: Read, body: bytes, headers: dict[str, str] | None = None) -> Response:
     """A response read whole: a strong ETag of its bytes, 304 when the client has it."""
-    response = _response(read, body, headers)
+    response = read_response(read, body, headers)
     response.headers["Cache-Control"] = "no-cache"  # proxies revalidate every time
     response.set_etag(hashlib.blake2b(body, digest_size=16).hexdigest())
     if "If-None-Match" in request.headers or "If-Modified-Since" in request.headers:
