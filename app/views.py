@@ -6,18 +6,19 @@ operation's summary and description in the OpenAPI document.
 
 from __future__ import annotations
 
-import datetime as dt
 import functools
 import hmac
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from flask import Response, redirect, request, send_from_directory, url_for
 from swagger_ui_bundle import swagger_ui_path
 from werkzeug.exceptions import NotFound, Unauthorized
 
 from . import feed, formats, params, summaries
+from .clock import plant_today
 from .collections import Collection
 from .config import FeedSettings
 from .db import Database, DatabaseUnavailable, QueryFailed
@@ -230,10 +231,10 @@ def report(page: Page, day: str) -> Response:
     return page.response(request)
 
 
-def report_today() -> Response:
-    """`/report` without a date: today's report, by the service's clock (the plant's local
-    date on a plant server, as the weighbridge's own dates are)."""
-    today = dt.date.today().isoformat()
+def report_today(zone: ZoneInfo | None) -> Response:
+    """`/report` without a date: today's report, the date in the plant's zone ([site]
+    timezone), or, without one, the date of the host's clock."""
+    today = plant_today(zone).isoformat()
     response = redirect(url_for("report.report", day=today))
     response.headers["Cache-Control"] = "no-store"  # tomorrow it points elsewhere
     return response  # type: ignore[return-value]
