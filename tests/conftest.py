@@ -16,6 +16,7 @@ server engine's runs.
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
 import os
 import sqlite3
@@ -23,6 +24,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 from flask.testing import FlaskClient
@@ -39,6 +41,15 @@ ENGINE_PARAMS = [pytest.param(e, marks=getattr(pytest.mark, e)) if e in SERVER_E
                  for e in ENGINES]
 
 Tables = Mapping[str, list[dict[str, Any]]]
+
+
+def other_zone_than(plant: str) -> str:
+    """A zone whose date now differs from `plant`'s: one of two zones 25 hours apart."""
+    def today_in(zone: str) -> dt.date:
+        return dt.datetime.now(ZoneInfo(zone)).date()
+
+    return next(z for z in ("Pacific/Kiritimati", "Pacific/Pago_Pago")
+                if today_in(z) != today_in(plant))
 
 
 @pytest.fixture
