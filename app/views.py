@@ -160,11 +160,12 @@ def get_changes(s: Served, on: str, limit: int, after: str | None = None,
     00:00:00), then key order, at most `limit`; numberrow is null. Store the X-Bookmark
     header of the answer and send it back as `after` (the Link header's next URL does):
     an empty array with a bookmark is the normal answer when nothing changed. A record
-    is sent once its stamp is feed.settle_seconds behind the database server's clock;
-    each call looks feed.lookback_seconds behind the bookmark for records that committed
-    late, and the bookmark remembers those already sent, so an unchanged record comes
-    once. Past 200 records inside that window some may come again, counted in
-    X-Bookmark-Repeats. A bookmark of another collection, `on` or filters is a 400.
+    is sent once its stamp is feed.settle_seconds behind the database server's clock (in
+    the plant's time zone when the site sets site.timezone); each call looks
+    feed.lookback_seconds behind the bookmark for records that committed late, and the
+    bookmark remembers those already sent, so an unchanged record comes once. Past 200
+    records inside that window some may come again, counted in X-Bookmark-Repeats. A
+    bookmark of another collection, `on` or filters is a 400.
     """
     return feed.changes(s, s.feed, on, limit, after, since, where, format, fields)
 
