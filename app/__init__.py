@@ -134,9 +134,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     # file, have no routes, and their paths answer a 404 that says so (app/errors.py).
     served = tuple(c for c in COLLECTIONS if c.name in settings.collections.serve)
     queries = load_queries(settings.database.sql_dir, served, SHIPPED_SQL_DIR)
-    # A collection whose mapping is not finished is not served as if it were: its routes
-    # answer 503 "not mapped yet" (app/unmapped.py); the others serve.
-    unmapped = from_mapping(queries.files, served)
+    unmapped = from_mapping(queries.files, served)  # unfinished: 503s (app/unmapped.py)
     logs.configure(settings.log)
     metrics = Metrics()
     db = Database(settings.database, queries, settings.log.slow_query, metrics)

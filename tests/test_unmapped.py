@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import logging
 import sqlite3
 from pathlib import Path
@@ -25,6 +26,7 @@ from flask import Flask
 
 from app import create_app
 from app.config import SHIPPED_SQL_DIR
+from tests.browser import Browser, needs_chromium
 from tests.conftest import build_database
 from tests.contract import WEIGHING, expected
 from tests.servers import gunicorn
@@ -263,14 +265,19 @@ def test_check_sql_says_what_the_service_does(tmp_path: Path) -> None:
             f"(not mapped yet)\n") in result.output
 
 
-def test_gunicorn_serves_the_rest_and_logs_it(tmp_path: Path) -> None:
+def serve_site(tmp_path: Path) -> Any:
+    """gunicorn (one worker) on the site as drafted."""
     settings = site(tmp_path, records_query(drafted))
     config = tmp_path / "site.toml"
     config.write_text(f'[database]\nsqlite = "{settings["database"]["sqlite"]}"\n'
                       f'sql_dir = "{settings["database"]["sql_dir"]}"\n\n[collections]\n'
                       f'serve = ["transactions", "products"]\n')
-    with gunicorn(tmp_path, {"JEMBATAN_CONFIG": str(config)}, "--workers", "1",
-                  "--threads", "2") as server:
+    return gunicorn(tmp_path, {"JEMBATAN_CONFIG": str(config)}, "--workers", "1",
+                    "--threads", "4")
+
+
+def test_gunicorn_serves_the_rest_and_logs_it(tmp_path: Path) -> None:
+    with serve_site(tmp_path) as server:
         for path in ("/transactions", "/transactions/1", f"/transactions/date/{RANGE}",
                      "/transactions/changes", f"/transactions/summary/{RANGE}?format=csv"):
             response = requests.get(server.base + path, timeout=10)
@@ -284,7 +291,33 @@ def test_gunicorn_serves_the_rest_and_logs_it(tmp_path: Path) -> None:
         assert (health.status_code, health.json()) == (
             200, {"status": "degraded", "database": "ok", "unmapped": {"transactions": TODO}})
         log = server.log()
-    path = Path(settings["database"]["sql_dir"]) / "transactions.sql"
+    path = tmp_path / "site-sql" / "transactions.sql"
     warned = [line.split(" ", 2)[2] for line in log.splitlines() if "not mapped" in line]
     assert warned == ["WARNING jembatan " + WARNING.format(n=len(TODO), path=path,
                                                            fields=", ".join(TODO))]
+
+
+STATE = "document.documentElement?.dataset.state"
+
+
+def state(browser: Browser, *states: str) -> str:
+    return str(browser.wait_for(f"{json.dumps([*states, 'error'])}.includes({STATE}) && "
+                                f"{STATE}", f"the page in state {states}"))
+
+
+@needs_chromium
+def test_the_dashboard_and_report_leave_it_out_and_say_so(browser: Browser,
+                                                          tmp_path: Path) -> None:
+    with serve_site(tmp_path) as server:
+        browser.open(server.base + "/dashboard#c=transactions")
+        assert state(browser, "none") == "none"
+        assert browser.js("document.getElementById('status').textContent") == (
+            "Nothing to chart: All weighings is not mapped yet at this site. The operator "
+            "finishes the mapping and restarts Jembatan; /health lists the fields left to map.")
+        browser.open(server.base + "/report/2026-11-24")
+        assert state(browser, "ready") == "ready"
+        assert browser.js("document.getElementById('body').textContent") == (
+            "Not mapped yet at this site, so not in this report: All weighings.")
+        asked = [u for u in browser.seen("request") if u.startswith(server.base)]
+        assert not [u for u in asked if "/transactions" in u], asked
+        assert not browser.seen("failure") and not browser.seen("status")
