@@ -200,7 +200,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     log.info("Jembatan serves %s (settings: %s)", db.describe, settings.source)
     if len(served) < len(COLLECTIONS):
         log.info("collections served: %s", ", ".join(c.name for c in served))
-    unmapped.log()
+    unmapped.warn()
     return app
 
 

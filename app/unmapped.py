@@ -24,6 +24,7 @@ from .queries import parse_file, todo_fields
 log = logging.getLogger("jembatan")
 
 NOT_MAPPED = "not mapped yet"
+TODO = "still marked -- TODO"  # the problem of fields a draft left to map
 
 
 @dataclass(frozen=True)
@@ -31,9 +32,8 @@ class Reason:
     """Why a collection is not served: some of its fields are not mapped right yet."""
 
     fields: tuple[str, ...]  # the fields concerned, in the record's order
-    problem: str  # what is wrong with them, as a client may read it (no path, no SQL):
-    # "still marked -- TODO"
-    file: Path  # the mapping file to correct: its name is told to clients, its path logged
+    problem: str  # what is wrong with them, words a client may read (no path, no SQL): TODO
+    file: Path  # the mapping file to correct: clients are told its name, the log its path
 
     def said(self, full_path: bool = False) -> str:
         """'2 fields still marked -- TODO in transactions.sql: id, vehno'."""
@@ -94,7 +94,7 @@ class Unmapped:
             raise NotMapped(collection, self.message(collection),
                             tuple(self.fields(collection)))
 
-    def log(self) -> None:
+    def warn(self) -> None:
         """One WARNING line per collection not mapped yet: the file, the fields, what to do."""
         for collection, reasons in self._reasons.items():
             log.warning("%s is %s: %s. Every route of %s answers 503 until they are mapped: "
@@ -104,8 +104,6 @@ class Unmapped:
                         "; ".join(r.said(full_path=True) for r in reasons), collection,
                         collection)
 
-
-TODO = "still marked -- TODO"
 
 
 def left_to_map(path: Path, c: Collection) -> tuple[str, ...]:
