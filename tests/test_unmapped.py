@@ -221,6 +221,21 @@ def test_a_key_is_asked_before_the_mapping_is_told(tmp_path: Path) -> None:
     assert (response.status_code, response.get_json()) == (503, NOT_MAPPED)
 
 
+def test_a_browser_page_elsewhere_can_read_why(tmp_path: Path) -> None:
+    """CORS: the preflight reads nothing and passes; the 503 carries the CORS headers."""
+    origin = "http://erp.plant.local"
+    app = create_app(site(tmp_path, records_query(drafted)) | {"api": {"cors_origins":
+                                                                        [origin]}})
+    client = app.test_client()
+    preflight = client.options("/transactions", headers={
+        "Origin": origin, "Access-Control-Request-Method": "GET"})
+    assert preflight.status_code == 200
+    assert preflight.headers["Access-Control-Allow-Origin"] == origin
+    response = client.get("/transactions", headers={"Origin": origin})
+    assert (response.status_code, response.get_json()) == (503, NOT_MAPPED)
+    assert response.headers["Access-Control-Allow-Origin"] == origin
+
+
 def test_once_finished_the_same_factory_serves_it(tmp_path: Path,
                                                   caplog: pytest.LogCaptureFixture) -> None:
     create_app(site(tmp_path, records_query(drafted)))  # as drafted: not served
