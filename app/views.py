@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import hmac
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -27,6 +27,7 @@ from .metrics import Metrics
 from .pages import Page
 from .queries import Where
 from .reads import Read, RowEncoder, Runner, Window
+from .unmapped import Unmapped
 
 
 class Served:
@@ -61,6 +62,7 @@ class Service:
     collections: tuple[Collection, ...]
     db: Database
     site: str = ""  # site.name: the plant's name on the report; "" when none is configured
+    unmapped: Unmapped = field(default_factory=Unmapped)  # the collections not mapped yet
 
 
 def get_all(s: Served, where: Where | None = None, format: str | None = None,
@@ -174,8 +176,10 @@ def index(service: Service) -> Any:
     """lists the collections
 
     Each collection with its URL, record shape, key, canonical order and date-range `on`
-    values, and the links to the documentation.
+    values (and, for one not mapped yet, the fields left to map), and the links to the
+    documentation.
     """
+    unmapped = service.unmapped
     return {
         "name": "Jembatan",
         "collections": [{
@@ -185,6 +189,7 @@ def index(service: Service) -> Any:
             "key": c.key,
             "order": list(c.order),
             "date_range": list(c.dates),
+            **({"unmapped": unmapped.fields(c.name)} if c.name in unmapped else {}),
         } for c in service.collections],
         "docs": url_for("api-docs.openapi_swagger_ui", _external=True),
         "openapi": url_for("api-docs.openapi_json", _external=True),
@@ -201,22 +206,27 @@ def health(service: Service) -> Any:
     with a short reason and Retry-After. "degraded" (still 200: the database answers)
     with a `mapping` list when a site's mapping has given a field a value that cannot be
     of its type since the service started: those reads answer 500 until the mapping is
-    corrected and the service restarted.
+    corrected and the service restarted; and with an `unmapped` object, each collection
+    not mapped yet with the fields left to map: its routes answer 503 until they are
+    mapped and the service restarted.
     """
     db = service.db
+    unmapped = ({"unmapped": service.unmapped.by_collection()} if service.unmapped
+                else {})
     try:
         db.ping()
     except (DatabaseUnavailable, QueryFailed) as exc:
         reason = exc.reason if isinstance(exc, DatabaseUnavailable) else "query failed"
-        return ({"status": "unavailable", "database": reason}, 503,
+        return ({"status": "unavailable", "database": reason, **unmapped}, 503,
                 {"Retry-After": str(DatabaseUnavailable.retry_after)})
     misfits = db.metrics.mapping_errors() if db.metrics is not None else {}
-    if misfits:  # the database answers, but a mapping gives values that are never sent
-        return {"status": "degraded", "database": "ok", "mapping": [
-            f"{c}.{f}: a value that is not {expected}, {n} time{'s' if n > 1 else ''} "
-            f"since start (the log has each one; run check-sql {c})"
-            for (c, f, expected), n in sorted(misfits.items())]}
-    return {"status": "ok", "database": "ok"}
+    mapping = {"mapping": [
+        f"{c}.{f}: a value that is not {expected}, {n} time{'s' if n > 1 else ''} "
+        f"since start (the log has each one; run check-sql {c})"
+        for (c, f, expected), n in sorted(misfits.items())]} if misfits else {}
+    # The database answers, but a mapping is unfinished or gives values never sent.
+    status = "degraded" if mapping or unmapped else "ok"
+    return {"status": status, "database": "ok", **mapping, **unmapped}
 
 
 def dashboard(page: Page) -> Response:
