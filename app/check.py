@@ -14,6 +14,7 @@ from flask import current_app
 from flask.cli import with_appcontext
 
 from . import params
+from .clock import stamps_ahead
 from .collections import COLLECTIONS, Collection
 from .db import Database, DatabaseUnavailable, QueryFailed
 from .encoding import RecordEncoder
@@ -220,6 +221,9 @@ def check_sql_command(collection: str | None, show: bool) -> None:
         click.echo(f"\n{db.describe} cannot be reached ({exc.reason}): nothing was checked.")
         raise SystemExit(1) from None
     failures = sum(check_collection(db, c, dialect) for c in chosen)
+    feed = current_app.extensions["jembatan"]["settings"].feed
+    for warning in filter(None, (stamps_ahead(db, c, feed) for c in chosen)):
+        click.echo(f"\nWarning: {warning}")  # the exit status stays the queries'
     click.echo(f"\n{failures} quer{'y' if failures == 1 else 'ies'} with problems" if failures
                else "\nEvery query runs and returns its record's columns, and the sampled "
                     "records' values fit their fields.")

@@ -42,10 +42,10 @@ from typing import Any
 from .collections import DATE_PAIRS, Collection, Naming
 from .filters import OPERATORS, Filter
 
-DIALECTS = ("sqlite",)
+DIALECTS = ("sqlite", "postgresql")
 SHAPES_FILE = "shapes"
 DATABASE_FILE = "database"
-DATABASE_QUERIES = ("ping", "version", "columns")
+DATABASE_QUERIES = ("ping", "version", "clock", "columns")
 
 # What the runner passes to each kind of query; a query may use any subset of these.
 _PAGE = ("first_row", "last_row", "row_count", "skip")
@@ -70,6 +70,7 @@ PARAMETERS: dict[str, tuple[str, ...]] = {
     "name_of": (),
     "ping": (),
     "version": (),
+    "clock": (),
     "columns": ("table_name", "table_schema"),
 }
 # name_of is no read either: a summary grouped by a code of master data reads it once per

@@ -479,7 +479,8 @@ def register_service_routes(app: Flask, prefix: str, metrics: Metrics, metrics_k
                            _bound(views.dashboard, Page.read("dashboard.html", site)))
     app.register_blueprint(dashboard)
     report = flask.Blueprint("report", __name__)
-    report.add_url_rule(f"{prefix}/report", "report_today", views.report_today)
+    report.add_url_rule(f"{prefix}/report", "report_today",
+                        _bound(views.report_today, site.timezone))
     report.add_url_rule(f"{prefix}/report/<day>", "report",
                         _bound(views.report, Page.read("report.html", site)))
     app.register_blueprint(report)

@@ -6,18 +6,19 @@ operation's summary and description in the OpenAPI document.
 
 from __future__ import annotations
 
-import datetime as dt
 import functools
 import hmac
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from flask import Response, redirect, request, send_from_directory, url_for
 from swagger_ui_bundle import swagger_ui_path
 from werkzeug.exceptions import NotFound, Unauthorized
 
 from . import feed, formats, params, summaries
+from .clock import plant_today
 from .collections import Collection
 from .config import FeedSettings
 from .db import Database, DatabaseUnavailable, QueryFailed
@@ -161,11 +162,12 @@ def get_changes(s: Served, on: str, limit: int, after: str | None = None,
     00:00:00), then key order, at most `limit`; numberrow is null. Store the X-Bookmark
     header of the answer and send it back as `after` (the Link header's next URL does):
     an empty array with a bookmark is the normal answer when nothing changed. A record
-    is sent once its stamp is feed.settle_seconds behind the database server's clock;
-    each call looks feed.lookback_seconds behind the bookmark for records that committed
-    late, and the bookmark remembers those already sent, so an unchanged record comes
-    once. Past 200 records inside that window some may come again, counted in
-    X-Bookmark-Repeats. A bookmark of another collection, `on` or filters is a 400.
+    is sent once its stamp is feed.settle_seconds behind the database server's clock (in
+    the plant's time zone when the site sets site.timezone); each call looks
+    feed.lookback_seconds behind the bookmark for records that committed late, and the
+    bookmark remembers those already sent, so an unchanged record comes once. Past 200
+    records inside that window some may come again, counted in X-Bookmark-Repeats. A
+    bookmark of another collection, `on` or filters is a 400.
     """
     return feed.changes(s, s.feed, on, limit, after, since, where, format, fields)
 
@@ -240,10 +242,10 @@ def report(page: Page, day: str) -> Response:
     return page.response(request)
 
 
-def report_today() -> Response:
-    """`/report` without a date: today's report, by the service's clock (the plant's local
-    date on a plant server, as the weighbridge's own dates are)."""
-    today = dt.date.today().isoformat()
+def report_today(zone: ZoneInfo | None) -> Response:
+    """`/report` without a date: today's report, the date in the plant's zone ([site]
+    timezone), or, without one, the date of the host's clock."""
+    today = plant_today(zone).isoformat()
     response = redirect(url_for("report.report", day=today))
     response.headers["Cache-Control"] = "no-store"  # tomorrow it points elsewhere
     return response  # type: ignore[return-value]
