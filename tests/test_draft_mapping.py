@@ -684,3 +684,151 @@ def test_a_draft_redirected_into_the_sites_own_directory(tmp_path: Path) -> None
     assert '    date("TGL_MASUK") AS "tgl_dt1", -- trade word (TGL_MASUK), its date part\n' \
         in drafted
     assert drafted.endswith('FROM "TBL_TIMBANG";\n')
+
+
+# -- names in parts, types and values: a table nobody here designed ------------------------
+
+# The issue's table: a small weighbridge program's, in SQLite as such programs keep it: one
+# text column per weighing moment ('2026-11-24 07:05:00'), names that no whole word holds
+# (WaktuTimbang1, DiubahPada, kode_stok, a tare spelled Tarra), a registration under a name
+# no word knows (Armada), the names beside the codes, and a text ticket number for its key.
+UNSEEN = "TRX_TIMBANG"
+_TEXT20 = ("VARCHAR(20)", "VARCHAR(20)", "varchar(20)")
+_STAMP = ("TEXT", "VARCHAR(19)", "varchar(19)")
+UNSEEN_COLUMNS: Spec = (
+    [("NoTiket", *_TEXT20), ("Armada", *_TEXT20), ("Sopir", *_TEXT20),
+     ("KodeRelasi", *_TEXT20), ("NamaRelasi", *_TEXT20), ("kode_stok", *_TEXT20),
+     ("nama_stok", *_TEXT20)]
+    + [(n, *WEIGHT) for n in ("Bruto", "Tarra", "Netto")]
+    + [(n, *_STAMP) for n in ("WaktuTimbang1", "WaktuTimbang2")]
+    + [(n, *_TEXT20) for n in ("OperatorTimbang1", "OperatorTimbang2")]
+    + [(n, *_STAMP) for n in ("DibuatPada", "DiubahPada")]
+    + [("DiubahOleh", *_TEXT20), ("Keterangan", *_TEXT20)])
+UNSEEN_ROWS = [
+    {"NoTiket": "TB-2611-0001", "Armada": "L 1234 AB", "Sopir": "Slamet",
+     "KodeRelasi": "SUP-007", "NamaRelasi": "CV Sumber Rejeki", "kode_stok": "RM001",
+     "nama_stok": "Pasir", "Bruto": 30000.5, "Tarra": 11000.0, "Netto": 19000.5,
+     "WaktuTimbang1": "2026-11-23 23:58:10", "WaktuTimbang2": "2026-11-24 00:04:30",
+     "OperatorTimbang1": "Andi", "OperatorTimbang2": "Budi",
+     "DibuatPada": "2026-11-23 23:58:12", "DiubahPada": "2026-11-24 00:04:31",
+     "DiubahOleh": "Budi", "Keterangan": "basah"},
+    {"NoTiket": "TB-2611-0002", "Armada": "W 8104 SW", "Sopir": "Joko",
+     "KodeRelasi": "SUP-009", "NamaRelasi": "PT Batu Jaya", "kode_stok": "RM002",
+     "nama_stok": "Batu", "Bruto": 12000.0, "WaktuTimbang1": "2026-11-24 07:05:00",
+     "OperatorTimbang1": "Andi", "DibuatPada": "2026-11-24 07:05:01"},
+    {"NoTiket": "TB-2612-0001", "Armada": "B 9044 UYT", "WaktuTimbang1": "2026-12-01 08:00:00",
+     "DibuatPada": "2026-12-01 08:00:00"},
+]
+UNSEEN_ID = {"TB-2611-0001": 26110001, "TB-2611-0002": 26110002, "TB-2612-0001": 26120001}
+GROSS_CHECK = ("CHECK a gross and a tare, not the first and second weighing: by=direction "
+               "answers 'in' for every record weighed twice and never 'out' (README \"Gross "
+               "and tare\")")
+
+
+def unseen_expected(engine: str) -> dict[str, tuple[str, str]]:
+    """What the draft must say for each field it fills on the unseen table: its SQL and its
+    comment, written from the columns above."""
+    sqlite = engine in FILE_ENGINES
+    cut = "substr" if sqlite else "SUBSTRING"
+
+    def part(how: str, column: str) -> str:
+        return f'{how}("{column}")' if sqlite else f'CAST("{column}" AS {how})'
+
+    def stamp(field: str, column: str, parts: str, pair: str) -> dict[str, tuple[str, str]]:
+        example = next(r[column] for r in UNSEEN_ROWS if r.get(column))
+        return {f"tgl_{field}": (part("date", column), f"parts ({parts}), its date part "
+                                                       f"(text: '{example}', sampled)"),
+                f"jam_{field}": (part("time", column), f'time part of "{column}", the '
+                                                       f"datetime of {pair}")}
+
+    return {
+        "id": (f'CAST({cut}("NoTiket", 4, 4) AS bigint) * 10000 + '
+               f'CAST({cut}("NoTiket", 9, 4) AS bigint)',
+               'digits of the text key "NoTiket" (TB-2611-0001 -> 26110001), unique on a '
+               'sample of 3 rows; CHECK check the whole table (README "A key that is text")'),
+        "recno": ('"NoTiket"', "trade word (NO_TIKET)"),
+        "vehno": ('"Armada"', "its values are registrations ('L 1234 AB', sampled)"),
+        "drivername": ('"Sopir"', "trade word (SOPIR)"),
+        "custcode": ('"KodeRelasi"', "trade word (KODE_RELASI)"),
+        "productcode": ('"kode_stok"', "parts (kode+stok)"),
+        "weigh1": ('"Bruto"', f"trade word (BRUTO); {GROSS_CHECK}"),
+        "weigh2": ('"Tarra"', "parts (tarra); CHECK the tare: see weigh1"),
+        **stamp("dt1", "WaktuTimbang1", "waktu+timbang+1", "tgl_dt1"),
+        **stamp("dt2", "WaktuTimbang2", "waktu+timbang+2", "tgl_dt2"),
+        **stamp("create", "DibuatPada", "dibuat+pada", "tgl_create"),
+        **stamp("update", "DiubahPada", "diubah+pada", "tgl_update"),
+        "operator1": ('"OperatorTimbang1"', "parts (operator+timbang+1)"),
+        "operator2": ('"OperatorTimbang2"', "parts (operator+timbang+2)"),
+        "editedby": ('"DiubahOleh"', "trade word (DIUBAH_OLEH)"),
+        "remark": ('"Keterangan"', "trade word (KETERANGAN)"),
+    }
+
+
+def test_a_table_nobody_here_designed(request: pytest.FixtureRequest, engine: str,
+                                      tmp_path: Path) -> None:
+    """Every field the table has, drafted without an edit from its names' parts, its types
+    and a sample of its values; served, each record is found by its key and its date."""
+    database, schema = plant_database(request, engine, tmp_path, UNSEEN, UNSEEN_COLUMNS,
+                                      UNSEEN_ROWS)
+    given = f"{schema}.{UNSEEN}" if schema else UNSEEN
+    done = draft(database, given, "--collection", "transactions")
+    assert done.exit_code == 0, done.output
+    text = done.output
+    lines = selected(text)
+    want = unseen_expected(engine)
+    assert {f: lines[f] for f in want} == want
+    assert all(note.startswith("TODO") for f, (_, note) in lines.items() if f not in want)
+    assert ('-- Names: "NamaRelasi" beside "KodeRelasi" (custcode) names the customers:'
+            in text)
+    assert '-- Names: "nama_stok" beside "kode_stok" (productcode) names the products:' in text
+    assert '-- Columns not used: "NamaRelasi", "nama_stok", "Netto" (a word for no field).' \
+        in text
+
+    sql_dir = tmp_path / "site-sql"
+    shutil.copytree(SHIPPED_SQL_DIR, sql_dir)
+    settled = "\n".join(line.split(" -- TODO")[0] for line in text.splitlines()) + "\n"
+    (sql_dir / "transactions.sql").write_text(settled, encoding="utf-8")
+    app = create_app({"database": database | {"sql_dir": str(sql_dir)},
+                      "collections": {"serve": ["transactions"]}})
+    checked = app.test_cli_runner().invoke(args=["check-sql", "transactions"])
+    assert checked.exit_code == 0, checked.output
+    client = app.test_client()
+    for row in UNSEEN_ROWS:
+        key = UNSEEN_ID[row["NoTiket"]]
+        got = client.get(f"/transactions/{key}").get_json()
+        assert (got["id"], got["recno"], got["vehno"]) == (key, row["NoTiket"], row["Armada"])
+        day, clock = row["WaktuTimbang1"].split()
+        assert (got["tgl_dt1"], got["jam_dt1"]) == (day, clock)
+        # the record's own moment, and the day around it, find it and it alone
+        for window in (f"{day}/{clock}/{day}/{clock}", f"{day}/00:00/{day}/23:59:59"):
+            ranged = client.get(f"/transactions/date/{window}?on=dt1&fields=id")
+            assert ranged.get_json() == [{"id": key}], window
+
+
+def test_names_beside_codes_draft_names_sql(tmp_path: Path) -> None:
+    """`--names`: one query per master whose name column stands beside its code column."""
+    database, _ = plant_database(None, "sqlite3", tmp_path, UNSEEN,  # type: ignore[arg-type]
+                                 UNSEEN_COLUMNS, UNSEEN_ROWS)
+    done = draft(database, UNSEEN, "--collection", "transactions", "--names")
+    assert done.exit_code == 0, done.output
+    assert done.output == (
+        '-- name: products\n'
+        '-- The name of each productcode of "TRX_TIMBANG": its "nama_stok" beside '
+        '"kode_stok".\n'
+        'SELECT "kode_stok" AS "ProductCode", "nama_stok" AS "ProductName"\n'
+        'FROM "TRX_TIMBANG";\n'
+        '\n'
+        '-- name: customers\n'
+        '-- The name of each custcode of "TRX_TIMBANG": its "NamaRelasi" beside '
+        '"KodeRelasi".\n'
+        'SELECT "KodeRelasi" AS "CustCode", "NamaRelasi" AS "CustName"\n'
+        'FROM "TRX_TIMBANG";\n')
+    con = sqlite3.connect(tmp_path / f"{UNSEEN}.sqlite3")
+    blocks = done.output.split("\n\n")
+    assert con.execute(blocks[1].split("\n", 2)[2]).fetchall() == [
+        (r.get("KodeRelasi"), r.get("NamaRelasi")) for r in UNSEEN_ROWS]
+    con.close()
+    missing = draft(database, UNSEEN, "--collection", "vehicles", "--names")
+    assert missing.exit_code == 1
+    assert "TRX_TIMBANG: no name column beside a code column of vehicles (TransCode)" in \
+        " ".join(missing.output.split())
