@@ -239,9 +239,9 @@ def text_key_id(c: Collection, found: dict[str, Pick], dialect: str | None,
     key, why = text_key(values)
     name = quote(column.name)
     if key is None:
-        return (f"recno's column {name} is text ({why}, on a sample of {sampled} rows): "
-                f"ROW_NUMBER() is no id (it renumbers the records whenever rows are added "
-                f"or removed); ask your DBA for an integer identity column and map it here "
+        return (f"recno's column {name} is text; on a sample of {sampled} rows {why}. "
+                f"ROW_NUMBER() is no id: it renumbers the records whenever rows are added "
+                f"or removed. Ask your DBA for an integer identity column and map it here "
                 f"(README \"A key that is text\")")
     letters = f"; its letters differ ({', '.join(key.letters)}): check that its digits " \
               f"alone are unique" if len(key.letters) > 1 else ""

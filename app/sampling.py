@@ -126,7 +126,7 @@ def text_key(values: Sequence[Any]) -> tuple[TextKey | None, str]:
     if not texts:
         return None, "the sample holds no value of it"
     if len(set(texts)) < len(texts):
-        return None, "its values repeat in the sample: it is no key"
+        return None, "its values repeat: it is no key"
     layouts = {_layout(t) for t in texts}
     runs = [(m.start() + 1, len(m.group())) for m in _DIGITS.finditer(texts[0])]
     if len(layouts) == 1 and runs:
@@ -135,14 +135,14 @@ def text_key(values: Sequence[Any]) -> tuple[TextKey | None, str]:
         found = [re.fullmatch(r"(\D*)(\d+)", t) for t in texts]
         starts = {len(m.group(1)) for m in found if m}
         if not all(found) or len(starts) != 1:
-            return None, "its values are not laid out alike (their digits move)"
+            return None, "its values are not laid out alike: their digits move"
         runs, tail = [(starts.pop() + 1, MAX_DIGITS)], True
     numbers = [int("".join(_DIGITS.findall(t))) for t in texts]
     if max(len(str(n)) for n in numbers) > MAX_DIGITS or (
             not tail and sum(n for _, n in runs) > MAX_DIGITS):
-        return None, f"its digits are more than {MAX_DIGITS}, too many for an integer"
+        return None, f"it has more than {MAX_DIGITS} digits, too many for an integer"
     if len(set(numbers)) < len(numbers):
-        return None, "its digits alone repeat in the sample (the letters tell them apart)"
+        return None, "its digits alone repeat: the letters tell the values apart"
     letters = tuple(sorted({re.sub(r"\d", "", t) for t in texts}))
     return TextKey(tuple(runs), tail, texts[0], numbers[0], letters), ""
 

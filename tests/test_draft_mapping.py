@@ -832,3 +832,47 @@ def test_names_beside_codes_draft_names_sql(tmp_path: Path) -> None:
     assert missing.exit_code == 1
     assert "TRX_TIMBANG: no name column beside a code column of vehicles (TransCode)" in \
         " ".join(missing.output.split())
+
+
+@pytest.mark.parametrize(("tickets", "ids", "todo"), [
+    # a fixed layout: each run of digits cut out where it stands
+    (["TB-2611-0001", "TB-2611-0002", "TB-2612-0001"], [26110001, 26110002, 26120001], ""),
+    # a fixed prefix, then digits of any length
+    (["T-1", "T-10", "T-200"], [1, 10, 200], ""),
+    # the digits repeat: only the letters tell the tickets apart
+    (["TB-0001", "TK-0001"], None, "its digits alone repeat: the letters tell the values "
+                                   "apart"),
+    # the digits move
+    (["A1", "BB-22"], None, "its values are not laid out alike: their digits move"),
+])
+def test_a_text_key_gives_an_integer_id(request: pytest.FixtureRequest, engine: str,
+                                        tmp_path: Path, tickets: list[str],
+                                        ids: list[int] | None, todo: str) -> None:
+    """No integer id and a text ticket number: the id is the number its digits make, the
+    text stays recno; where the digits cannot serve, a TODO says why and what to do."""
+    rows = [{"NO_TIKET": t, "NOPOL": "L 1 A"} for t in tickets]
+    database, schema = plant_database(request, engine, tmp_path, "TIKET",
+                                      _texts("NO_TIKET", "NOPOL"), rows)
+    done = draft(database, f"{schema}.TIKET" if schema else "TIKET", "--collection",
+                 "transactions")
+    assert done.exit_code == 0, done.output
+    lines = selected(done.output)
+    assert lines["recno"] == ('"NO_TIKET"', "trade word (NO_TIKET)")
+    if ids is None:
+        null = "NULL" if engine in FILE_ENGINES else typed_null("id")
+        assert lines["id"] == (null, f'TODO recno\'s column "NO_TIKET" is text; on a sample '
+                               f"of {len(tickets)} rows {todo}. ROW_NUMBER() is no id: it "
+                               f"renumbers the records whenever rows are added or removed. "
+                               f"Ask your DBA for an integer identity column and map it here "
+                               f'(README "A key that is text")')
+        return
+    sql_dir = tmp_path / "site-sql"
+    shutil.copytree(SHIPPED_SQL_DIR, sql_dir)
+    settled = "\n".join(line.split(" -- TODO")[0] for line in done.output.splitlines())
+    (sql_dir / "transactions.sql").write_text(settled + "\n", encoding="utf-8")
+    client = create_app({"database": database | {"sql_dir": str(sql_dir)},
+                         "collections": {"serve": ["transactions"]}}).test_client()
+    got = client.get("/transactions?fields=id,recno")
+    assert got.get_json() == [{"id": i, "recno": t} for i, t in sorted(zip(ids, tickets))]
+    one = client.get(f"/transactions/{ids[1]}?fields=id,recno")
+    assert one.get_json() == {"id": ids[1], "recno": tickets[1]}
