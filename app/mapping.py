@@ -44,16 +44,20 @@ from .matching import (
     by_parts,
     by_values,
     by_word,
+    date_from_time,
     fits,
     gross_and_tare,
     hints,
     is_datetime,
+    is_epoch,
     is_text,
     kind_of,
     match,
     names_beside,
+    one_date,
     split_pairs,
     text_key_id,
+    unix_time,
 )
 from .queries import QueryFileError, load_queries, qualified, quote
 from .sampling import SAMPLE_ROWS, profiles
@@ -119,9 +123,13 @@ class Plan:
         claimed = {normalized(w.text) for listed in section.values() for w in listed}
         by_values(c, columns, self.found,
                   {col.name for col in columns if normalized(col.name) not in claimed})
+        gross_and_tare(c, columns, self.found, words, dialect)
         split_pairs(c, self.found)
+        date_from_time(c, self.found)
+        one_date(c, self.found)
+        if dialect != "sqlite":
+            unix_time(c, self.found, refused)
         self.key_advice = text_key_id(c, self.found, dialect, sampled)
-        gross_and_tare(c, columns, self.found, words)
         self.refused = {f: r for f, r in refused.items() if f not in self.found}
         self.names: list[Named] = names_beside(c, self.found, columns, words)
 
@@ -145,6 +153,8 @@ def _source(c: Collection, field: str, pick: Pick, dialect: str | None) -> str:
     name = quote(column.name)
     if kind in (Date, Time):
         part = "date" if kind is Date else "time"
+        if is_epoch(column):  # only on SQLite (unix_time): the servers share no text
+            return f"{part}({name}, 'unixepoch', 'localtime')"
         if is_datetime(column):
             if dialect == "sqlite":  # SQLite's CAST(... AS date) would make a number of it
                 return f"{part}({name})"
@@ -215,10 +225,12 @@ def _header(c: Collection, target: str, todo: int, unused: Sequence[str],
         f"-- `flask --app wsgi draft-mapping` from the columns of {target}. Each line says how",
         f"-- it was found: its name, or a trade word of {WORDS_FILE} (a site word: your own).",
     ]
-    if sampled is not None:
+    if sampled:
         lines += _wrapped(f"Types and values read from a sample of {sampled} rows: what "
                           f"a line says of the values holds for those rows; a line with "
                           f"CHECK says what to make sure of.")
+    elif sampled == 0:
+        lines += ["-- The table has no rows: drafted from its names and types alone."]
     if todo:
         plural = "s" if todo > 1 else ""
         lines += [f"-- {todo} field{plural} to finish: each `... AS ... -- TODO` line "

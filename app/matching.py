@@ -15,7 +15,7 @@ from typing import NamedTuple
 from .collections import DATE_PAIRS, Collection, Naming
 from .queries import quote
 from .sampling import Profile, key_expression, text_key
-from .schemas import Date, Integer, Number, Time
+from .schemas import Date, Number, String, Time
 from .words import NO_FIELD, Pattern, Word, Words, normalized, section_of, split_name
 
 # Catalog types that hold a date and a time of day in one value (SQL Server, PostgreSQL,
@@ -69,33 +69,51 @@ def is_text(column: Column) -> bool:
 
 
 def is_datetime(column: Column) -> bool:
-    """A date and a time of day in one value: so declared, or text holding both."""
-    return bool(DATETIME_TYPES.match(column.type.strip())) or (
+    """A date and a time of day in one value: so declared, text holding both, or a
+    number of seconds since 1970 (is_epoch)."""
+    return bool(DATETIME_TYPES.match(column.type.strip())) or is_epoch(column) or (
         is_text(column) and column.profile.kind == "datetime")
+
+
+def is_epoch(column: Column) -> bool:
+    """A number column whose sampled values are all seconds since 1970 (Unix time)."""
+    return not is_text(column) and bool(column.profile.values) and column.profile.epoch
+
+
+def is_dated(column: Column) -> bool:
+    """A date, a time or both: so declared, or text holding them."""
+    t = column.type.strip()
+    return bool(_DATE_TYPE.match(t) or _TIME_TYPE.match(t) or DATETIME_TYPES.match(t)) or (
+        is_text(column) and column.profile.kind in ("datetime", "date", "time"))
+
+
+def is_time_only(column: Column) -> bool:
+    return bool(_TIME_TYPE.match(column.type.strip())) or (
+        is_text(column) and column.profile.kind == "time")
 
 
 def fits(kind: type, column: Column) -> bool:
     """Whether a column can fill a field of this kind: a time is no date, a date no time,
-    a date no number; text only as its sampled values say (dates for a date, numbers for
-    a number). Text with no value sampled fits a date or time, never a number."""
+    a date no number nor text; text only as its sampled values say (dates for a date,
+    numbers for a number), a number for a date only where its values are Unix time. Text
+    with no value sampled fits a date or time, never a number."""
     t = column.type.strip()
+    if kind is String:
+        return not is_dated(column)
     if is_text(column):
         held = column.profile.kind
         if kind is Date:
             return held in ("", "datetime", "date")
         if kind is Time:
             return held in ("", "datetime", "time")
-        if kind in (Integer, Number):
-            return held == "number"
-        return True
+        return held == "number"
     dated = bool(_DATE_TYPE.match(t) or _TIME_TYPE.match(t) or DATETIME_TYPES.match(t))
+    numbers = column.profile.kind == "number"
     if kind is Date:
-        return not _TIME_TYPE.match(t)
+        return not _TIME_TYPE.match(t) and (not numbers or is_epoch(column))
     if kind is Time:
-        return not _DATE_TYPE.match(t)
-    if kind in (Integer, Number):
-        return not dated
-    return True
+        return not _DATE_TYPE.match(t) and (not numbers or is_epoch(column))
+    return not dated
 
 
 # -- by name ------------------------------------------------------------------------------
@@ -175,12 +193,17 @@ def by_parts(c: Collection, columns: Sequence[Column], words: Words,
     section = section_of(c)
     claimed = {normalized(w.text) for listed in words.section(section).values()
                for w in listed}
+    # A column a whole word names is that word's, unless its type cannot hold the word's
+    # field (WB_IN, a datetime): then its parts may say what it is.
+    misfit = {col.name for listed in refused.values() for col, _ in listed}
     used = {p.column.name for p in found.values()} | {
-        col.name for col in columns if normalized(col.name) in claimed}
+        col.name for col in columns if normalized(col.name) in claimed
+        and col.name not in misfit}
     for _, field, column, pattern in part_candidates([*c.fields, NO_FIELD], columns, words,
                                                      section):
-        if column.name in used or field in found:
-            continue
+        field = _time_of_pair(c, field, column)
+        if column.name in used or field in found or column.profile.kind == "guid":
+            continue  # a GUID identifies a row to a program, not to a person: no field's
         if field == NO_FIELD:
             used.add(column.name)
             continue
@@ -191,6 +214,25 @@ def by_parts(c: Collection, columns: Sequence[Column], words: Words,
         origin = "site parts" if pattern.site else "parts"
         found[field] = Pick(column, f"{origin} ({parts})")
         used.add(column.name)
+
+
+_PAIR_OF = {date: (date, time) for date, time in DATE_PAIRS.values()} | {
+    time: (date, time) for date, time in DATE_PAIRS.values()}
+
+
+def _time_of_pair(c: Collection, field: str, column: Column) -> str:
+    """A column that holds only times, named for the date of a pair, fills its time; a
+    datetime on days of its own named for the time of a pair (weight_in_time) fills its
+    date, and so its time too (split_pairs)."""
+    pair = _PAIR_OF.get(field)
+    if not pair or pair[0] not in c.fields or pair[1] not in c.fields:
+        return field
+    if field == pair[0] and is_time_only(column):
+        return pair[1]
+    if field == pair[1] and is_datetime(column) and (column.profile.real_days
+                                                     or is_epoch(column)):
+        return pair[0]
+    return field
 
 
 def split_pairs(c: Collection, found: dict[str, Pick]) -> None:
@@ -204,6 +246,46 @@ def split_pairs(c: Collection, found: dict[str, Pick]) -> None:
         if pick and not pick.sql and is_datetime(pick.column):
             found[time_field] = Pick(pick.column, f"time part of {quote(pick.column.name)}, "
                                                   f"the datetime of {date_field}")
+
+
+def date_from_time(c: Collection, found: dict[str, Pick]) -> None:
+    """A datetime that fills the time of a pair fills its date too, where no column does
+    and its sampled values are on days of their own (JAM_MASUK holding 2026-11-24 07:05,
+    not 1900-01-01 07:05)."""
+    for date_field, time_field in DATE_PAIRS.values():
+        pick = found.get(time_field)
+        if date_field not in c.fields or date_field in found or not pick or pick.sql:
+            continue
+        if is_datetime(pick.column) and (pick.column.profile.real_days
+                                         or is_epoch(pick.column)):
+            found[date_field] = Pick(pick.column, f"date part of {quote(pick.column.name)}, "
+                                                  f"the datetime of {time_field} (on days "
+                                                  f"of their own, sampled)")
+
+
+def one_date(c: Collection, found: dict[str, Pick]) -> None:
+    """A table with one date and a time for each weighing (tanggal, waktu_timbangan1,
+    waktu_timbangan2): the date serves the second weighing too."""
+    first, second = found.get("tgl_dt1"), found.get("tgl_dt2")
+    if first and not second and "jam_dt2" in found and not is_datetime(first.column) \
+            and not first.sql and not found["jam_dt2"].sql \
+            and not is_datetime(found["jam_dt2"].column):
+        found["tgl_dt2"] = first._replace(note="the one date of the table, as for tgl_dt1",
+                                          check="a second weighing after midnight is dated "
+                                                "the day before")
+
+
+def unix_time(c: Collection, found: dict[str, Pick], refused: Refused) -> None:
+    """On SQL Server and PostgreSQL, which share no text that reads Unix time, a date or
+    time from seconds since 1970 is left to a person, told what to write on each."""
+    for field, pick in list(found.items()):
+        if kind_of(c, field) in (Date, Time) and not pick.sql and is_epoch(pick.column):
+            del found[field]
+            name = quote(pick.column.name)
+            refused.setdefault(field, []).append((pick.column, (
+                f"seconds since 1970 (its values, sampled): on SQL Server write "
+                f"DATEADD(second, {name}, '19700101'), on PostgreSQL to_timestamp({name}), "
+                f"each in UTC, cast to date or time; it names this field")))
 
 
 # -- by the values ------------------------------------------------------------------------
@@ -276,21 +358,89 @@ def _like(word: str, model: str) -> str:
     return word.capitalize() if model.istitle() and not model.isupper() else word
 
 
+def _concepts(column: Column, words: Words) -> set[str | None]:
+    return {words.concepts.get(p) for p in split_name(column.name, words.concepts)}
+
+
+def _weighings(c: Collection, columns: Sequence[Column], found: dict[str, Pick],
+               words: Words, used: set[str]) -> bool:
+    """Columns of the first and second weighing (berat_timbangan1, berat_timbangan2) take
+    weigh1 and weigh2 from a gross and a tare."""
+    free = [col for col in columns if col.name not in used]
+    picks: dict[str, Pick] = {}
+    for _, field, column, pattern in part_candidates(["weigh1", "weigh2"], free, words,
+                                                     section_of(c)):
+        if {"bruto", "tara"} & set(pattern.present) or field in picks \
+                or column in (p.column for p in picks.values()) \
+                or not fits(Number, column):
+            continue
+        parts = "+".join(split_name(column.name, words.concepts))
+        nth, instead = ("first", "gross") if field == "weigh1" else ("second", "tare")
+        picks[field] = Pick(column, f"parts ({parts}): the {nth} weighing, not the "
+                                    f"{instead} {quote(found[field].column.name)}")
+    if len(picks) < 2:
+        return False
+    found.update(picks)
+    return True
+
+
+def _moment(columns: Sequence[Column], words: Words, which: str, weight: Column
+            ) -> Column | None:
+    """The column of the moment a gross (or a tare) was weighed: waktu_bruto, TglTara."""
+    for column in columns:
+        held = _concepts(column, words)
+        if column != weight and which in held and held & {"tanggal", "jam"} \
+                and is_datetime(column):
+            return column
+    return None
+
+
+def _by_moments(c: Collection, found: dict[str, Pick], gross: Column, tare: Column,
+                moments: tuple[Column, Column], dialect: str | None) -> None:
+    """weigh1 is the weight weighed first: the tare where it was weighed before the gross
+    or the gross is not weighed yet; dt1 and dt2 the moments of the two weighings."""
+    g, t, sg, st = (quote(col.name) for col in (gross, tare, *moments))
+    first = f"{sg} IS NULL OR {st} < {sg}"
+    uses = (gross.name, tare.name, *(m.name for m in moments))
+    by = f"by their moments {sg}, {st}: a tare weighed first came in empty"
+    found["weigh1"] = Pick(gross, f"the first weighing of gross {g} and tare {t}, {by}",
+                           f"CASE WHEN {first} THEN {t} ELSE {g} END", "", uses)
+    found["weigh2"] = Pick(tare, f"the second weighing of gross {g} and tare {t}",
+                           f"CASE WHEN {first} THEN {g} ELSE {t} END", "", uses)
+    for pair, (a, b), nth in (("dt1", (st, sg), "first"), ("dt2", (sg, st), "second")):
+        date_field, time_field = DATE_PAIRS[pair]
+        if any(found[f].column not in moments for f in (date_field, time_field)
+               if f in found):
+            continue  # the pair has a column of its own
+        moment = f"CASE WHEN {first} THEN {a} ELSE {b} END"
+        for field, part in ((date_field, "date"), (time_field, "time")):
+            sql = f"{part}({moment})" if dialect == "sqlite" else f"CAST({moment} AS {part})"
+            found[field] = Pick(moments[0], f"the moment of the {nth} weighing ({sg} or "
+                                            f"{st}), its {part} part", sql, "", uses)
+
+
 def gross_and_tare(c: Collection, columns: Sequence[Column], found: dict[str, Pick],
-                   words: Words) -> None:
+                   words: Words, dialect: str | None) -> None:
     """weigh1 and weigh2 are the first and the second weighing; a gross and a tare are
-    the heavier and the lighter. Ordered by a column that says which way the truck went
-    where the table has one; else flagged with what by=direction then answers."""
+    the heavier and the lighter. Where weigh1 and weigh2 are a gross and a tare: columns
+    of the first and second weighing take them; else the moment each was weighed orders
+    them, else a column that says which way the truck went; else they are flagged with
+    what by=direction then answers."""
     one, two = found.get("weigh1"), found.get("weigh2")
     if not (one and two) or one.sql or two.sql:
         return
-    concepts = {f: {words.concepts.get(p) for p in split_name(pick.column.name,
-                                                              words.concepts)}
-                for f, pick in (("weigh1", one), ("weigh2", two))}
-    if "bruto" not in concepts["weigh1"] or "tara" not in concepts["weigh2"]:
+    if "bruto" not in _concepts(one.column, words) or "tara" not in _concepts(two.column,
+                                                                              words):
         return
-    gross, tare = quote(one.column.name), quote(two.column.name)
-    found_way = _direction(columns, {p.column.name for p in found.values()})
+    used = {p.column.name for p in found.values()}
+    if _weighings(c, columns, found, words, used):
+        return
+    sg = _moment(columns, words, "bruto", one.column)
+    st = _moment(columns, words, "tara", two.column)
+    if sg and st:
+        _by_moments(c, found, one.column, two.column, (sg, st), dialect)
+        return
+    found_way = _direction(columns, used)
     if found_way is None:
         check = ("a gross and a tare, not the first and second weighing: by=direction "
                  "answers 'in' for every record weighed twice and never 'out' "
@@ -299,6 +449,7 @@ def gross_and_tare(c: Collection, columns: Sequence[Column], found: dict[str, Pi
             check="the tare: see weigh1")
         return
     way, out = found_way
+    gross, tare = quote(one.column.name), quote(two.column.name)
     listed = ", ".join("'" + v.replace("'", "''") + "'" for v in out)
     test = f"{quote(way.name)} IN ({listed})"
     note = (f"gross {gross} and tare {tare} ordered by {quote(way.name)} ({listed}: came "

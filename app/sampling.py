@@ -25,18 +25,36 @@ _NUMBER_TEXT = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)")
 # An Indonesian registration (TNKB): area letters, up to four digits, up to three letters.
 _PLATE = re.compile(r"[A-Z]{1,2} ?\d{1,4} ?[A-Z]{0,3}")
 _CODE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/\-]{0,19}")
+_GUID = re.compile(r"\{?[0-9A-Fa-f]{8}(-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}\}?")
+# Seconds since 1970 of a moment from 2000 to 2099: a date kept as a number (Unix time).
+EPOCH_FROM, EPOCH_TO = 946684800, 4102444800
+# The day a legacy datetime column puts a time of day on when it holds no date.
+ZERO_DAYS = (dt.date(1900, 1, 1), dt.date(1899, 12, 30), dt.date(1, 1, 1), dt.date(1970, 1, 1))
 MOSTLY = 0.8  # the share of a sample's values a registration, code or name must make up
 
 
 class Profile(NamedTuple):
     """What a column's sampled values are: kind '' when nothing is known (no value)."""
-    kind: str  # datetime, date, time, number, plate, code, name, text, or ''
+    kind: str  # datetime, date, time, number, guid, plate, code, name, text, or ''
     examples: tuple[str, ...] = ()  # up to three distinct values, as text
     values: tuple[Any, ...] = ()  # the non-null values sampled
 
     @property
     def example(self) -> str:
         return self.examples[0] if self.examples else ""
+
+    @property
+    def epoch(self) -> bool:
+        """Whole numbers that are seconds since 1970 of moments from 2000 to 2099."""
+        return self.kind == "number" and all(
+            float(v) == int(float(v)) and EPOCH_FROM <= float(v) < EPOCH_TO
+            for v in self.values)
+
+    @property
+    def real_days(self) -> bool:
+        """Date-times on days of their own, not a time of day put on a legacy zero day."""
+        days = {_day(v) for v in self.values}
+        return self.kind == "datetime" and bool(days) and not days <= set(ZERO_DAYS)
 
 
 def _all(values: Sequence[Any], test: Any) -> bool:
@@ -57,6 +75,8 @@ def _text_kind(texts: Sequence[str]) -> str:
         return "time"
     if _all(texts, _NUMBER_TEXT.fullmatch):
         return "number"
+    if _all(texts, _GUID.fullmatch):
+        return "guid"
     if _mostly(texts, _PLATE):
         return "plate"
     coded = [t for t in texts if _CODE.fullmatch(t) and (t.upper() == t
@@ -91,6 +111,15 @@ def profile(values: Sequence[Any]) -> Profile:
         kind = "text"
     examples = tuple(dict.fromkeys(str(v).strip() for v in present))[:3]
     return Profile(kind, examples, tuple(present))
+
+
+def _day(value: Any) -> dt.date | None:
+    if isinstance(value, dt.datetime):
+        return value.date()
+    try:
+        return dt.date.fromisoformat(str(value).strip()[:10])
+    except ValueError:
+        return None
 
 
 def profiles(names: Sequence[str], rows: Sequence[Sequence[Any]]) -> dict[str, Profile]:

@@ -153,7 +153,6 @@ def _read_section(path: Path, section: str, table: dict[str, Any], allowed: set[
 
 def _read_patterns(path: Path, section: str, table: dict[str, Any], allowed: set[str],
                    site: bool, words: Words) -> None:
-    seen: dict[tuple[tuple[str, ...], tuple[str, ...]], str] = {}
     for key, texts in table.items():
         where = f"[{section}.{PARTS}] {key}"
         if key not in allowed and key != NO_FIELD:
@@ -169,10 +168,6 @@ def _read_patterns(path: Path, section: str, table: dict[str, Any], allowed: set
                     f"{path}: {where}: {text!r} must name concepts of [{PART_WORDS}], "
                     f"separated by spaces, those a name must not hold after a '-', e.g. "
                     f"\"kode barang\", \"barang -nama\"")
-            other = seen.setdefault((tuple(sorted(present)), tuple(sorted(absent))), key)
-            if other != key:
-                raise click.ClickException(f"{path}: {where}: {text!r} is a pattern of "
-                                           f"both {other} and {key}: keep it in one")
             patterns.append(Pattern(present, absent, text, site))
         words.patterns.setdefault(section, {})[key] = patterns
 
