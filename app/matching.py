@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from .collections import DATE_PAIRS, Collection, Naming
 from .queries import quote
-from .sampling import Profile, key_expression, text_key
+from .sampling import Profile, any_plate, key_expression, text_key
 from .schemas import Date, Number, String, Time
 from .words import NO_FIELD, Pattern, Word, Words, normalized, section_of, split_name
 
@@ -493,20 +493,35 @@ def names_beside(c: Collection, found: dict[str, Pick], columns: Sequence[Column
 def closest(field: str, columns: Sequence[Column], words: Sequence[Word] = (),
             n: int = CLOSEST) -> list[str]:
     """The names of up to n columns nearest to `field` or one of its words, nearest first."""
-    targets = [normalized(field), *(normalized(w.text) for w in words)]
-    scored = []
-    for position, column in enumerate(columns):
-        name = normalized(column.name)
-        score = max(difflib.SequenceMatcher(None, t, name).ratio() for t in targets)
-        if score >= HINT_CUTOFF:
-            scored.append((-score, position, column.name))
+    scored = [(-score, position, column.name)
+              for position, column in enumerate(columns)
+              if (score := _likeness(field, column, words)) >= HINT_CUTOFF]
     return [name for *_, name in sorted(scored)[:n]]
 
 
+def _likeness(field: str, column: Column, words: Sequence[Word]) -> float:
+    """How alike (difflib's ratio) a column's name is to the field's or one of its words."""
+    name = normalized(column.name)
+    targets = [normalized(field), *(normalized(w.text) for w in words)]
+    return max(difflib.SequenceMatcher(None, t, name).ratio() for t in targets)
+
+
 def hints(c: Collection, field: str, free: Sequence[Column], words: Words) -> list[str]:
-    """The columns a TODO line names: those whose parts match one of the field's patterns
-    (whatever their type), then the nearest by spelling."""
+    """The columns a TODO line names, best first: those whose parts match one of the
+    field's patterns (whatever their type), then those sharing the most concepts with one,
+    those whose values are what the field holds (registrations for a vehicle number),
+    then by spelling."""
     section = section_of(c)
-    by_parts = [col.name for _, f, col, _ in part_candidates([field], free, words, section)]
-    near = closest(field, free, words.section(section).get(field, []))
-    return list(dict.fromkeys(by_parts + near))[:CLOSEST]
+    patterns = words.section_patterns(section).get(field, [])
+    listed = words.section(section).get(field, [])
+    scored = []
+    for position, column in enumerate(free):
+        held = _concepts(column, words)
+        whole = any(pattern_fits(p, list(held)) for p in patterns)
+        shared = max((len(set(p.present) & held) for p in patterns
+                      if not set(p.absent) & held), default=0)
+        valued = field in ("vehno", "Number") and any_plate(column.profile.values)
+        alike = _likeness(field, column, listed)
+        if whole or shared or valued or alike >= HINT_CUTOFF:
+            scored.append(((not whole, -shared, not valued, -alike, position), column.name))
+    return [name for _, name in sorted(scored)[:CLOSEST]]

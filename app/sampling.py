@@ -87,6 +87,11 @@ def _text_kind(texts: Sequence[str]) -> str:
     return "name" if len(named) >= MOSTLY * len(texts) else "text"
 
 
+def any_plate(values: Sequence[Any]) -> bool:
+    """Whether any sampled value is a registration."""
+    return any(isinstance(v, str) and _PLATE.fullmatch(v.strip()) for v in values)
+
+
 def _typed_kind(values: Sequence[Any]) -> str:
     if _all(values, lambda v: isinstance(v, dt.datetime)):
         return "datetime"

@@ -87,18 +87,35 @@ _RUNS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 
 
 def _segmented(run: str, known: dict[str, str]) -> list[str]:
-    """A lower-case run that is no part word, as the fewest part words that spell it
-    whole (`nopol` -> no, pol), else the run itself."""
+    """A lower-case run that is no part word, as part words that spell it whole
+    (`nopol` -> no, pol), else as part words and one piece of three letters or more that
+    is none (`sitecode` -> site, code; `sabno` -> sab, no); the fewest unknown letters,
+    then the fewest pieces; else the run itself."""
     if run in known or len(run) > 40:
         return [run]
-    best: list[list[str] | None] = [[]] + [None] * len(run)
+    # best[end]: (unknown letters, pieces, unknown pieces, the pieces) spelling run[:end]
+    best: list[tuple[int, int, int, list[str]] | None] = [(0, 0, 0, [])] + [None] * len(run)
     for end in range(1, len(run) + 1):
         for start in range(end):
             head, piece = best[start], run[start:end]
-            if head is not None and piece in known and len(piece) > 1 and (
-                    best[end] is None or len(head) + 1 < len(best[end] or ())):
-                best[end] = [*head, piece]
-    return best[-1] or [run]
+            if head is None:
+                continue
+            if piece in known and len(piece) > 1:
+                step = (head[0], head[1] + 1, head[2], [*head[3], piece])
+            elif len(piece) >= 3 and head[2] == 0:
+                step = (head[0] + len(piece), head[1] + 1, 1, [*head[3], piece])
+            else:
+                continue
+            if best[end] is None or step[:2] < best[end][:2]:  # type: ignore[index]
+                best[end] = step
+    found = best[-1]
+    if not found or found[0] == len(run):
+        return [run]
+    # With a piece no part word spells, a part word short enough to be chance (loc in
+    # locked) counts only as the last piece (no in sabno).
+    if found[2] and any(p in known and len(p) < 4 for p in found[3][:-1]):
+        return [run]
+    return found[3]
 
 
 def split_name(name: str, known: dict[str, str] | None = None) -> list[str]:
