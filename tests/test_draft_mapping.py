@@ -879,3 +879,48 @@ def test_a_text_key_gives_an_integer_id(request: pytest.FixtureRequest, engine: 
     assert got.get_json() == [{"id": i, "recno": t} for i, t in pairs]
     one = client.get(f"/transactions/{ids[1]}?fields=id,recno")
     assert one.get_json() == {"id": ids[1], "recno": tickets[1]}
+
+
+def test_a_site_extends_the_part_words(tmp_path: Path) -> None:
+    """The README's example: a site's part words join their concept, its patterns come
+    first, and the line says they are the site's."""
+    sql_dir = tmp_path / "site-sql"
+    shutil.copytree(SHIPPED_SQL_DIR, sql_dir)
+    (sql_dir / WORDS_FILE).write_text(
+        '[part_words]\nrelasi = ["KONTRAKTOR"]\njenis = ["JENIS"]\n\n'
+        '[weighing.parts]\nproductcode = ["jenis"]\n', encoding="utf-8")
+    database = _sqlite_table(tmp_path / "plant.sqlite3", "TIMBANG", {
+        "ID_TIMBANG": "INTEGER", "kode_kontraktor": "VARCHAR(20)", "jenis_tebu": "VARCHAR(20)",
+        "kode_barge": "VARCHAR(20)"})
+    done = draft(database | {"sql_dir": str(sql_dir)}, "TIMBANG", "--collection",
+                 "transactions")
+    assert done.exit_code == 0, done.output
+    lines = selected(done.output)
+    assert (lines["custcode"], lines["productcode"]) == (
+        ('"kode_kontraktor"', "parts (kode+kontraktor)"),
+        ('"jenis_tebu"', "site parts (jenis+tebu)"))
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ('[part_words]\nkode = "KODE"\n', "[part_words] kode must be a list of part words"),
+    ('[part_words]\nkode = ["KO_DE"]\n', "[part_words] kode must be a list of part words"),
+    ('[part_words]\nKode = ["KODE"]\n', "[part_words] 'Kode': a concept is named in lower case"),
+    ('[part_words]\nkode = ["KD"]\nkd = ["KD"]\n',
+     "[part_words] 'KD' is a part word of both kode and kd: keep it in one"),
+    ('[weighing.parts]\nvehno = ["plat nomor"]\n',
+     "[weighing.parts] vehno: 'plat nomor' names no concept 'plat' of [part_words]"),
+    ('[weighing.parts]\nvehno = ["-nama"]\n',
+     "[weighing.parts] vehno: '-nama' must name concepts of [part_words]"),
+    ('[weighing.parts]\nvehnoo = ["polisi"]\n',
+     "[weighing.parts] vehnoo: no such field of a weighing record"),
+])
+def test_a_malformed_part_word_is_one_line(tmp_path: Path, text: str, message: str) -> None:
+    sql_dir = tmp_path / "site-sql"
+    shutil.copytree(SHIPPED_SQL_DIR, sql_dir)
+    (sql_dir / WORDS_FILE).write_text(text, encoding="utf-8")
+    database = _sqlite_table(tmp_path / "plant.sqlite3", "TIMBANG", {"ID": "INTEGER"})
+    done = draft(database | {"sql_dir": str(sql_dir)}, "TIMBANG", "--collection", "weighing")
+    assert done.exit_code == 1
+    errors = [line for line in done.output.splitlines() if line.startswith("Error:")]
+    assert len(errors) == 1 and "Traceback" not in done.output, done.output
+    assert errors[0].startswith(f"Error: {sql_dir / WORDS_FILE}: {message}"), errors[0]
