@@ -1,22 +1,27 @@
-"""`flask --app wsgi draft-mapping TABLE [--collection C]`: a first `records` query for a
-site's table, drafted from the table's own columns as the configured connection sees them
-(INFORMATION_SCHEMA on SQL Server and PostgreSQL, the table info on SQLite).
+"""`flask --app wsgi draft-mapping TABLE [--collection C] [--names]`: a first `records`
+query for a site's table, drafted from the table's own columns as the configured connection
+sees them (INFORMATION_SCHEMA on SQL Server and PostgreSQL, the table info on SQLite) and a
+sample of its rows (database.sql `sample`, SAMPLE_ROWS of them); with --names, the
+names.sql of the name columns beside its code columns.
 
-A field is matched to a column of the same name; else to one whose name is the same but for
-case; else but for case, underscores, spaces and hyphens (`TGL_DT1`, `TglDt1`, `tgl dt1` for
-`tgl_dt1`); else to a column named by one of the trade's words for it (`NOPOL` for vehno,
-`BERAT_MASUK` or `BRUTO` for weigh1, `TGL_MASUK` for tgl_dt1): the table of
-`draft-words.toml`, shipped in sql/ and extended by a file of that name in the site's
-sql_dir (its words come first and take a word from any other field). A trade word fills a
-field only with a column whose type can hold it. Each column serves one field, but for a
-datetime column that fills the date of a pair (tgl_dt1): it fills the pair's time too
-(jam_dt1) where no column of its own does, cast to each part in the engine's text
-(`CAST("TGL_MASUK" AS date)`, on SQLite `date("TGL_MASUK")`).
+A field is matched (app/matching.py) to a column of the same name; else to one whose name
+is the same but for case; else but for case, underscores, spaces and hyphens (`TGL_DT1`,
+`TglDt1`, `tgl dt1` for `tgl_dt1`); else to a column named by one of the trade's words for
+it (`NOPOL` for vehno, `BERAT_MASUK` or `BRUTO` for weigh1): the table of
+`draft-words.toml` (app/words.py), shipped in sql/ and extended by a file of that name in
+the site's sql_dir; else by the parts of its name (`WaktuTimbang1`: waktu, timbang, 1);
+else by its values (a registration for vehno). A column fills a field only where its type
+and sampled values can hold it. Each column serves one field, but for a datetime (or text
+holding date-times) that fills the date of a pair: it fills the pair's time too, cast to
+each part in the engine's text (`CAST("TGL_MASUK" AS date)`, on SQLite
+`date("TGL_MASUK")`). A gross and a tare are ordered by weighing where the table says how;
+a text key's digits give the integer id (app/sampling.py).
 
 Every line ends with how sure the draft is of it: `-- exact name`, `-- same name but for
-case`, `-- trade word (NOPOL)`, `-- site word (...)`. A field left unmatched is written as a
-NULL of the field's type, `CAST(NULL AS date) AS "tgl_dt2", -- TODO` (plain `NULL` on
-SQLite), with a trade word whose column's type does not fit and the nearest columns no word
+case`, `-- trade word (NOPOL)`, `-- site word (...)`, `-- parts (waktu+timbang+1)`, and
+`CHECK ...` where a person must make sure of something. A field left unmatched is written
+as a NULL of the field's type, `CAST(NULL AS date) AS "tgl_dt2", -- TODO` (plain `NULL` on
+SQLite), with the columns named for it that cannot hold it and the nearest columns no word
 claims, for a person to finish; `check-sql` reports the fields still marked TODO.
 
 The table is written as the engine names it: SCHEMA.TABLE on the servers (the schema given,
@@ -218,7 +223,7 @@ def _wrapped(text: str) -> list[str]:
 
 
 def _header(c: Collection, target: str, todo: int, unused: Sequence[str],
-            sampled: int | None, names: Sequence[Named]) -> list[str]:
+            sampled: int | None, unsampled: str, names: Sequence[Named]) -> list[str]:
     lines = [
         "-- name: records",
         f"-- Where each field of a {c.name} record comes from at this site: drafted by",
@@ -231,6 +236,9 @@ def _header(c: Collection, target: str, todo: int, unused: Sequence[str],
                           f"CHECK says what to make sure of.")
     elif sampled == 0:
         lines += ["-- The table has no rows: drafted from its names and types alone."]
+    elif unsampled:
+        lines += _wrapped(f"No sample of the rows ({unsampled}): drafted from names and "
+                          f"types alone.")
     if todo:
         plural = "s" if todo > 1 else ""
         lines += [f"-- {todo} field{plural} to finish: each `... AS ... -- TODO` line "
@@ -249,7 +257,7 @@ def _header(c: Collection, target: str, todo: int, unused: Sequence[str],
 
 def draft(c: Collection, schema: str, table: str, columns: Sequence[Column],
           dialect: str | None = None, words: Words | None = None,
-          sampled: int | None = None) -> str:
+          sampled: int | None = None, unsampled: str = "") -> str:
     """The text of sql/<c>.sql: its records query, drafted from the table's columns (and
     a sample of `sampled` rows of their values), for the engine whose `-- dialect:` is
     `dialect` (None: SQL Server and PostgreSQL)."""
@@ -268,7 +276,8 @@ def draft(c: Collection, schema: str, table: str, columns: Sequence[Column],
     todo = [f for f in c.fields if f not in found]
     named = [quote(col.name) + (f" (a word for {word_of[normalized(col.name)]})"
                                 if normalized(col.name) in word_of else "") for col in unused]
-    lines = [*_header(c, target, len(todo), named, sampled, drafted.names), "SELECT"]
+    lines = [*_header(c, target, len(todo), named, sampled, unsampled, drafted.names),
+             "SELECT"]
     for n, field in enumerate(c.fields):
         comma = "," if n < len(c.fields) - 1 else ""
         if field in found:
@@ -347,21 +356,24 @@ def _catalog() -> Database:
 
 
 def sampled_columns(db: Database, schema: str, table: str, columns: Sequence[Column]
-                    ) -> tuple[list[Column], int | None]:
+                    ) -> tuple[list[Column], int | None, str]:
     """The columns with a profile of their values, from up to SAMPLE_ROWS rows of the
-    table, and how many rows were read (None: no sample, where the site's own copy of
-    database.sql has no `sample` query)."""
+    table, and how many rows were read; else None and why not (the site's own copy of
+    database.sql has no `sample` query, or the login may not read the rows)."""
     if "sample" not in db.queries.names("database"):
-        return list(columns), None
-    result = db.execute("database", "sample", {"row_count": SAMPLE_ROWS},
-                        table=(schema, table))
+        return list(columns), None, f"{db.queries.files['database']} has no sample query"
     try:
-        rows = result.all()
-    finally:
-        result.close()
+        result = db.execute("database", "sample", {"row_count": SAMPLE_ROWS},
+                            table=(schema, table))
+        try:
+            rows = result.all()
+        finally:
+            result.close()
+    except QueryFailed as exc:
+        return list(columns), None, f"the rows could not be read: {exc.detail or exc}"
     seen = profiles(result.columns, rows)
     return [col._replace(profile=seen[col.name]) if col.name in seen else col
-            for col in columns], len(rows)
+            for col in columns], len(rows), ""
 
 
 def _collection(bare: str, name: str | None) -> Collection:
@@ -396,8 +408,9 @@ def draft_mapping_command(table: str, name: str | None, names: bool) -> None:
         found, columns = table_columns(db, schema, bare)
         dialect = db.dialect()
         written = _written_schema(schema, found, bare, dialect)
+        sampled, unsampled = None, ""
         if columns:
-            columns, sampled = sampled_columns(db, written, bare, columns)
+            columns, sampled, unsampled = sampled_columns(db, written, bare, columns)
     except (DatabaseUnavailable, QueryFailed) as exc:
         raise click.ClickException(f"cannot read the columns of {table} from {db.describe}: "
                                    f"{getattr(exc, 'detail', None) or exc}") from None
@@ -411,4 +424,5 @@ def draft_mapping_command(table: str, name: str | None, names: bool) -> None:
                                        f"{c.name} ({', '.join(c.namings) or 'none'})")
         click.echo(text, nl=False)
         return
-    click.echo(draft(c, written, bare, columns, dialect, words, sampled), nl=False)
+    click.echo(draft(c, written, bare, columns, dialect, words, sampled, unsampled),
+               nl=False)

@@ -924,3 +924,23 @@ def test_a_malformed_part_word_is_one_line(tmp_path: Path, text: str, message: s
     errors = [line for line in done.output.splitlines() if line.startswith("Error:")]
     assert len(errors) == 1 and "Traceback" not in done.output, done.output
     assert errors[0].startswith(f"Error: {sql_dir / WORDS_FILE}: {message}"), errors[0]
+
+
+def test_a_site_database_sql_without_the_sample(tmp_path: Path) -> None:
+    """A site's own copy of database.sql from before `sample` existed still starts and
+    drafts: from the names and types alone, as the header says (no registration is then
+    read from the values, no text key's digits proposed)."""
+    sql_dir = tmp_path / "site-sql"
+    shutil.copytree(SHIPPED_SQL_DIR, sql_dir)
+    shipped = (SHIPPED_SQL_DIR / "database.sql").read_text(encoding="utf-8")
+    (sql_dir / "database.sql").write_text(shipped[:shipped.index("\n-- name: sample")] + "\n",
+                                          encoding="utf-8")
+    database, _ = plant_database(None, "sqlite3", tmp_path, UNSEEN,  # type: ignore[arg-type]
+                                 UNSEEN_COLUMNS, UNSEEN_ROWS)
+    done = draft(database | {"sql_dir": str(sql_dir)}, UNSEEN, "--collection", "transactions")
+    assert done.exit_code == 0, done.output
+    assert (f" No sample of the rows ({sql_dir / 'database.sql'} has no sample query): "
+            f"drafted from names and types alone.") in " ".join(done.output.split("\n-- "))
+    lines = selected(done.output)
+    assert lines["vehno"][1].startswith("TODO") and lines["id"][1].startswith("TODO")
+    assert lines["tgl_dt1"] == ('"WaktuTimbang1"', "parts (waktu+timbang+1)")
