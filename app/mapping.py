@@ -210,9 +210,7 @@ def _todo_note(c: Collection, field: str, plan: Plan, free: Sequence[Column],
     """What a TODO line says: why `id` is open where the key is text; the columns named
     for it whose type or values do not fit; then the nearest columns no word claims."""
     parts = [plan.key_advice] if field == "id" and plan.key_advice else []
-    parts += [f"{quote(col.name)} is {why}, but its type {col.type or '(none)'}"
-              + (f" and values ('{col.profile.example}')" if col.profile.example else "")
-              + " may not fit: check its values" for col, why in plan.refused.get(field, [])]
+    parts += [said for _, said in plan.refused.get(field, [])]
     near = hints(c, field, free, words)
     if near:
         parts.append(f"nearest: {', '.join(map(quote, near))}")

@@ -53,7 +53,14 @@ class Pick(NamedTuple):
     uses: tuple[str, ...] = ()  # other columns its SQL reads
 
 
-Refused = dict[str, list[tuple[Column, str]]]  # field -> (column, why it was named)
+Refused = dict[str, list[tuple[Column, str]]]  # field -> (column, what the TODO says of it)
+
+
+def misfit(column: Column, why: str) -> str:
+    """What a TODO line says of a column named for its field that cannot hold it."""
+    values = f" and values ('{column.profile.example}')" if column.profile.example else ""
+    return (f"{quote(column.name)} is {why}, but its type {column.type or '(none)'}{values} "
+            f"may not fit: check its values")
 
 
 def kind_of(c: Collection, field: str) -> type:
@@ -151,7 +158,8 @@ def by_word(c: Collection, columns: Sequence[Column], words: dict[str, list[Word
                 if column.name in used or normalized(column.name) != normalized(word.text):
                     continue
                 if not fits(kind_of(c, field), column):
-                    refused.setdefault(field, []).append((column, f"a {origin} word for it"))
+                    refused.setdefault(field, []).append(
+                        (column, misfit(column, f"a {origin} word for it")))
                     continue
                 found[field] = Pick(column, f"{origin} word ({word.text})")
                 used.add(column.name)
@@ -209,7 +217,8 @@ def by_parts(c: Collection, columns: Sequence[Column], words: Words,
             continue
         parts = "+".join(split_name(column.name, words.concepts))
         if not fits(kind_of(c, field), column):
-            refused.setdefault(field, []).append((column, f"its parts ({parts}) name it"))
+            refused.setdefault(field, []).append(
+                (column, misfit(column, f"named for it by its parts ({parts})")))
             continue
         origin = "site parts" if pattern.site else "parts"
         found[field] = Pick(column, f"{origin} ({parts})")
@@ -283,9 +292,9 @@ def unix_time(c: Collection, found: dict[str, Pick], refused: Refused) -> None:
             del found[field]
             name = quote(pick.column.name)
             refused.setdefault(field, []).append((pick.column, (
-                f"seconds since 1970 (its values, sampled): on SQL Server write "
-                f"DATEADD(second, {name}, '19700101'), on PostgreSQL to_timestamp({name}), "
-                f"each in UTC, cast to date or time; it names this field")))
+                f"{name} ({pick.note}) holds seconds since 1970 (its values, sampled): on SQL "
+                f"Server write DATEADD(second, {name}, '19700101'), on PostgreSQL "
+                f"to_timestamp({name}), each in UTC, cast to date or time")))
 
 
 # -- by the values ------------------------------------------------------------------------

@@ -944,3 +944,46 @@ def test_a_site_database_sql_without_the_sample(tmp_path: Path) -> None:
     lines = selected(done.output)
     assert lines["vehno"][1].startswith("TODO") and lines["id"][1].startswith("TODO")
     assert lines["tgl_dt1"] == ('"WaktuTimbang1"', "parts (waktu+timbang+1)")
+
+
+def test_a_site_word_for_a_text_datetime_splits_it(tmp_path: Path) -> None:
+    """The issue's silent miss: a site word gave tgl_dt1 the whole text of WaktuTimbang1
+    ('2026-11-24 07:05:00') and jam_dt1 nothing. Text holding date-times is split."""
+    sql_dir = tmp_path / "site-sql"
+    shutil.copytree(SHIPPED_SQL_DIR, sql_dir)
+    (sql_dir / WORDS_FILE).write_text('[weighing]\ntgl_dt1 = ["WAKTUTIMBANG1"]\n',
+                                      encoding="utf-8")
+    database, _ = plant_database(None, "sqlite3", tmp_path, UNSEEN,  # type: ignore[arg-type]
+                                 UNSEEN_COLUMNS, UNSEEN_ROWS)
+    done = draft(database | {"sql_dir": str(sql_dir)}, UNSEEN, "--collection", "transactions")
+    assert done.exit_code == 0, done.output
+    lines = selected(done.output)
+    assert (lines["tgl_dt1"], lines["jam_dt1"]) == (
+        ('date("WaktuTimbang1")', "site word (WAKTUTIMBANG1), its date part (text: "
+                                  "'2026-11-23 23:58:10', sampled)"),
+        ('time("WaktuTimbang1")', 'time part of "WaktuTimbang1", the datetime of tgl_dt1'))
+
+
+def test_unix_time(request: pytest.FixtureRequest, engine: str, tmp_path: Path) -> None:
+    """Dates kept as seconds since 1970: read on SQLite; on the servers, which share no
+    text for it, a TODO that writes each one's."""
+    stamp = 1795503900  # 2026-11-24 07:05:00 UTC
+    database, schema = plant_database(request, engine, tmp_path, "TIMBANG",
+                                      _ints("ID_TIMBANG", "TGL_MASUK"),
+                                      [{"ID_TIMBANG": 1, "TGL_MASUK": stamp}])
+    done = draft(database, f"{schema}.TIMBANG" if schema else "TIMBANG", "--collection",
+                 "transactions")
+    assert done.exit_code == 0, done.output
+    lines = selected(done.output)
+    if engine in FILE_ENGINES:
+        assert (lines["tgl_dt1"], lines["jam_dt1"]) == (
+            ('date("TGL_MASUK", \'unixepoch\', \'localtime\')', "trade word (TGL_MASUK), its "
+                                                                "date part"),
+            ('time("TGL_MASUK", \'unixepoch\', \'localtime\')', 'time part of "TGL_MASUK", '
+                                                                "the datetime of tgl_dt1"))
+        return
+    assert lines["tgl_dt1"] == (
+        "CAST(NULL AS date)", 'TODO "TGL_MASUK" (trade word (TGL_MASUK)) holds seconds since '
+        "1970 (its values, sampled): on SQL Server write DATEADD(second, \"TGL_MASUK\", "
+        '\'19700101\'), on PostgreSQL to_timestamp("TGL_MASUK"), each in UTC, cast to date or '
+        "time")
