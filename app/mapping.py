@@ -211,7 +211,8 @@ def _todo_note(c: Collection, field: str, plan: Plan, free: Sequence[Column],
     for it whose type or values do not fit; then the nearest columns no word claims."""
     parts = [plan.key_advice] if field == "id" and plan.key_advice else []
     parts += [said for _, said in plan.refused.get(field, [])]
-    near = hints(c, field, free, words)
+    named = {col.name for col, _ in plan.refused.get(field, [])}
+    near = [n for n in hints(c, field, free, words) if n not in named]
     if near:
         parts.append(f"nearest: {', '.join(map(quote, near))}")
     return "; ".join(parts) or "no column near it"
@@ -268,8 +269,11 @@ def draft(c: Collection, schema: str, table: str, columns: Sequence[Column],
     unused = [col for col in columns if col.name not in taken]
     word_of = {normalized(w.text): f.replace("_", " ") if f == NO_FIELD else f
                for f, listed in section.items() for w in listed}
-    # Hints name only columns no word claims: one that means another field never misleads.
-    free = [col for col in unused if normalized(col.name) not in word_of]
+    # Hints name only columns no word claims and none named for a field it cannot fill (its
+    # own TODO line names it): one that means another field never misleads.
+    refused = {col.name for listed in drafted.refused.values() for col, _ in listed}
+    free = [col for col in unused if normalized(col.name) not in word_of
+            and col.name not in refused]
     target = qualified((schema, table))
     todo = [f for f in c.fields if f not in found]
     named = [quote(col.name) + (f" (a word for {word_of[normalized(col.name)]})"

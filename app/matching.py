@@ -27,6 +27,9 @@ _TIME_TYPE = re.compile(r"(?i)^time\b")  # time, time(0), time without time zone
 _TEXT_TYPE = re.compile(r"(?i)^(n?(var)?char|n?text|character|varchar2|string|clob)\b")
 _INTEGER_TYPE = re.compile(r"(?i)^(int|integer|bigint|smallint|tinyint|int[248])\b")
 CLOSEST = 3  # columns named after each TODO
+# Concepts that say what kind of value a column holds, not what it is of: a column that
+# shares only these with a field's patterns (KendaraanID with "id relasi") is no hint.
+GENERIC = {"id", "nama"}
 HINT_CUTOFF = 0.6  # how alike (difflib's ratio) a column must be to a field's name or word
 # A column that says which way a truck went: its values, the way in first. Upper case; a
 # site's values are compared without case.
@@ -203,10 +206,10 @@ def by_parts(c: Collection, columns: Sequence[Column], words: Words,
                for w in listed}
     # A column a whole word names is that word's, unless its type cannot hold the word's
     # field (WB_IN, a datetime): then its parts may say what it is.
-    misfit = {col.name for listed in refused.values() for col, _ in listed}
+    misfits = {col.name for listed in refused.values() for col, _ in listed}
     used = {p.column.name for p in found.values()} | {
         col.name for col in columns if normalized(col.name) in claimed
-        and col.name not in misfit}
+        and col.name not in misfits}
     for _, field, column, pattern in part_candidates([*c.fields, NO_FIELD], columns, words,
                                                      section):
         field = _time_of_pair(c, field, column)
@@ -524,11 +527,13 @@ def hints(c: Collection, field: str, free: Sequence[Column], words: Words) -> li
     patterns = words.section_patterns(section).get(field, [])
     listed = words.section(section).get(field, [])
     scored = []
+    named = {concept for p in patterns for concept in p.present}
     for position, column in enumerate(free):
         held = _concepts(column, words)
         whole = any(pattern_fits(p, list(held)) for p in patterns)
-        shared = max((len(set(p.present) & held) for p in patterns
-                      if not set(p.absent) & held), default=0)
+        # a column that shares a concept and holds none the field's patterns do not name
+        # (sabno for dono: sab, no; not BeratKeluar2 for tgl_dt1)
+        shared = len(held & named - GENERIC) if held - {None} <= named | GENERIC else 0
         valued = field in ("vehno", "Number") and any_plate(column.profile.values)
         alike = _likeness(field, column, listed)
         if whole or shared or valued or alike >= HINT_CUTOFF:
