@@ -247,8 +247,8 @@ def _header(c: Collection, target: str, todo: int, unused: Sequence[str],
                   f"-- where the site has none; then run `flask --app wsgi check-sql {c.name}`."]
     for n in names:
         lines += _wrapped(f"Names: {quote(n.name.name)} beside {quote(n.code.name)} "
-                          f"({n.naming.code}) names the {n.naming.master}: `draft-mapping "
-                          f"--names` prints the names.sql that gives them to summaries.")
+                          f"({n.naming.code}) names the {n.naming.master}; draft-mapping "
+                          f"--names prints the names.sql that gives them to the summaries.")
     if unused:
         lines += _wrapped(f"Columns not used: {', '.join(unused)}.")
     return lines

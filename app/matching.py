@@ -342,7 +342,8 @@ def text_key_id(c: Collection, found: dict[str, Pick], dialect: str | None,
     found["id"] = Pick(column, f"digits of the text key {name} ({key.example} -> "
                                f"{key.number}), unique on a sample of {sampled} rows{letters}",
                        key_expression(key, name, dialect),
-                       "check the whole table (README \"A key that is text\")")
+                       "the whole table: its digits must be unique there (README \"A key "
+                       "that is text\")")
     return ""
 
 

@@ -750,7 +750,8 @@ def unseen_expected(engine: str) -> dict[str, tuple[str, str]]:
         "id": (f'CAST({cut}("NoTiket", 4, 4) AS bigint) * 10000 + '
                f'CAST({cut}("NoTiket", 9, 4) AS bigint)',
                'digits of the text key "NoTiket" (TB-2611-0001 -> 26110001), unique on a '
-               'sample of 3 rows; CHECK check the whole table (README "A key that is text")'),
+               'sample of 3 rows; CHECK the whole table: its digits must be unique there '
+               '(README "A key that is text")'),
         "recno": ('"NoTiket"', "trade word (NO_TIKET)"),
         "vehno": ('"Armada"', "its values are registrations ('L 1234 AB', sampled)"),
         "drivername": ('"Sopir"', "trade word (SOPIR)"),
@@ -783,9 +784,9 @@ def test_a_table_nobody_here_designed(request: pytest.FixtureRequest, engine: st
     want = unseen_expected(engine)
     assert {f: lines[f] for f in want} == want
     assert all(note.startswith("TODO") for f, (_, note) in lines.items() if f not in want)
-    assert ('-- Names: "NamaRelasi" beside "KodeRelasi" (custcode) names the customers:'
+    assert ('-- Names: "NamaRelasi" beside "KodeRelasi" (custcode) names the customers;'
             in text)
-    assert '-- Names: "nama_stok" beside "kode_stok" (productcode) names the products:' in text
+    assert '-- Names: "nama_stok" beside "kode_stok" (productcode) names the products;' in text
     assert '-- Columns not used: "NamaRelasi", "nama_stok", "Netto" (a word for no field).' \
         in text
 
