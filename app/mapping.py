@@ -49,6 +49,7 @@ from .matching import (
     by_parts,
     by_values,
     by_word,
+    codes_that_are_names,
     date_from_time,
     fits,
     gross_and_tare,
@@ -135,6 +136,7 @@ class Plan:
         if dialect != "sqlite":
             unix_time(c, self.found, refused)
         self.key_advice = text_key_id(c, self.found, dialect, sampled)
+        codes_that_are_names(c, self.found)
         self.refused = {f: r for f, r in refused.items() if f not in self.found}
         self.names: list[Named] = names_beside(c, self.found, columns, words)
 

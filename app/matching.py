@@ -474,6 +474,17 @@ def gross_and_tare(c: Collection, columns: Sequence[Column], found: dict[str, Pi
                            f"CASE WHEN {test} THEN {gross} ELSE {tare} END", "", (way.name,))
 
 
+def codes_that_are_names(c: Collection, found: dict[str, Pick]) -> None:
+    """A code of master data (custcode, productcode, transcode) from a column whose values
+    read as names ('CV Sumber Rejeki'), not codes: said on its line."""
+    for field in c.namings:
+        pick = found.get(field)
+        if pick and not pick.sql and not pick.check and pick.column.profile.kind == "name":
+            found[field] = pick._replace(check=(
+                f"its values read as names ('{pick.column.profile.example}', sampled), not "
+                f"codes: a code column elsewhere would fit better"))
+
+
 # -- names beside codes -----------------------------------------------------------------
 
 class Named(NamedTuple):

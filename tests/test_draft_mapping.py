@@ -991,3 +991,19 @@ def test_unix_time(request: pytest.FixtureRequest, engine: str, tmp_path: Path) 
         "1970 (its values, sampled): on SQL Server write DATEADD(second, \"TGL_MASUK\", "
         '\'19700101\'), on PostgreSQL to_timestamp("TGL_MASUK"), each in UTC, cast to date or '
         "time")
+
+
+def test_a_code_whose_values_are_names_is_flagged(tmp_path: Path) -> None:
+    """A supplier column holding names where a code is expected: filled, and said so."""
+    database, _ = plant_database(None, "sqlite3", tmp_path, "TIMBANG",  # type: ignore[arg-type]
+                                 _texts("Supplier", "Material"),
+                                 [{"Supplier": "CV Sumber Rejeki", "Material": "RM001"},
+                                  {"Supplier": "PT Batu Jaya", "Material": "RM002"}])
+    done = draft(database, "TIMBANG", "--collection", "transactions")
+    assert done.exit_code == 0, done.output
+    lines = selected(done.output)
+    assert (lines["custcode"], lines["productcode"]) == (
+        ('"Supplier"', "parts (supplier); CHECK its values read as names ('CV Sumber "
+                       "Rejeki', sampled), not codes: a code column elsewhere would fit "
+                       "better"),
+        ('"Material"', "parts (material)"))
