@@ -401,9 +401,11 @@ class Database:
     # -- queries -------------------------------------------------------------------------
 
     def execute(self, stem: str, name: str, values: Mapping[str, Any] | None = None,
-                where: Where | None = None, by: tuple[str, ...] = ()) -> Result:
+                where: Where | None = None, by: tuple[str, ...] = (),
+                table: tuple[str, ...] = ()) -> Result:
         """Run `name` of sql/<stem>.sql, with the filters of `where` if any (and a summary's
-        groups `by`); the rows are read from the Result as they are used.
+        groups `by`, or the site's `table` (schema, name) it reads); the rows are read from
+        the Result as they are used.
 
         A query that fails on a connection that has served before, other than by running
         too long or by refusing a filter's value, runs once more on a fresh connection,
@@ -417,7 +419,7 @@ class Database:
             values = {**(values or {}), **where.values}
         while True:
             conn = self._connection()
-            query = self.queries.get(stem, name, conn.dialect, where, by)
+            query = self.queries.get(stem, name, conn.dialect, where, by, table)
             params = bind(values or {}, query.params, conn.typed, conn.typed_dates_from)
             cursor = None
             error: Exception | None = None

@@ -1,22 +1,27 @@
-"""`flask --app wsgi draft-mapping TABLE [--collection C]`: a first `records` query for a
-site's table, drafted from the table's own columns as the configured connection sees them
-(INFORMATION_SCHEMA on SQL Server and PostgreSQL, the table info on SQLite).
+"""`flask --app wsgi draft-mapping TABLE [--collection C] [--names]`: a first `records`
+query for a site's table, drafted from the table's own columns as the configured connection
+sees them (INFORMATION_SCHEMA on SQL Server and PostgreSQL, the table info on SQLite) and a
+sample of its rows (database.sql `sample`, SAMPLE_ROWS of them); with --names, the
+names.sql of the name columns beside its code columns.
 
-A field is matched to a column of the same name; else to one whose name is the same but for
-case; else but for case, underscores, spaces and hyphens (`TGL_DT1`, `TglDt1`, `tgl dt1` for
-`tgl_dt1`); else to a column named by one of the trade's words for it (`NOPOL` for vehno,
-`BERAT_MASUK` or `BRUTO` for weigh1, `TGL_MASUK` for tgl_dt1): the table of
-`draft-words.toml`, shipped in sql/ and extended by a file of that name in the site's
-sql_dir (its words come first and take a word from any other field). A trade word fills a
-field only with a column whose type can hold it. Each column serves one field, but for a
-datetime column that fills the date of a pair (tgl_dt1): it fills the pair's time too
-(jam_dt1) where no column of its own does, cast to each part in the engine's text
-(`CAST("TGL_MASUK" AS date)`, on SQLite `date("TGL_MASUK")`).
+A field is matched (app/matching.py) to a column of the same name; else to one whose name
+is the same but for case; else but for case, underscores, spaces and hyphens (`TGL_DT1`,
+`TglDt1`, `tgl dt1` for `tgl_dt1`); else to a column named by one of the trade's words for
+it (`NOPOL` for vehno, `BERAT_MASUK` or `BRUTO` for weigh1): the table of
+`draft-words.toml` (app/words.py), shipped in sql/ and extended by a file of that name in
+the site's sql_dir; else by the parts of its name (`WaktuTimbang1`: waktu, timbang, 1);
+else by its values (a registration for vehno). A column fills a field only where its type
+and sampled values can hold it. Each column serves one field, but for a datetime (or text
+holding date-times) that fills the date of a pair: it fills the pair's time too, cast to
+each part in the engine's text (`CAST("TGL_MASUK" AS date)`, on SQLite
+`date("TGL_MASUK")`). A gross and a tare are ordered by weighing where the table says how;
+a text key's digits give the integer id (app/sampling.py).
 
 Every line ends with how sure the draft is of it: `-- exact name`, `-- same name but for
-case`, `-- trade word (NOPOL)`, `-- site word (...)`. A field left unmatched is written as a
-NULL of the field's type, `CAST(NULL AS date) AS "tgl_dt2", -- TODO` (plain `NULL` on
-SQLite), with a trade word whose column's type does not fit and the nearest columns no word
+case`, `-- trade word (NOPOL)`, `-- site word (...)`, `-- parts (waktu+timbang+1)`, and
+`CHECK ...` where a person must make sure of something. A field left unmatched is written
+as a NULL of the field's type, `CAST(NULL AS date) AS "tgl_dt2", -- TODO` (plain `NULL` on
+SQLite), with the columns named for it that cannot hold it and the nearest columns no word
 claims, for a person to finish; `check-sql` reports the fields still marked TODO.
 
 The table is written as the engine names it: SCHEMA.TABLE on the servers (the schema given,
@@ -26,34 +31,56 @@ else the one the catalog found it in); on SQLite, which has no schemas, the tabl
 
 from __future__ import annotations
 
-import difflib
 import re
 import textwrap
-import tomllib
 from collections.abc import Sequence
-from pathlib import Path
-from typing import NamedTuple
 
 import click
 from flask.cli import ScriptInfo
 
-from .collections import COLLECTIONS, DATE_PAIRS, Collection
+from .collections import COLLECTIONS, Collection
 from .config import SHIPPED_SQL_DIR, ConfigError, load_settings
 from .db import Database, DatabaseUnavailable, QueryFailed
-from .queries import QueryFileError, load_queries, quote
+from .matching import (
+    Column,
+    Named,
+    Pick,
+    Refused,
+    by_parts,
+    by_values,
+    by_word,
+    codes_that_are_names,
+    date_from_time,
+    fits,
+    gross_and_tare,
+    hints,
+    is_datetime,
+    is_epoch,
+    is_text,
+    kind_of,
+    match,
+    names_beside,
+    one_date,
+    split_pairs,
+    text_key_id,
+    unix_time,
+)
+from .queries import QueryFileError, load_queries, qualified, quote
+from .sampling import SAMPLE_ROWS, profiles
 from .schemas import Date, Integer, Number, String, Time
+from .words import (
+    NO_FIELD,
+    WORDS_FILE,
+    Word,
+    Words,
+    load_words,
+    normalized,
+    read_words,
+    section_of,
+)
 
-WORDS_FILE = "draft-words.toml"
-NO_FIELD = "no_field"  # the words file's key for columns known to fill no field (NETTO)
-# Catalog types that hold a date and a time of day in one value (SQL Server, PostgreSQL,
-# SQLite's declared types): a date or time field matched to one is cast to its part.
-_DATETIME_TYPES = re.compile(r"(?i)^(datetime|datetime2|smalldatetime|datetimeoffset|"
-                             r"timestamp( .*)?)$")
-_DATE_TYPE = re.compile(r"(?i)^date$")
-_TIME_TYPE = re.compile(r"(?i)^time\b")  # time, time(0), time without time zone
-_TEXT_TYPE = re.compile(r"(?i)^(n?(var)?char|n?text|character|varchar2|string|clob)\b")
-CLOSEST = 3  # columns named after each TODO
-HINT_CUTOFF = 0.6  # how alike (difflib's ratio) a column must be to a field's name or word
+__all__ = ["WORDS_FILE", "Column", "draft", "fits", "load_words", "read_words"]
+
 # The type of the NULL given for a field the site has no column for, named alike on SQL
 # Server 2008 and PostgreSQL. SQL Server types a bare NULL in a SELECT list as int, which it
 # refuses to CAST to date or time or compare with one (every date range reads its date and
@@ -62,30 +89,6 @@ HINT_CUTOFF = 0.6  # how alike (difflib's ratio) a column must be to a field's n
 _NULL_TYPES: dict[type, str] = {Integer: "int", Number: "float", Date: "date", Time: "time"}
 # SQLite has one schema, main; `dbo` is what the README's SQL Server example names.
 SQLITE_SCHEMAS = ("dbo", "main")
-
-
-class Column(NamedTuple):
-    name: str
-    type: str
-
-
-class Word(NamedTuple):
-    text: str  # as the words file writes it
-    site: bool  # from the site's own file, not the shipped one
-
-
-class Pick(NamedTuple):
-    """The column that fills a field, and how sure the draft is of it."""
-    column: Column
-    note: str
-
-
-Words = dict[str, dict[str, list[Word]]]  # section -> field (or no_field) -> its words
-
-
-def normalized(name: str) -> str:
-    """The name as compared last: lower case, without underscores, spaces or hyphens."""
-    return re.sub(r"[\s_\-]+", "", name).lower()
 
 
 _PART = r'"(?:[^"]|"")+"|\[[^\]]+\]|[^."\[\]]+'
@@ -109,193 +112,68 @@ def split_table(text: str) -> tuple[str, str]:
     return ("", _unquoted(first)) if second is None else (_unquoted(first), _unquoted(second))
 
 
-# -- the words file -------------------------------------------------------------------
+# -- the plan ---------------------------------------------------------------------------
 
-def section_of(c: Collection) -> str:
-    """The words file's section for a collection: its record shape (CONTRACT §1), the
-    name its summaries go by, or for the master data its schema's."""
-    return c.summary or c.schema.__name__.lower()
+class Plan:
+    """Every field the draft fills with its pick; per field left open, the columns named
+    for it that cannot hold it, and why `id` is left open where the key is text."""
 
-
-def _section_fields() -> dict[str, set[str]]:
-    """The fields each section may name: those of every collection of that shape."""
-    out: dict[str, set[str]] = {}
-    for c in COLLECTIONS:
-        out.setdefault(section_of(c), set()).update(c.fields)
-    return out
-
-
-def read_words(path: Path, site: bool) -> Words:
-    """One words file, checked: a section per record shape, each key a field of it (or
-    no_field), each value a list of names, and no name under two fields of a section."""
-    try:
-        with open(path, "rb") as f:
-            data = tomllib.load(f)
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise click.ClickException(f"{path}: cannot read the words: {exc}") from None
-    sections = _section_fields()
-    words: Words = {}
-    for section, table in data.items():
-        if section not in sections or not isinstance(table, dict):
-            raise click.ClickException(f"{path}: [{section}] is no record shape; the sections "
-                                       f"are {', '.join(sections)}")
-        seen: dict[str, str] = {}
-        for field, names in table.items():
-            if field not in sections[section] and field != NO_FIELD:
-                raise click.ClickException(f"{path}: [{section}] {field}: no such field of a "
-                                           f"{section} record (nor {NO_FIELD})")
-            if not isinstance(names, list) or not all(
-                    isinstance(n, str) and normalized(n) and "\n" not in n for n in names):
-                raise click.ClickException(f"{path}: [{section}] {field} must be a list of "
-                                           f"column names, e.g. [\"NOPOL\", \"NO_POLISI\"]")
-            for name in names:
-                other = seen.setdefault(normalized(name), field)
-                if other != field:
-                    raise click.ClickException(f"{path}: [{section}] {name!r} is a word for "
-                                               f"both {other} and {field}: keep it in one")
-            words.setdefault(section, {})[field] = [Word(n, site) for n in names]
-    return words
-
-
-def _same_bytes(a: Path, b: Path) -> bool:
-    try:
-        return a.read_bytes() == b.read_bytes()
-    except OSError:  # read_words says what is wrong with it
-        return False
-
-
-def load_words(sql_dir: Path, shipped_dir: Path = SHIPPED_SQL_DIR) -> Words:
-    """The shipped words, extended by the site's file of the same name in its sql_dir: a
-    site's words for a field come first and are taken from every other field."""
-    shipped_file = shipped_dir / WORDS_FILE
-    words = read_words(shipped_file, site=False)
-    own = sql_dir / WORDS_FILE
-    if not own.is_file() or _same_bytes(own, shipped_file):
-        return words  # a copy of the shipped file (sql/ copied whole) adds nothing
-    for section, fields in read_words(own, site=True).items():
-        shipped = words.setdefault(section, {})
-        for field, site_words in fields.items():
-            taken = {normalized(w.text) for w in site_words}
-            for other, listed in shipped.items():
-                shipped[other] = [w for w in listed if normalized(w.text) not in taken]
-            shipped[field] = site_words + shipped.get(field, [])
-    return words
-
-
-# -- matching -------------------------------------------------------------------------
-
-_BY_NAME = ((lambda n: n, "exact name"), (str.lower, "same name but for case"),
-            (normalized, "same name but for case and separators"))
-
-
-def match(fields: Sequence[str], columns: Sequence[Column]) -> dict[str, Pick]:
-    """{field: pick} for the fields a column is named after, each column used once: exact
-    names first, then names equal but for case, then but for case and separators."""
-    found: dict[str, Pick] = {}
-    used: set[str] = set()
-    for key, note in _BY_NAME:
-        for field in fields:
-            if field in found:
-                continue
-            for column in columns:
-                if column.name not in used and key(column.name) == key(field):
-                    found[field] = Pick(column, note)
-                    used.add(column.name)
-                    break
-    return found
-
-
-def _kind(c: Collection, field: str) -> type:
-    return type(c.schema._declared_fields[field])
-
-
-def fits(kind: type, column_type: str) -> bool:
-    """Whether a column of this catalog type can fill a field of this kind: a time is no
-    date, a date no time, text or a date no number. An unknown type fits."""
-    t = column_type.strip()
-    dated = bool(_DATE_TYPE.match(t) or _TIME_TYPE.match(t) or _DATETIME_TYPES.match(t))
-    if kind is Date:
-        return not _TIME_TYPE.match(t)
-    if kind is Time:
-        return not _DATE_TYPE.match(t)
-    if kind in (Integer, Number):
-        return not (_TEXT_TYPE.match(t) or dated)
-    return True
-
-
-def _by_word(c: Collection, columns: Sequence[Column], words: dict[str, list[Word]],
-             found: dict[str, Pick]) -> dict[str, list[tuple[Column, Word]]]:
-    """Fill `found` with the columns named by a field's words, earlier words first; return
-    per field the columns a word named but whose type cannot hold it."""
-    used = {p.column.name for p in found.values()}
-    refused: dict[str, list[tuple[Column, Word]]] = {}
-    for field in c.fields:
-        if field in found:
-            continue
-        for word in words.get(field, []):
-            named = [col for col in columns if col.name not in used
-                     and normalized(col.name) == normalized(word.text)]
-            for column in named:
-                if not fits(_kind(c, field), column.type):
-                    refused.setdefault(field, []).append((column, word))
-                    continue
-                origin = "site" if word.site else "trade"
-                found[field] = Pick(column, f"{origin} word ({word.text})")
-                used.add(column.name)
-                break
-            if field in found:
-                break
-    return refused
-
-
-def _split_pairs(c: Collection, found: dict[str, Pick]) -> None:
-    """A datetime column that fills the date of a pair fills its time too, where no column
-    of its own does. Not the other way: a datetime that fills a time may hold only the
-    time of day, on a day such as 1900-01-01."""
-    for date_field, time_field in DATE_PAIRS.values():
-        if date_field not in c.fields or time_field not in c.fields or time_field in found:
-            continue
-        pick = found.get(date_field)
-        if pick and _DATETIME_TYPES.match(pick.column.type.strip()):
-            found[time_field] = Pick(pick.column, f"time part of {quote(pick.column.name)}, "
-                                                  f"the datetime of {date_field}")
+    def __init__(self, c: Collection, columns: Sequence[Column], words: Words | None = None,
+                 dialect: str | None = None, sampled: int = 0):
+        words = words or Words()
+        section = words.section(section_of(c))
+        self.found = match(c.fields, columns)
+        refused: Refused = {}
+        by_word(c, columns, section, self.found, refused)
+        by_parts(c, columns, words, self.found, refused)
+        claimed = {normalized(w.text) for listed in section.values() for w in listed}
+        by_values(c, columns, self.found,
+                  {col.name for col in columns if normalized(col.name) not in claimed})
+        gross_and_tare(c, columns, self.found, words, dialect)
+        split_pairs(c, self.found)
+        date_from_time(c, self.found)
+        one_date(c, self.found)
+        if dialect != "sqlite":
+            unix_time(c, self.found, refused)
+        self.key_advice = text_key_id(c, self.found, dialect, sampled)
+        codes_that_are_names(c, self.found)
+        self.refused = {f: r for f, r in refused.items() if f not in self.found}
+        self.names: list[Named] = names_beside(c, self.found, columns, words)
 
 
 def plan(c: Collection, columns: Sequence[Column], words: Words | None = None
-         ) -> tuple[dict[str, Pick], dict[str, list[tuple[Column, Word]]]]:
+         ) -> tuple[dict[str, Pick], Refused]:
     """The column of every field the draft fills, and per field left to finish the columns
-    a word named for it whose type cannot hold it."""
-    section = (words or {}).get(section_of(c), {})
-    found = match(c.fields, columns)
-    refused = _by_word(c, columns, section, found)
-    _split_pairs(c, found)
-    return found, {f: r for f, r in refused.items() if f not in found}
-
-
-def closest(field: str, columns: Sequence[Column], words: Sequence[Word] = (),
-            n: int = CLOSEST) -> list[str]:
-    """The names of up to n columns nearest to `field` or one of its words, nearest first."""
-    targets = [normalized(field), *(normalized(w.text) for w in words)]
-    scored = []
-    for position, column in enumerate(columns):
-        name = normalized(column.name)
-        score = max(difflib.SequenceMatcher(None, t, name).ratio() for t in targets)
-        if score >= HINT_CUTOFF:
-            scored.append((-score, position, column.name))
-    return [name for *_, name in sorted(scored)[:n]]
+    named for it whose type cannot hold it."""
+    drafted = Plan(c, columns, words)
+    return drafted.found, drafted.refused
 
 
 # -- the draft ------------------------------------------------------------------------
 
-def _source(c: Collection, field: str, column: Column, dialect: str | None) -> str:
-    """What the SELECT says for `field`: the column, or its date or time part."""
-    kind = _kind(c, field)
-    if kind in (Date, Time) and _DATETIME_TYPES.match(column.type.strip()):
+def _source(c: Collection, field: str, pick: Pick, dialect: str | None) -> str:
+    """What the SELECT says for `field`: the column, its date or time part, the value of
+    its text as the field's type, or the pick's own SQL."""
+    if pick.sql:
+        return pick.sql
+    column, kind = pick.column, kind_of(c, field)
+    name = quote(column.name)
+    if kind in (Date, Time):
         part = "date" if kind is Date else "time"
-        if dialect == "sqlite":  # SQLite's CAST(... AS date) would make a number of it
-            return f"{part}({quote(column.name)})"
-        return f"CAST({quote(column.name)} AS {part})"
-    return quote(column.name)
+        if is_epoch(column):  # only on SQLite (unix_time): the servers share no text
+            return f"{part}({name}, 'unixepoch', 'localtime')"
+        if is_datetime(column):
+            if dialect == "sqlite":  # SQLite's CAST(... AS date) would make a number of it
+                return f"{part}({name})"
+            return f"CAST({name} AS {part})"
+        if is_text(column) and dialect != "sqlite":
+            return f"CAST({name} AS {part})"
+    if kind in (Integer, Number) and is_text(column):
+        sql_type = {Integer: "int", Number: "float"}[kind]
+        if dialect == "sqlite":
+            sql_type = {Integer: "INTEGER", Number: "REAL"}[kind]
+        return f"CAST({name} AS {sql_type})"
+    return name
 
 
 def _null(c: Collection, field: str, dialect: str | None) -> str:
@@ -311,36 +189,57 @@ def _null(c: Collection, field: str, dialect: str | None) -> str:
 
 def _filled_note(c: Collection, field: str, pick: Pick, spare: Sequence[Column],
                  words: Sequence[Word]) -> str:
-    """How sure the draft is of a filled field, with its part of a datetime and the other
-    columns a word names for it (the draft took the first)."""
+    """How sure the draft is of a filled field, with its part of a datetime (or what its
+    text holds) and the other columns a word names for it (the draft took the first)."""
     note = pick.note
-    whole = _DATETIME_TYPES.match(pick.column.type.strip())
-    if whole and _kind(c, field) in (Date, Time) and not note.startswith("time part"):
-        note += f", its {'date' if _kind(c, field) is Date else 'time'} part"
+    kind, column = kind_of(c, field), pick.column
+    if not pick.sql and kind in (Date, Time) and not note.startswith("time part"):
+        part = "date" if kind is Date else "time"
+        if is_datetime(column):
+            note += f", its {part} part"
+        if is_text(column) and column.profile.kind:
+            note += f" (text: '{column.profile.example}', sampled)"
+    elif not pick.sql and kind in (Integer, Number) and is_text(column):
+        note += f" (text holding numbers: '{column.profile.example}', sampled)"
     known = {normalized(w.text) for w in words}
     also = [quote(col.name) for col in spare if normalized(col.name) in known]
-    return note + (f"; also a word for it: {', '.join(also)}" if also else "")
+    note += f"; also a word for it: {', '.join(also)}" if also else ""
+    return note + (f"; CHECK {pick.check}" if pick.check else "")
 
 
-def _todo_note(field: str, refused: Sequence[tuple[Column, Word]], free: Sequence[Column],
-               words: Sequence[Word]) -> str:
-    """What a TODO line says: the columns a word named but whose type does not fit, then
-    the nearest columns no word claims."""
-    parts = [f"{quote(col.name)} is a {'site' if w.site else 'trade'} word for it, but its "
-             f"type {col.type} may not fit: check its values" for col, w in refused]
-    near = closest(field, free, words)
+def _todo_note(c: Collection, field: str, plan: Plan, free: Sequence[Column],
+               words: Words) -> str:
+    """What a TODO line says: why `id` is open where the key is text; the columns named
+    for it whose type or values do not fit; then the nearest columns no word claims."""
+    parts = [plan.key_advice] if field == "id" and plan.key_advice else []
+    parts += [said for _, said in plan.refused.get(field, [])]
+    named = {col.name for col, _ in plan.refused.get(field, [])}
+    near = [n for n in hints(c, field, free, words) if n not in named]
     if near:
         parts.append(f"nearest: {', '.join(map(quote, near))}")
     return "; ".join(parts) or "no column near it"
+def _wrapped(text: str) -> list[str]:
+    return textwrap.wrap(text, 92, initial_indent="-- ", subsequent_indent="-- ",
+                         break_on_hyphens=False)
 
 
-def _header(c: Collection, target: str, todo: int, unused: Sequence[str]) -> list[str]:
+def _header(c: Collection, target: str, todo: int, unused: Sequence[str],
+            sampled: int | None, unsampled: str, names: Sequence[Named]) -> list[str]:
     lines = [
         "-- name: records",
         f"-- Where each field of a {c.name} record comes from at this site: drafted by",
         f"-- `flask --app wsgi draft-mapping` from the columns of {target}. Each line says how",
         f"-- it was found: its name, or a trade word of {WORDS_FILE} (a site word: your own).",
     ]
+    if sampled:
+        lines += _wrapped(f"Types and values read from a sample of {sampled} rows: what "
+                          f"a line says of the values holds for those rows; a line with "
+                          f"CHECK says what to make sure of.")
+    elif sampled == 0:
+        lines += ["-- The table has no rows: drafted from its names and types alone."]
+    elif unsampled:
+        lines += _wrapped(f"No sample of the rows ({unsampled}): drafted from names and "
+                          f"types alone.")
     if todo:
         plural = "s" if todo > 1 else ""
         lines += [f"-- {todo} field{plural} to finish: each `... AS ... -- TODO` line "
@@ -348,44 +247,72 @@ def _header(c: Collection, target: str, todo: int, unused: Sequence[str]) -> lis
                   "-- columns not used. Write the column or an expression, or keep NULL and drop "
                   "the TODO",
                   f"-- where the site has none; then run `flask --app wsgi check-sql {c.name}`."]
+    for n in names:
+        lines += _wrapped(f"Names: {quote(n.name.name)} beside {quote(n.code.name)} "
+                          f"({n.naming.code}) names the {n.naming.master}; draft-mapping "
+                          f"--names prints the names.sql that gives them to the summaries.")
     if unused:
-        lines += textwrap.wrap(f"Columns not used: {', '.join(unused)}.", 92,
-                               initial_indent="-- ", subsequent_indent="-- ",
-                               break_on_hyphens=False)
+        lines += _wrapped(f"Columns not used: {', '.join(unused)}.")
     return lines
 
 
 def draft(c: Collection, schema: str, table: str, columns: Sequence[Column],
-          dialect: str | None = None, words: Words | None = None) -> str:
-    """The text of sql/<c>.sql: its records query, drafted from the table's columns, for
-    the engine whose `-- dialect:` is `dialect` (None: SQL Server and PostgreSQL)."""
-    section = (words or {}).get(section_of(c), {})
-    found, refused = plan(c, columns, words)
-    taken = {p.column.name for p in found.values()}
+          dialect: str | None = None, words: Words | None = None,
+          sampled: int | None = None, unsampled: str = "") -> str:
+    """The text of sql/<c>.sql: its records query, drafted from the table's columns (and
+    a sample of `sampled` rows of their values), for the engine whose `-- dialect:` is
+    `dialect` (None: SQL Server and PostgreSQL)."""
+    words = words or Words()
+    section = words.section(section_of(c))
+    drafted = Plan(c, columns, words, dialect, sampled or 0)
+    found = drafted.found
+    taken = {p.column.name for p in found.values()} | {
+        name for p in found.values() for name in p.uses}
     unused = [col for col in columns if col.name not in taken]
     word_of = {normalized(w.text): f.replace("_", " ") if f == NO_FIELD else f
                for f, listed in section.items() for w in listed}
-    # Hints name only columns no word claims: one that means another field never misleads.
-    free = [col for col in unused if normalized(col.name) not in word_of]
-    target = f"{quote(schema)}.{quote(table)}" if schema else quote(table)
+    # Hints name only columns no word claims and none named for a field it cannot fill (its
+    # own TODO line names it): one that means another field never misleads.
+    refused = {col.name for listed in drafted.refused.values() for col, _ in listed}
+    free = [col for col in unused if normalized(col.name) not in word_of
+            and col.name not in refused]
+    target = qualified((schema, table))
     todo = [f for f in c.fields if f not in found]
     named = [quote(col.name) + (f" (a word for {word_of[normalized(col.name)]})"
                                 if normalized(col.name) in word_of else "") for col in unused]
-    lines = [*_header(c, target, len(todo), named), "SELECT"]
+    lines = [*_header(c, target, len(todo), named, sampled, unsampled, drafted.names),
+             "SELECT"]
     for n, field in enumerate(c.fields):
         comma = "," if n < len(c.fields) - 1 else ""
-        listed = section.get(field, [])
         if field in found:
             pick = found[field]
-            note = _filled_note(c, field, pick, unused, listed)
-            lines.append(f"    {_source(c, field, pick.column, dialect)} AS {quote(field)}"
+            note = _filled_note(c, field, pick, unused, section.get(field, []))
+            lines.append(f"    {_source(c, field, pick, dialect)} AS {quote(field)}"
                          f"{comma} -- {note}")
         else:
-            note = _todo_note(field, refused.get(field, []), free, listed)
+            note = _todo_note(c, field, drafted, free, words)
             lines.append(f"    {_null(c, field, dialect)} AS {quote(field)}{comma} -- TODO "
                          f"{note}")
     lines.append(f"FROM {target};")
     return "\n".join(lines) + "\n"
+
+
+def names_draft(c: Collection, schema: str, table: str, columns: Sequence[Column],
+                words: Words) -> str:
+    """The text of names.sql for the name columns beside the code columns of `table`: one
+    query per master collection, its code and name under the master's field names."""
+    drafted = Plan(c, columns, words)
+    target = qualified((schema, table))
+    blocks = []
+    for n in drafted.names:
+        blocks.append("\n".join([
+            f"-- name: {n.naming.master}",
+            f"-- The name of each {n.naming.code} of {target}: its {quote(n.name.name)} "
+            f"beside {quote(n.code.name)}.",
+            f"SELECT {quote(n.code.name)} AS {quote(n.naming.master_code)}, "
+            f"{quote(n.name.name)} AS {quote(n.naming.master_name)}",
+            f"FROM {target};"]))
+    return "\n\n".join(blocks) + "\n" if blocks else ""
 
 
 # -- the command ----------------------------------------------------------------------
@@ -432,33 +359,74 @@ def _catalog() -> Database:
     return Database(settings.database, queries)
 
 
-@click.command("draft-mapping")
-@click.argument("table")
-@click.option("--collection", "name", metavar="COLLECTION",
-              help="The collection the table holds; by default the one named like TABLE.")
-def draft_mapping_command(table: str, name: str | None) -> None:
-    """Print a draft of a collection's `records` query for the site's TABLE.
+def sampled_columns(db: Database, schema: str, table: str, columns: Sequence[Column]
+                    ) -> tuple[list[Column], int | None, str]:
+    """The columns with a profile of their values, from up to SAMPLE_ROWS rows of the
+    table, and how many rows were read; else None and why not (the site's own copy of
+    database.sql has no `sample` query, or the login may not read the rows)."""
+    if "sample" not in db.queries.names("database"):
+        return list(columns), None, f"{db.queries.files['database']} has no sample query"
+    try:
+        result = db.execute("database", "sample", {"row_count": SAMPLE_ROWS},
+                            table=(schema, table))
+        try:
+            rows = result.all()
+        finally:
+            result.close()
+    except QueryFailed as exc:
+        return list(columns), None, f"the rows could not be read: {exc.detail or exc}"
+    seen = profiles(result.columns, rows)
+    return [col._replace(profile=seen[col.name]) if col.name in seen else col
+            for col in columns], len(rows), ""
 
-    TABLE is read through the configured database (SCHEMA.TABLE or TABLE). Redirect the
-    output into your sql_dir as <collection>.sql, finish its TODO lines, then run check-sql.
-    """
-    db = _catalog()
-    schema, bare = split_table(table)
+
+def _collection(bare: str, name: str | None) -> Collection:
     by_name = {c.name: c for c in COLLECTIONS}
     chosen = name or next((c.name for c in COLLECTIONS if c.name == bare.lower()), None)
     if chosen not in by_name:
         what = f"no collection {chosen!r}" if chosen else f"{bare!r} is no collection's name"
         raise click.BadParameter(f"{what}; give --collection, one of: {', '.join(by_name)}",
                                  param_hint="--collection")
+    return by_name[chosen]
+
+
+@click.command("draft-mapping")
+@click.argument("table")
+@click.option("--collection", "name", metavar="COLLECTION",
+              help="The collection the table holds; by default the one named like TABLE.")
+@click.option("--names", "names", is_flag=True,
+              help="Print names.sql instead: the names of the codes, from the name columns "
+                   "beside the code columns of TABLE.")
+def draft_mapping_command(table: str, name: str | None, names: bool) -> None:
+    """Print a draft of a collection's `records` query for the site's TABLE.
+
+    TABLE is read through the configured database (SCHEMA.TABLE or TABLE): its columns
+    and a sample of its rows. Redirect the output into your sql_dir as <collection>.sql,
+    finish its TODO lines, then run check-sql.
+    """
+    db = _catalog()
+    schema, bare = split_table(table)
+    c = _collection(bare, name)
     words = load_words(db.settings.sql_dir)
     try:
         found, columns = table_columns(db, schema, bare)
         dialect = db.dialect()
+        written = _written_schema(schema, found, bare, dialect)
+        sampled, unsampled = None, ""
+        if columns:
+            columns, sampled, unsampled = sampled_columns(db, written, bare, columns)
     except (DatabaseUnavailable, QueryFailed) as exc:
         raise click.ClickException(f"cannot read the columns of {table} from {db.describe}: "
                                    f"{getattr(exc, 'detail', None) or exc}") from None
     if not columns:
         raise click.ClickException(f"{db.describe} shows no table or view {table} to this "
                                    f"login (names are compared as the database compares them)")
-    written = _written_schema(schema, found, bare, dialect)
-    click.echo(draft(by_name[chosen], written, bare, columns, dialect, words), nl=False)
+    if names:
+        text = names_draft(c, written, bare, columns, words)
+        if not text:
+            raise click.ClickException(f"{table}: no name column beside a code column of "
+                                       f"{c.name} ({', '.join(c.namings) or 'none'})")
+        click.echo(text, nl=False)
+        return
+    click.echo(draft(c, written, bare, columns, dialect, words, sampled, unsampled),
+               nl=False)

@@ -46,6 +46,12 @@ DIALECTS = ("sqlite", "postgresql")
 SHAPES_FILE = "shapes"
 DATABASE_FILE = "database"
 DATABASE_QUERIES = ("ping", "version", "clock", "columns")
+# Not required of a site's own copy of database.sql (one copied before it existed): without
+# it draft-mapping drafts from the catalog alone.
+DATABASE_OPTIONAL = ("sample",)
+# A query of database.sql that reads a site's table names it {table}: filled with the
+# table's quoted name (Queries.get), never with text of the user's.
+TABLE_PLACEHOLDER = "{table}"
 
 # What the runner passes to each kind of query; a query may use any subset of these.
 _PAGE = ("first_row", "last_row", "row_count", "skip")
@@ -72,6 +78,7 @@ PARAMETERS: dict[str, tuple[str, ...]] = {
     "version": (),
     "clock": (),
     "columns": ("table_name", "table_schema"),
+    "sample": ("row_count",),
 }
 # name_of is no read either: a summary grouped by a code of master data reads it once per
 # such group, for the name beside the code (Queries.get).
@@ -361,6 +368,20 @@ def quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+def qualified(table: Sequence[str]) -> str:
+    """A table's name as SQL: its quoted parts joined by dots, an empty schema left out
+    ("dbo"."TBL_TIMBANG"; "TBL_TIMBANG" on SQLite)."""
+    return ".".join(quote(part) for part in table if part)
+
+
+def on_table(query: Query, table: Sequence[str]) -> Query:
+    """A query of database.sql that reads a site's table, with {table} filled in."""
+    if query.template is None or TABLE_PLACEHOLDER not in query.template:
+        raise ValueError(f"{query.source}: {query.name} reads no table of the site")
+    sql, params, _ = convert(query.template.replace(TABLE_PLACEHOLDER, qualified(table)))
+    return replace(query, sql=sql, params=params)
+
+
 def _placeholders(c: Collection, on: str | None) -> dict[str, tuple[str, ...]]:
     """What each placeholder stands for in a query of `c` (of a range on `on`)."""
     values: dict[str, tuple[str, ...]] = {"fields": c.fields, "order": c.order}
@@ -470,10 +491,14 @@ class Queries:
         self._by_key[(stem, query.name, query.dialect)] = query
 
     def get(self, stem: str, name: str, dialect: str | None,
-            where: Where | None = None, by: tuple[str, ...] = ()) -> Query:
+            where: Where | None = None, by: tuple[str, ...] = (),
+            table: tuple[str, ...] = ()) -> Query:
         """The query as sent; with `where`, its text with those filters in it, and with `by`
-        a summary's groups (composed once per shape of filters and groups, and kept)."""
+        a summary's groups (composed once per shape of filters and groups, and kept); with
+        `table` (schema, name), a query of a site's table with its quoted name in it."""
         query = self._by_key.get((stem, name, dialect)) or self._by_key[(stem, name, None)]
+        if table:
+            return on_table(query, table)
         if where is None and not by:
             return query
         if query.template is None:
@@ -584,14 +609,18 @@ def load_queries(sql_dir: Path, collections: Sequence[Collection],
     or unknown is a QueryFileError naming the file and line."""
     shipped_dir = shipped_dir or sql_dir
     queries = Queries()
-    database = _File(_own_or_shipped(sql_dir, shipped_dir, DATABASE_FILE), DATABASE_QUERIES)
+    database = _File(_own_or_shipped(sql_dir, shipped_dir, DATABASE_FILE),
+                     DATABASE_QUERIES + DATABASE_OPTIONAL)
     database.require(DATABASE_QUERIES)
     queries.files[DATABASE_FILE] = database.path
     for block in database.blocks:
-        sql, params, _ = convert(without_comments(block.text))
+        text = without_comments(block.text)
+        sql, params, _ = convert(text)
         _check_params(block.name, params, block.source)
+        check_statement(text, block.source)
         queries.add(DATABASE_FILE, Query(block.name, block.dialect, sql, params, block.source,
-                                         block.description))
+                                         block.description,
+                                         text if TABLE_PLACEHOLDER in text else None))
     shapes = _File(_own_or_shipped(sql_dir, shipped_dir, SHAPES_FILE), SHAPES)
     shapes.require(SHAPES)
     queries.files[SHAPES_FILE] = shapes.path

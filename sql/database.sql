@@ -1,6 +1,7 @@
 -- database: queries about the database itself rather than a collection: the round trip
 -- behind GET /health, the version that tells whether a count still holds, the server's
--- clock, and the columns of a site's table for `flask --app wsgi draft-mapping`.
+-- clock, and the columns of a site's table and a sample of its rows for
+-- `flask --app wsgi draft-mapping`.
 
 -- name: ping
 -- One row from the server, proving the connection works; touches no table.
@@ -48,3 +49,17 @@ ORDER BY TABLE_SCHEMA, ORDINAL_POSITION;
 SELECT 'main' AS "table_schema", "name" AS "name", "type" AS "type"
 FROM pragma_table_info(:table_name)
 ORDER BY "cid";
+
+-- name: sample
+-- Up to :row_count rows of a site's table {table}, in no order, for draft-mapping to read its values. SQL Server 2008 and PostgreSQL share no TOP or LIMIT: a row number over no order, cut.
+SELECT *
+FROM (
+    SELECT "sampled".*, ROW_NUMBER() OVER (ORDER BY (SELECT NULL)) AS "jembatan_sample_row"
+    FROM {table} AS "sampled"
+) AS "numbered"
+WHERE "jembatan_sample_row" <= :row_count;
+
+-- name: sample
+-- dialect: sqlite
+-- SQLite: the first :row_count rows of {table} as stored.
+SELECT * FROM {table} LIMIT :row_count;

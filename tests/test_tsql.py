@@ -173,8 +173,11 @@ def shipped_main_texts() -> dict[str, Query]:
     """Every query a SQL Server is sent, by collection.name (database.name for the others);
     a read that takes filters also with filters of every operator (name+filters)."""
     queries = load_queries(SHIPPED_SQL, COLLECTIONS)
-    out = {f"database.{name}": queries.get("database", name, None)
-           for name in queries.names("database")}
+    # a query of a site's table (draft-mapping's sample) as sent for one
+    out = {f"database.{name}": queries.get(
+        "database", name, None,
+        table=("dbo", "TBL_TIMBANG") if queries.get("database", name, None).template else ())
+        for name in queries.names("database")}
     for c in COLLECTIONS:
         for name in ["records", *c.query_names()]:
             query = out[f"{c.name}.{name}"] = queries.get(c.name, name, None)
