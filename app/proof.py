@@ -139,6 +139,14 @@ def _span(day: Any, clock: Any) -> tuple[dt.datetime, dt.datetime] | None:
     return start, start + _SECOND if t.microsecond else start
 
 
+def _key(values: dict[str, Any]) -> Any:
+    """A record's id as sent (7 for the 7.0 of a float column), else as it is."""
+    try:
+        return Integer()._serialize(values.get("id"), None, None)
+    except ValueError:
+        return repr(values.get("id"))
+
+
 def _bounds(start: dt.datetime, end: dt.datetime) -> dict[str, Any]:
     return {"start_date": start.date(), "start_time": start.time(), "end_date": end.date(),
             "end_time": end.time(), "midnight": params.MIDNIGHT}
@@ -151,9 +159,7 @@ class _Record:
                  position: int):
         self.values = dict(zip(columns, row, strict=True))
         self.row = tuple(_same(self.values[f]) for f in c.fields)
-        self.label = (f"numberrow {position}" if c.numbered
-                      else f"id {self.values.get('id')!r}" if isinstance(
-                          self.values.get("id"), str) else f"id {self.values.get('id')}")
+        self.label = f"numberrow {position}" if c.numbered else f"id {_key(self.values)}"
 
     def count_in(self, c: Collection, columns: Sequence[str],
                  rows: Sequence[Sequence[Any]]) -> int:
@@ -212,22 +218,20 @@ class _Prover:
     def by_key(self, record: _Record) -> None:
         if self.c.numbered:  # its key is its position, which the sample read it at
             return
-        try:
-            key = Integer()._serialize(record.values.get("id"), None, None)
-        except ValueError:
-            return  # the value check names it
-        if key is None or abs(key) > params.INT64_MAX:
+        key = _key(record.values)
+        if not isinstance(key, int) or abs(key) > params.INT64_MAX:  # the value check's
             return
         columns, rows = self.rows("by_key", {"key": key})
         found = record.count_in(self.c, columns, rows)
         if found == 1 and len(rows) > 1:
             self.findings.append(Finding(
-                self.c.name, f"/{self.c.name}/{key}", "id", record.label, len(rows),
+                self.c.name, f"the record by key (/{self.c.name}/<id>)", "id", record.label,
+                len(rows),
                 f"id {key} is held by {len(rows)} records, and /{self.c.name}/{key} answers "
                 f"only the first: id comes from {self.line('id')}, which is not unique at "
                 f"this site; map id to the table's key (a column that is unique)"))
             return
-        self.judge(record, f"/{self.c.name}/{key}", "id", found,
+        self.judge(record, f"the record by key (/{self.c.name}/<id>)", "id", found,
                    f"the key read compares id as this database holds it, not as the record "
                    f"shows it ({record.values.get('id')!r}): see {self.line('id')}")
 
@@ -240,9 +244,9 @@ class _Prover:
             return None
         moment, end = span
         cause = self.range_cause(record, on)
-        read = f"the range on={on} at its own moment {moment.isoformat(' ')}"
         columns, rows = self.rows(f"range_{on}", _bounds(moment, end))
-        found = self.judge(record, read, day, record.count_in(self.c, columns, rows), cause)
+        found = self.judge(record, f"the range on={on} from its own moment to it", day,
+                           record.count_in(self.c, columns, rows), cause)
         across = _bounds(moment - dt.timedelta(days=1), end)
         total = self.db.scalar(self.c.name, f"range_{on}_count", across)
         size = max(len(rows), 1)  # the records of its moment come last
@@ -250,20 +254,19 @@ class _Prover:
                                            "last_row": max(total, 1),
                                            "skip": max(total - size, 0)}
         columns, last = self.rows(f"range_{on}_page", across | window)
-        self.judge(record, f"the range on={on} across the midnight before it "
-                           f"({(moment - dt.timedelta(days=1)).isoformat(' ')} to "
-                           f"{moment.isoformat(' ')}, paged)", day,
+        self.judge(record, f"the range on={on} from a day before its moment to it (across "
+                           f"the midnight before it), paged", day,
                    record.count_in(self.c, columns, last), cause)
-        if found:
-            self.feed(record, on, moment, len(rows), cause)
+        self.feed(record, on, moment, len(rows), cause)
         return found
 
     def feed(self, record: _Record, on: str, moment: dt.datetime, at: int, cause: str) -> None:
-        """/<c>/changes from its stamp: the records of its moment come first."""
+        """/<c>/changes from its stamp: the records of its moment come first (`at`, those
+        the range at its moment found, and the record if that range missed it)."""
         columns, rows = self.rows(f"changes_{on}", {
             "from_date": moment.date(), "from_time": moment.time(),
             "midnight": params.MIDNIGHT, "row_count": at + 1})
-        self.judge(record, f"the feed on={on} from its stamp {moment.isoformat(' ')}",
+        self.judge(record, f"the feed (/{self.c.name}/changes?on={on}) from its stamp",
                    DATE_PAIRS[on][0], record.count_in(self.c, columns, rows), cause)
 
     def codes(self, record: _Record, on: str | None) -> dict[str, int]:
@@ -282,14 +285,18 @@ class _Prover:
             except ValueError:
                 continue
             where = Where.of([Filter(field, "", (sent,))])
+            cause = self.code_cause(field, value)
             try:
                 columns, rows = (self.rows(f"range_{on}", _bounds(*span), where)
                                  if span else self.rows("all", {}, where))
-            except ValueRefused:
-                rows, columns = [], list(self.c.fields)
-            within = f" within its moment on={on}" if span else ""
-            if self.judge(record, f"the filter {field}={sent}{within}", field,
-                          record.count_in(self.c, columns, rows), self.code_cause(field, value)):
+            except (QueryFailed, ValueRefused) as exc:  # a column that is not text, say
+                columns, rows = list(self.c.fields), []
+                cause = (f"this database refuses to compare {field} with its own value "
+                         f"({getattr(exc, 'detail', None) or exc}): {field} comes from "
+                         f"{self.line(field)}; write {field} as text there")
+            within = f" in the range on={on} at its moment" if span else ""
+            if self.judge(record, f"the filter {field}=<its {field}>{within}", field,
+                          record.count_in(self.c, columns, rows), cause):
                 found[field] = len(rows)
         return found
 
@@ -308,7 +315,8 @@ class _Prover:
         days = {_same(r[columns.index("day")]) for r in rows}
         if counted != count or days != {_same(record.values[day])}:
             self.findings.append(Finding(
-                self.c.name, f"the summary on={on} by=day,{code} of its moment", day,
+                self.c.name, f"the summary on={on} by=day,{code} at its moment, filtered "
+                             f"by its {code},", day,
                 record.label, counted,
                 f"it counts {counted} records on {sorted(map(str, days)) or 'no day'} where "
                 f"the range found {count}, this one among them on "
@@ -344,6 +352,10 @@ class _Prover:
 
     def code_cause(self, field: str, value: Any) -> str:
         source = self.expression(field) or f'"{field}"'
+        if isinstance(value, str) and isinstance(self.c.schema._declared_fields[field], Integer):
+            return (f"{field} holds {value!r}, a number kept as text, which `=` compares as "
+                    f"text with the number a client sends: write CAST({source} AS int) for "
+                    f"{field}")
         if isinstance(value, str) and value != value.strip():
             return (f"{field} holds {value!r}, with blanks around it, which `=` on this "
                     f"database does not compare as the record shows it: write "
@@ -395,7 +407,7 @@ def lines(findings: Sequence[Finding]) -> list[str]:
     missed or repeated (a few named, the rest counted), and the cause of the first."""
     groups: dict[tuple[str, str, bool], list[Finding]] = {}
     for f in findings:
-        groups.setdefault((_kind(f.read), f.field, f.missed), []).append(f)
+        groups.setdefault((f.read, f.field, f.missed), []).append(f)
     out = []
     for (_, field, missed), group in groups.items():
         named = ", ".join(f.record for f in group[:3])
@@ -404,9 +416,3 @@ def lines(findings: Sequence[Finding]) -> list[str]:
         out.append(f"{field or 'proof'}: {group[0].read} {verb} {named}{more}: "
                    f"{group[0].cause}")
     return out
-
-
-def _kind(read: str) -> str:
-    """A read less what varies from record to record (its moment, its key or value)."""
-    return re.sub(r"(\d{4}-\d{2}-\d{2}[ T][\d:]+|/-?\d+$|=\S*)", "", read)
-
