@@ -307,10 +307,10 @@ def test_a_number_code_kept_as_text_with_a_blank(request: pytest.FixtureRequest,
     assert code == 1, output
     assert proof_lines(output, "bricon2") == [
         "  proof on 2 records     ERROR",
-        f"recipe: the filter recipe=<its recipe> in the range on=tanggal at its moment does "
-        f"not find numberrow 1, numberrow 2: recipe holds ' 3', a number kept as text, "
-        f'which `=` compares as text with the number a client sends: write CAST("KodeBarang" '
-        f"AS int) for recipe"]
+        "recipe: the filter recipe=<its recipe> in the range on=tanggal at its moment does "
+        "not find numberrow 1, numberrow 2: recipe holds ' 3', a number kept as text, "
+        'which `=` compares as text with the number a client sends: write CAST("KodeBarang" '
+        "AS int) for recipe"]
 
 
 # -- a correct mapping ---------------------------------------------------------------------
