@@ -19,8 +19,10 @@ A read must find the record exactly once: a record it misses, or finds twice, is
 with the likely cause, worked out from the record's values and the line of `records` that
 gives the field, in the words of the engine it runs on. No SQL is written here: every read
 is a named query of the collection, run as a request runs it. The reads of one record cost
-1 + 5 per `on` + 1 per code field queries (transactions: 26), so at most PROVEN times that
-per collection, each bounded by an index seek or the records of one moment.
+at most 1 (key) + 4 per `on` (range, count, page, feed) + 1 per code field + 1 (summary)
+queries (transactions: 23), so at most PROVEN times that per collection; each is bounded by
+the index on the stamp pair and the records of one day, except a code filter of a
+collection without dates (the master tables), which reads the whole list.
 """
 
 from __future__ import annotations
