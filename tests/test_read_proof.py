@@ -168,6 +168,17 @@ def test_a_date_with_a_time_after_it_fails_check_sql(engine: str, tmp_path: Path
         f"{cause(rows[1][2])}"]
     assert output.endswith("\n1 query with problems, 3 reads that miss or repeat a sampled "
                            "record\n")
+    # And the service refuses the record, as it refuses every value that does not fit: the
+    # record by key no longer looks right, and a range over three days is no partial answer.
+    client = create_app({"database": database_settings(engine, path) | {
+        "sql_dir": str(site)}}).test_client()
+    for url in ("/transactions/1", "/transactions/date/2026-11-23/00:00/2026-11-25/23:59:59"):
+        response = client.get(url)
+        body = response.get_json()
+        assert (response.status_code, body["message"]) == (500, (
+            f"This site's mapping of transactions gives tgl_dt1 a value that is not a date "
+            f"(YYYY-MM-DD), so no record is sent. The operator can find it in the log under "
+            f"request id {body['request_id']}.")), url
 
 
 # -- mapping mistakes whose values fit, on every engine --------------------------------------
