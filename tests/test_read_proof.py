@@ -16,19 +16,13 @@ import pytest
 from app import create_app
 from app.collections import COLLECTIONS
 from app.config import SHIPPED_SQL_DIR
-from tests import mssql
-from tests.conftest import FILE_ENGINES, database_settings
-from tests.postgres import READER, Cluster, insert_rows
+from tests.conftest import FILE_ENGINES, database_settings, own_table, quote
 
 TRANSACTIONS = next(c for c in COLLECTIONS if c.name == "transactions")
 HEADER = "-- name: records\n-- The plant's weighbridge table.\n"
 TGL_DT1 = 'AS "tgl_dt1"'
 NULL_TYPES = {"Integer": "int", "Number": "float", "String": "varchar(255)", "Date": "date",
               "Time": "time"}
-
-
-def quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
 
 
 def mapping(site: Path, sources: Mapping[str, str], source: str = '"Timbangan"',
@@ -93,36 +87,7 @@ def plant_table(request: pytest.FixtureRequest, engine: str, tmp_path: Path,
                 rows: list[dict[str, Any]]) -> dict[str, Any]:
     """The `database` settings of a database holding the table "Timbangan" (TYPES) with
     exactly these rows, on `engine`."""
-    if engine in FILE_ENGINES:
-        path = tmp_path / "plant.sqlite3"
-        con = sqlite3.connect(path)
-        con.execute('CREATE TABLE "Timbangan" (' + ", ".join(
-            f"{quote(c)} {t[0]}" for c, t in TYPES.items()) + ")")
-        for row in rows:
-            con.execute(f'INSERT INTO "Timbangan" ({", ".join(map(quote, row))}) VALUES '
-                        f'({", ".join("?" for _ in row)})', list(row.values()))
-        con.commit()
-        con.close()
-        return database_settings(engine, path)
-    if engine == "mssql":
-        server: mssql.Server = request.getfixturevalue("mssql_server")
-        request.addfinalizer(lambda: server.drop_table("Timbangan"))
-        server.create_table("Timbangan", {c: t[2] for c, t in TYPES.items()}, rows)
-        return {"odbc": server.odbc}
-    cluster: Cluster = request.getfixturevalue("postgres_cluster")
-    columns = {c: t[1] for c, t in TYPES.items()}
-    name = f"jt_proof_{abs(hash(str(tmp_path))) % 10**8}"
-    conn = cluster.connect()
-    cursor = conn.cursor()
-    cursor.execute(f"CREATE SCHEMA {quote(name)}")
-    cursor.execute(f'CREATE TABLE {quote(name)}."Timbangan" (' + ", ".join(
-        f"{quote(c)} {t}" for c, t in columns.items()) + ")")
-    insert_rows(cursor, f'{quote(name)}."Timbangan"', columns, rows, time_as_text=True)
-    cursor.execute(f"GRANT USAGE ON SCHEMA {quote(name)} TO {quote(READER)}")
-    cursor.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA {quote(name)} TO {quote(READER)}")
-    conn.close()
-    request.addfinalizer(lambda: cluster.drop_schema(name))
-    return {"odbc": cluster.connection_string(schema=name)}
+    return own_table(request, engine, tmp_path / "plant.sqlite3", "Timbangan", TYPES, rows)
 
 
 # -- the issue's silent wrong answer ----------------------------------------------------------
