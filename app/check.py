@@ -185,9 +185,10 @@ def _filtered_line(query: Query) -> str:
               help="Print every query as it is sent to the configured database, run nothing.")
 @with_appcontext
 def check_sql_command(collection: str | None, show: bool) -> None:
-    """Run every query once and compare its columns with the record shapes.
+    """Run every query once, compare its columns with the record shapes, check the sampled
+    records' values and prove every read on them.
 
-    With COLLECTION, only that collection's; with --show, print them instead."""
+    With COLLECTION, only that collection's; with --show, print the queries instead."""
     db: Database = current_app.extensions["jembatan"]["db"]
     chosen = _selected(collection, current_app.extensions["jembatan"]["collections"])
     if show:
@@ -272,7 +273,7 @@ def prove_collection(db: Database, c: Collection, sampled: proof.Sample) -> int:
         found = proof.lines(proof.prove(db, c, sampled))
     except (QueryFailed, DatabaseUnavailable) as exc:
         found = [getattr(exc, "detail", None) or str(exc)]
-    records = min(proof.PROVEN, len(set(sampled.rows)))
+    records = len(proof.chosen(c, sampled))
     label = f"proof on {records} record{'s' if records != 1 else ''}"
     click.echo(f"  {label:<22} {'ERROR' if found else 'OK'}")
     for line in found:

@@ -42,7 +42,8 @@ from .queries import PARAMETERS, Where, kind_of
 from .schemas import Integer
 from .summaries import MEASURES
 
-__all__ = ["CODES", "PROVEN", "SAMPLE_ROWS", "Finding", "Sample", "lines", "prove", "sample"]
+__all__ = ["CODES", "PROVEN", "SAMPLE_ROWS", "Finding", "Sample", "chosen", "lines", "prove",
+           "sample"]
 
 SAMPLE_ROWS = 50  # rows read from each page of the sample: enough to look at, never a table
 PROVEN = 20  # records of the sample each read is asked for
@@ -388,20 +389,26 @@ def prove(db: Database, c: Collection, sampled: Sample | None = None,
     """Every read of `c` asked for up to `records` records of the sample (read when not
     given): what a read does not find exactly once, with its likely cause."""
     sampled = sampled if sampled is not None else sample(db, c)
-    seen: set[tuple[Any, ...]] = set()
-    chosen: list[_Record] = []
-    for row, position in zip(sampled.rows, sampled.positions, strict=True):
-        r = _Record(c, sampled.columns, row, position)
-        if r.row not in seen:
-            seen.add(r.row)
-            chosen.append(r)
-    if len(chosen) > records:  # spread over the sample, the first and the last kept
-        step = (len(chosen) - 1) / (records - 1)
-        chosen = [chosen[round(i * step)] for i in range(records)]
     prover = _Prover(db, c, db.dialect())
-    for r in chosen:
-        prover.record(r)
+    for i in chosen(c, sampled, records):
+        prover.record(_Record(c, sampled.columns, sampled.rows[i], sampled.positions[i]))
     return prover.findings
+
+
+def chosen(c: Collection, sampled: Sample, records: int = PROVEN) -> list[int]:
+    """The indexes in the sample of the records the proof asks for: at most `records`,
+    spread over it (the first and the last kept), each distinct record once."""
+    seen: set[tuple[Any, ...]] = set()
+    distinct: list[int] = []
+    for i, row in enumerate(sampled.rows):
+        values = tuple(_same(row[sampled.columns.index(f)]) for f in c.fields)
+        if values not in seen:
+            seen.add(values)
+            distinct.append(i)
+    if len(distinct) <= records:
+        return distinct
+    step = (len(distinct) - 1) / (records - 1)
+    return [distinct[round(i * step)] for i in range(records)]
 
 
 def lines(findings: Sequence[Finding]) -> list[str]:
