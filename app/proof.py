@@ -139,7 +139,15 @@ def _span(day: Any, clock: Any) -> tuple[dt.datetime, dt.datetime] | None:
         return None
     t = _clock(clock if clock is not None else day) or dt.time(0)
     start = dt.datetime.combine(d, t.replace(microsecond=0))
-    return start, start + _SECOND if t.microsecond else start
+    return start, _moved(start, _SECOND) if t.microsecond else start
+
+
+def _moved(stamp: dt.datetime, by: dt.timedelta) -> dt.datetime:
+    """`stamp` moved by `by`, or left where it is at the end of the calendar."""
+    try:
+        return stamp + by
+    except OverflowError:
+        return stamp
 
 
 def _key(values: dict[str, Any]) -> Any:
@@ -177,6 +185,7 @@ class _Prover:
     def __init__(self, db: Database, c: Collection, dialect: str | None):
         self.db, self.c, self.dialect = db, c, dialect
         self.findings: list[Finding] = []
+        self.lines: dict[str, str] = {}  # field -> its line of records, read once
 
     def rows(self, name: str, values: dict[str, Any], where: Where | None = None,
              by: tuple[str, ...] = ()) -> tuple[list[str], list[tuple[Any, ...]]]:
@@ -200,7 +209,9 @@ class _Prover:
         return self.db.queries.get(self.c.name, "records", self.dialect).source
 
     def line(self, field: str) -> str:
-        return self.db.queries.field_line(self.c.name, field, self.dialect)
+        if field not in self.lines:
+            self.lines[field] = self.db.queries.field_line(self.c.name, field, self.dialect)
+        return self.lines[field]
 
     def expression(self, field: str) -> str | None:
         """What `records` writes before AS "field" on its line, or None."""
@@ -250,7 +261,7 @@ class _Prover:
         columns, rows = self.rows(f"range_{on}", _bounds(moment, end))
         found = self.judge(record, f"the range on={on} from its own moment to it", day,
                            record.count_in(self.c, columns, rows), cause)
-        across = _bounds(moment - dt.timedelta(days=1), end)
+        across = _bounds(_moved(moment, -dt.timedelta(days=1)), end)
         total = self.db.scalar(self.c.name, f"range_{on}_count", across)
         size = max(len(rows), 1)  # the records of its moment come last
         window = params.window(1, size) | {"first_row": max(total - size, 0) + 1,
@@ -349,6 +360,11 @@ class _Prover:
                 what = "a time with a date before it" if dated else "a time without seconds"
                 return (f"{clock} holds {time_value!r}, {what}: {self.engine()} write "
                         f"{self.as_type(self.expression(clock) or clock, 'time')} for {clock}")
+        if self.dialect == "sqlite" and isinstance(time_value, dt.time):
+            return (f"{clock} is shown as {time_value.isoformat()}, which the SQLite ODBC "
+                    f"driver made of the text the column holds (by its declared type), and "
+                    f"the range compares that text: serve a SQLite file with `sqlite`, not "
+                    f"through ODBC")
         return (f"the range compares {day} and {clock} as this database holds them, not as "
                 f"the record shows them ({date_value!r}, {time_value!r}): see "
                 f"{self.line(day)}; {self.line(clock)}")

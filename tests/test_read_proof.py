@@ -296,14 +296,17 @@ def weighing(n: int, day: str, clock: str) -> dict[str, Any]:
             "weigh2": 11000.0}
 
 
-def test_the_shipped_mapping_proves_every_read(make_database: Callable[..., dict[str, Any]]
-                                               ) -> None:
+def test_the_shipped_mapping_proves_every_read(make_database: Callable[..., dict[str, Any]],
+                                               engine: str) -> None:
     """Records at midnight, at the last second of a day, several at one moment, a NULL
-    time and a NULL date: every read finds each of them once, on every engine."""
+    time, a NULL date and a time with a fraction of a second (which a range of whole
+    seconds holds from its second to the next): every read finds each of them once, on
+    every engine; but the SQLite ODBC driver shows that time without its fraction."""
     transactions = [weighing(1, "2026-11-23", "00:00:00"), weighing(2, "2026-11-23", "23:59:59"),
                     weighing(3, "2026-11-24", "07:05:00"), weighing(4, "2026-11-24", "07:05:00"),
                     weighing(5, "2026-11-24", "07:05:00") | {"jam_dt1": None},
-                    weighing(6, "2026-11-25", "12:00:00") | {"tgl_dt1": None}]
+                    weighing(6, "2026-11-25", "12:00:00") | {"tgl_dt1": None},
+                    weighing(7, "2026-11-25", "06:30:15.250000") | {"jam_create": "06:30:15"}]
     database = make_database({
         "transactions": transactions,
         "customers": [{"id": 1, "CustCode": "C1", "CustName": "PT Maju"}],
@@ -314,11 +317,22 @@ def test_the_shipped_mapping_proves_every_read(make_database: Callable[..., dict
                      "jam": f"0{n}:00:00", "recipe": 3} for n in (1, 2)]})
     app = create_app({"database": database})
     result = app.test_cli_runner().invoke(args=["check-sql"])
-    assert result.exit_code == 0, result.output
-    counts = {"customers": 1, "transactions": 6, "vehicles": 1, "bricon2": 2}
+    assert result.exit_code == (1 if engine == "odbc" else 0), result.output
+    counts = {"customers": 1, "transactions": 7, "vehicles": 1, "bricon2": 2}
+    # Through the SQLite ODBC driver a TIME column's text '06:30:15.250000' arrives as
+    # 06:30:15, a moment at which a range misses it (README: serve SQLite with `sqlite`).
+    odbc = [f"tgl_dt1: the range on=dt1 {read} does not find id 7: jam_dt1 is shown as "
+            f"06:30:15, which the SQLite ODBC driver made of the text the column holds (by its "
+            f"declared type), and the range compares that text: serve a SQLite file with "
+            f"`sqlite`, not through ODBC" for read in (
+                "from its own moment to it", "from a day before its moment to it (across the "
+                "midnight before it), paged")]
     for c in COLLECTIONS:
         n = counts.get(c.name, 0)
+        label = f"proof on {n} record" + ("s" if n != 1 else "")
+        found = odbc if engine == "odbc" and c.name == "transactions" else []
         assert proof_lines(result.output, c.name) == [
-            f"  {f'proof on {n} record' + ('s' if n != 1 else ''):<22} OK"], c.name
-    assert re.search(r"\nEvery query runs .* every read finds each of up to 20 sampled "
-                     r"records of a collection exactly once", result.output)
+            f"  {label:<22} {'ERROR' if found else 'OK'}", *found], c.name
+    if engine != "odbc":
+        assert re.search(r"\nEvery query runs .* every read finds each of up to 20 sampled "
+                         r"records of a collection exactly once", result.output)
