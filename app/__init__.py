@@ -34,6 +34,7 @@ from .routes import (
     register_service_routes,
 )
 from .schemas import ErrorSchema
+from .unmapped import Unmapped, from_mapping
 from .views import Service
 
 log = logging.getLogger("jembatan")
@@ -133,6 +134,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     # file, have no routes, and their paths answer a 404 that says so (app/errors.py).
     served = tuple(c for c in COLLECTIONS if c.name in settings.collections.serve)
     queries = load_queries(settings.database.sql_dir, served, SHIPPED_SQL_DIR)
+    unmapped = from_mapping(queries.files, served)  # unfinished: 503s (app/unmapped.py)
     logs.configure(settings.log)
     metrics = Metrics()
     db = Database(settings.database, queries, settings.log.slow_query, metrics)
@@ -142,7 +144,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     app.url_map.merge_slashes = False
     app.json = JsonProvider(app)
     app.extensions["jembatan"] = {"settings": settings, "db": db, "metrics": metrics,
-                                  "collections": served}
+                                  "collections": served, "unmapped": unmapped}
     prefix = settings.api.url_prefix
     app.config.update(
         API_TITLE="Jembatan",
@@ -177,15 +179,16 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     runner = Runner(db)
     for collection in served:
         api.register_blueprint(collection_blueprint(collection, runner, settings.api, keyed,
-                                                      settings.feed))
-    api.register_blueprint(meta_blueprint(Service(served, db, settings.site.name), settings.api,
-                                          keyed))
+                                                      settings.feed, unmapped))
+    api.register_blueprint(meta_blueprint(Service(served, db, settings.site.name, unmapped),
+                                          settings.api, keyed))
     register_service_routes(app, prefix, metrics, settings.api.metrics_key, settings.site)
     errors.register(app)
     logs.install(app, done=lambda endpoint, status, seconds, rows, broken: metrics.request(
         route_kind(endpoint), status, seconds, rows if isinstance(rows, int) else None,
         broken))
     _register_auth(app, settings)
+    _register_unmapped(app, unmapped)  # after the key: a stranger learns nothing of it
     app.before_request(_no_arguments)
     _register_headers(app, settings)
     app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1, x_proto=1, x_host=1, x_port=1,
@@ -197,6 +200,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     log.info("Jembatan serves %s (settings: %s)", db.describe, settings.source)
     if len(served) < len(COLLECTIONS):
         log.info("collections served: %s", ", ".join(c.name for c in served))
+    unmapped.warn()
     return app
 
 
@@ -240,6 +244,16 @@ def _register_auth(app: Flask, settings: Settings) -> None:
             raise exc
 
 
+def _register_unmapped(app: Flask, unmapped: Unmapped) -> None:
+    """Every route of a collection not mapped yet answers 503 (app/errors.py), before its
+    arguments are read; a CORS preflight (OPTIONS) reads nothing and passes."""
+
+    @app.before_request
+    def refuse_unmapped() -> None:
+        if unmapped and request.method != "OPTIONS":
+            unmapped.check(request.blueprint or "")
+
+
 # What a browser page may read of an answer: the paging and the feed's headers among them.
 _EXPOSED = "X-Pagination, Link, X-Request-ID, Retry-After, X-Bookmark, X-Bookmark-Repeats"
 
@@ -277,5 +291,6 @@ Values: dates `YYYY-MM-DD`, times `HH:MM:SS` (with `.ffffff` only where the valu
 fraction), datetimes `YYYY-MM-DDTHH:MM:SS` in plant local time; DECIMAL columns are JSON
 numbers; a NULL is `null` and every field is always present. Errors are JSON
 `{"code", "status", "message"}`; 400 for malformed input, 404 for no such record, 503 with
-`Retry-After` when the database cannot be reached.
+`Retry-After` when the database cannot be reached, and 503 without it, with an `unmapped`
+list of fields, on every route of a collection this site has not finished mapping yet.
 """

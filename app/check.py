@@ -15,6 +15,7 @@ from flask import current_app
 from flask.cli import with_appcontext
 
 from . import params, proof
+from .clock import stamps_ahead
 from .collections import COLLECTIONS, Collection
 from .db import Database, DatabaseUnavailable, QueryFailed
 from .encoding import RecordEncoder
@@ -22,9 +23,9 @@ from .feed import CLOCK
 from .filters import OPERATORS
 from .queries import DEFAULT_BY, FILTER_PLACEHOLDERS, PARAMETERS, Query, kind_of, parse_file
 from .summaries import MEASURES, SHAPE_GROUPS, output_of
+from .unmapped import NOT_MAPPED, left_to_map
 
 SAMPLE_ROWS = proof.SAMPLE_ROWS  # rows read from each query: enough to look at
-_TODO = re.compile(r'\bAS\s*"([^"]+)"[^\n]*--\s*TODO\b', re.I)
 # A plain NULL, or one CAST to a type (as draft-mapping writes it for SQL Server).
 _NULL = re.compile(r'^\s*(?:NULL|CAST\(\s*NULL\s+AS\s+\w+(?:\s*\([^)]*\))?\s*\))\s+AS\s*"([^"]+)"',
                    re.I | re.M)
@@ -109,10 +110,12 @@ def value_problems(db: Database, c: Collection, encoder: RecordEncoder,
 
 def mapping_notes(db: Database, c: Collection, dialect: str | None) -> tuple[list[str], list[str]]:
     """The fields of a collection's `records` still marked `-- TODO` (a draft-mapping left
-    them), and those given as a NULL, plain or CAST (the site has no such column)."""
-    blocks = [b for b in parse_file(db.queries.files[c.name]) if b.name == "records"]
+    them; in any dialect's text, as the service finds them), and those given as a NULL,
+    plain or CAST (the site has no such column)."""
+    path = db.queries.files[c.name]
+    blocks = [b for b in parse_file(path) if b.name == "records"]
     block = next((b for b in blocks if b.dialect == dialect), blocks[0])
-    todo = [f for f in _TODO.findall(block.text) if f in c.fields]
+    todo = list(left_to_map(path, c))
     nulls = [f for f in _NULL.findall(block.text) if f in c.fields and f not in todo]
     return todo, nulls
 
@@ -204,6 +207,9 @@ def check_sql_command(collection: str | None, show: bool) -> None:
     for c in chosen:
         queries, reads = check_collection(db, c, dialect)
         failures, unproven = failures + queries, unproven + reads
+    feed = current_app.extensions["jembatan"]["settings"].feed
+    for warning in filter(None, (stamps_ahead(db, c, feed) for c in chosen)):
+        click.echo(f"\nWarning: {warning}")  # the exit status stays the queries'
     click.echo(closing(failures, unproven))
     if failures or unproven:
         raise SystemExit(1)
@@ -257,6 +263,9 @@ def check_collection(db: Database, c: Collection, dialect: str | None) -> tuple[
         click.echo(f"  {label:<22} {'ERROR' if problems else 'OK'}{same}")
         for problem in new:
             click.echo(f"      {problem}")
+        if name == "records" and todo:
+            click.echo(f"      until they are mapped, every route of {c.name} answers 503 "
+                       f"({NOT_MAPPED})")
         if name == "records" and nulls:
             click.echo(f"      given as NULL (no such column at this site): {', '.join(nulls)}")
         if name == "records" and broken:

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from .collections import COLLECTIONS
 from .labels import COLLECTION_LABELS, DATE_LABELS
@@ -65,6 +66,10 @@ class FeedSettings:
 
     settle_seconds: float = 30
     lookback_seconds: float = 600
+    # The plant's time zone ([site] timezone): the feed reads the database server's clock in
+    # UTC and compares the stamps with it in this zone; None: with the server's own local
+    # clock, as the stamps were compared before the setting existed.
+    zone: ZoneInfo | None = None
 
 
 @dataclass(frozen=True)
@@ -75,6 +80,9 @@ class SiteSettings:
     name: str
     collections: Mapping[str, str]
     dates: Mapping[str, str]
+    # The zone the plant's stamps are written in ([site] timezone, an IANA name), which
+    # "now" and "today" are read in; None: not set (each clock its own, see README).
+    timezone: ZoneInfo | None = None
 
 
 @dataclass(frozen=True)
@@ -121,6 +129,7 @@ _SPEC: dict[str, dict[str, tuple[type | tuple[type, ...], Any]]] = {
     },
     "site": {
         "name": (str, ""),  # "": the report prints no site name
+        "timezone": (str, ""),  # "": not set (app/clock.py)
         # {}: the defaults of app/labels.py; a site's table renames some of them
         "collections": (dict, {}),
         "dates": (dict, {}),
@@ -189,6 +198,27 @@ def _labels(key: str, given: Mapping[str, Any], defaults: Mapping[str, str]
     return {**defaults, **{name: text.strip() for name, text in given.items()}}
 
 
+def _zone(name: str) -> ZoneInfo | None:
+    """site.timezone checked: an IANA name this machine's time zone database holds."""
+    name = name.strip()
+    if not name:
+        return None
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        pass
+    known = available_timezones()
+    if not known:
+        raise ConfigError(f"site.timezone: this machine has no time zone database to find "
+                          f"{name!r} in: install Debian's tzdata package (apt-get install "
+                          f"tzdata) or the Python package tzdata (pip install tzdata)")
+    near = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
+    hint = f" (did you mean {near[0]!r}?)" if near else ""
+    raise ConfigError(f"site.timezone: {name!r} is not a time zone{hint}; give the plant's "
+                      f"IANA name, e.g. \"Asia/Jakarta\" (WIB), \"Asia/Makassar\" (WITA), "
+                      f"\"Asia/Jayapura\" (WIT)")
+
+
 def _environment(environ: Mapping[str, str]) -> dict[str, dict[str, Any]]:
     layer: dict[str, dict[str, Any]] = {}
     if "JEMBATAN_SQLITE" in environ:
@@ -247,6 +277,7 @@ def load_settings(overrides: Mapping[str, Any] | None = None,
         if not 0 <= feed[key] <= 86400:
             raise ConfigError(f"feed.{key} must be a number of seconds from 0 to 86400, "
                               f"not {feed[key]!r}")
+    zone = _zone(merged["site"]["timezone"])
     return Settings(
         database=DatabaseSettings(
             sqlite=Path(db["sqlite"]),
@@ -265,8 +296,9 @@ def load_settings(overrides: Mapping[str, Any] | None = None,
             name=merged["site"]["name"].strip(),
             collections=_labels("collections", merged["site"]["collections"],
                                 COLLECTION_LABELS),
-            dates=_labels("dates", merged["site"]["dates"], DATE_LABELS)),
+            dates=_labels("dates", merged["site"]["dates"], DATE_LABELS),
+            timezone=zone),
         source=source,
         feed=FeedSettings(settle_seconds=float(feed["settle_seconds"]),
-                          lookback_seconds=float(feed["lookback_seconds"])),
+                          lookback_seconds=float(feed["lookback_seconds"]), zone=zone),
     )

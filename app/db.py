@@ -322,8 +322,8 @@ class Database:
             pass
         dbms = str(raw.getinfo(pyodbc.SQL_DBMS_NAME) or "")
         driver = str(raw.getinfo(pyodbc.SQL_DRIVER_NAME) or "")
-        return _Connection(raw, "sqlite" if dbms.lower().startswith("sqlite") else None,
-                           typed=True, typed_dates_from=FREETDS_TYPED_DATES_FROM
+        return _Connection(raw, dialect_of(dbms), typed=True,
+                           typed_dates_from=FREETDS_TYPED_DATES_FROM
                            if driver.startswith("libtdsodbc") else dt.date.min)
 
     def _connection(self) -> _Connection:
@@ -495,6 +495,13 @@ class Database:
     def ping(self) -> None:
         """One round trip to the server, for /health."""
         self.execute("database", "ping").all()
+
+
+def dialect_of(dbms: str) -> str | None:
+    """The `-- dialect:` an ODBC source runs, by the name it gives itself (SQL_DBMS_NAME):
+    SQLite's and PostgreSQL's where a text needs one, else the main texts (SQL Server)."""
+    name = dbms.lower()
+    return next((d for d in ("sqlite", "postgresql") if name.startswith(d)), None)
 
 
 def _first_int(rows: list[tuple[Any, ...]]) -> int:

@@ -14,6 +14,7 @@ from .collections import COLLECTIONS
 from .db import Database, DatabaseUnavailable, ValueRefused
 from .metrics import Metrics
 from .schemas import ValueMisfit
+from .unmapped import NotMapped
 
 log = logging.getLogger("jembatan")
 
@@ -110,6 +111,12 @@ def handle_unavailable(exc: DatabaseUnavailable) -> Response:
     return response
 
 
+def handle_not_mapped(exc: NotMapped) -> Response:
+    """A read of a collection not mapped yet: 503 with the fields left to map, and no
+    Retry-After, since waiting does not help (the operator must map them and restart)."""
+    return error_response(503, exc.message, unmapped=list(exc.fields))
+
+
 def handle_refused(exc: ValueRefused) -> Response:
     log.info("%s (answered 400)", exc)
     return error_response(400, "A filter value does not fit its field's column in this "
@@ -158,5 +165,6 @@ def register(app: Flask) -> None:
     app.register_error_handler(HTTPException, handle_http)
     app.register_error_handler(DatabaseUnavailable, handle_unavailable)
     app.register_error_handler(ValueRefused, handle_refused)
+    app.register_error_handler(NotMapped, handle_not_mapped)
     app.register_error_handler(ValueMisfit, handle_misfit)
     app.register_error_handler(Exception, handle_unexpected)

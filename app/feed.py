@@ -35,6 +35,7 @@ from flask import Response, g, request, url_for
 from werkzeug.exceptions import BadRequest
 
 from . import formats
+from .clock import plant_now, server_clock, stamp_of
 from .collections import DATE_PAIRS
 from .config import FeedSettings
 from .db import QueryFailed
@@ -48,7 +49,9 @@ if TYPE_CHECKING:  # app/views.py imports this module
 __all__ = ["MAX_LIMIT", "MAX_TOKEN", "SEEN", "Bookmark", "advance", "changes", "decode",
            "encode", "fitted", "keyed", "server_clock"]
 
-CLOCK = "feed_now"  # the column of sql/shapes.sql's changes that holds the server's clock
+# The column of sql/shapes.sql's changes that holds the server's local clock, which the feed
+# compares the stamps with when [site] timezone is not set (app/clock.py).
+CLOCK = "feed_now"
 DEFAULT_LIMIT = 1000
 MAX_LIMIT = 10_000
 SEEN = 200  # records remembered inside the lookback window (CONTRACT §11)
@@ -393,19 +396,6 @@ def start(collection: str, on: str, where: Where | None, after: str | None,
     return Bookmark(collection, on, digest, floor=floor)
 
 
-def _stamp(day: str | None, clock: str | None) -> dt.datetime:
-    return dt.datetime.fromisoformat(f"{day}T{clock or '00:00:00'}")
-
-
-def server_clock(value: Any) -> dt.datetime:
-    """The database clock as a naive local datetime (drivers give a datetime or text)."""
-    if isinstance(value, str):
-        value = dt.datetime.fromisoformat(value.strip().replace(" ", "T", 1))
-    if not isinstance(value, dt.datetime):
-        raise QueryFailed("the feed's clock is not a date and time", repr(value))
-    return value.replace(tzinfo=None)
-
-
 def changes(served: Served, feed: FeedSettings, on: str, limit: int, after: str | None,
             since: str | None, where: Where | None, format: str | None,
             fields: list[str] | None) -> Response:
@@ -415,6 +405,9 @@ def changes(served: Served, feed: FeedSettings, on: str, limit: int, after: str 
     lookback = dt.timedelta(seconds=feed.lookback_seconds)
     frm = b.lower_bound(lookback)
     row_count = limit + len(b.seen) + b.forgotten_count
+    # With the plant's zone set, its "now": the server's UTC clock in that zone, read before
+    # the records (a clock read first can only hold a record back, never skip one).
+    zoned = plant_now(db, feed.zone) if feed.zone is not None else None
     result = db.execute(c.name, f"changes_{on}", {
         "from_date": frm.date(), "from_time": frm.time(), "midnight": dt.time(0),
         "row_count": row_count}, where)
@@ -423,7 +416,7 @@ def changes(served: Served, feed: FeedSettings, on: str, limit: int, after: str 
         result.close()
         raise QueryFailed(f"{result.what} returns no column {', '.join(missing)}")
     raw = result.all()
-    now = server_clock(raw[0][result.columns.index(CLOCK)]) if raw else None
+    now = (zoned or server_clock(raw[0][result.columns.index(CLOCK)])) if raw else None
     values = encoder.values(result.columns, raw, None)
     step = advance(b, list(keyed(c, on, encoder.output, values)), now,
                    len(raw) < row_count, limit, feed)
@@ -447,7 +440,7 @@ def keyed(c: Collection, on: str, output: list[str], values: Sequence[tuple[Any,
     day, clock = (output.index(f) for f in DATE_PAIRS[on])
     keys = [output.index(f) for f in c.range_order(on)]
     for v in values:
-        yield tuple(v[i] for i in keys), _stamp(v[day], v[clock]), v
+        yield tuple(v[i] for i in keys), stamp_of(v[day], v[clock]), v
 
 
 def _next(token: str) -> str:

@@ -75,8 +75,10 @@ class Page:
         html = path.read_text(encoding="utf-8")
         if html.count(PLACEHOLDER) != 1:
             raise ValueError(f"{path} must hold {PLACEHOLDER} once")
+        # The plant's time zone, for the page's "today" (null: the browser's own).
         words = {"name": site.name, "collections": dict(site.collections),
-                 "dates": dict(site.dates)}
+                 "dates": dict(site.dates),
+                 "timezone": site.timezone.key if site.timezone is not None else None}
         html = html.replace(PLACEHOLDER, PLACEHOLDER.replace("{}", script_json(words)))
         body = html.encode()
         return cls(body, hashlib.sha256(body).hexdigest()[:32],

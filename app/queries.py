@@ -42,10 +42,10 @@ from typing import Any
 from .collections import DATE_PAIRS, Collection, Naming
 from .filters import OPERATORS, Filter
 
-DIALECTS = ("sqlite",)
+DIALECTS = ("sqlite", "postgresql")
 SHAPES_FILE = "shapes"
 DATABASE_FILE = "database"
-DATABASE_QUERIES = ("ping", "version", "columns")
+DATABASE_QUERIES = ("ping", "version", "clock", "columns")
 
 # What the runner passes to each kind of query; a query may use any subset of these.
 _PAGE = ("first_row", "last_row", "row_count", "skip")
@@ -70,6 +70,7 @@ PARAMETERS: dict[str, tuple[str, ...]] = {
     "name_of": (),
     "ping": (),
     "version": (),
+    "clock": (),
     "columns": ("table_name", "table_schema"),
 }
 # name_of is no read either: a summary grouped by a code of master data reads it once per
@@ -238,6 +239,28 @@ def without_comments(sql: str) -> str:
 
 def _code(sql: str) -> str:
     return "".join(t for k, t in _scan(sql) if k == "code")
+
+
+_TODO_COMMENT = re.compile(r"--\s*TODO\b", re.I)
+_TODO_MARK = "\0"  # stands for a `-- TODO` comment in the text todo_fields reads
+_NAMED_FIELD = re.compile(r'(?i)\bAS\s*"((?:[^"]|"")*)"')
+
+
+def todo_fields(sql: str) -> list[str]:
+    """The fields a query names (`... AS "field"`) on a line that ends in a comment starting
+    `-- TODO`, as draft-mapping marks a field left to map, in order. A TODO in a comment line
+    of its own, or inside a `/* */` block, marks nothing: only a select-list line counts."""
+    masked = []  # the text with comments and strings emptied, each TODO comment marked
+    for kind, text in _scan(sql):
+        if kind == "code" or text.startswith('"'):
+            masked.append(text)
+        elif text.startswith("--"):
+            masked.append(_TODO_MARK if _TODO_COMMENT.match(text) else "")
+        else:  # a /* */ comment, a string, a [name]: only its line breaks are kept
+            masked.append("''" + "\n" * text.count("\n"))
+    fields = [name.replace('""', '"') for line in "".join(masked).split("\n")
+              if _TODO_MARK in line for name in _NAMED_FIELD.findall(line)]
+    return list(dict.fromkeys(fields))
 
 
 def check_statement(sql: str, where: str, first: tuple[str, ...] = ("select", "with")) -> None:

@@ -33,6 +33,7 @@ from .metrics import Metrics
 from .pages import Page
 from .reads import Runner
 from .schemas import HealthSchema, IndexSchema, example
+from .unmapped import NOT_MAPPED, Unmapped
 from .views import Served, Service
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
@@ -198,15 +199,20 @@ ROUTES: tuple[Route, ...] = (
 
 
 def collection_blueprint(c: Collection, runner: Runner, api: ApiSettings,
-                         keys: bool = False, feed: FeedSettings | None = None) -> Blueprint:
+                         keys: bool = False, feed: FeedSettings | None = None,
+                         unmapped: Unmapped | None = None) -> Blueprint:
     """The routes of one collection (CONTRACT §3), driven by its row of the table; `keys`:
     API keys are configured, so a request without one can be a 401 (CONTRACT §5); `feed`:
-    the windows of /<c>/changes."""
+    the windows of /<c>/changes; `unmapped`: the collections not mapped yet, which the
+    document lists as they are and says so of."""
     served = Served(c, runner, api.page_size, feed)
+    note = (f" {NOT_MAPPED.capitalize()} at this site: every operation answers 503 until "
+            f"{', '.join(unmapped.fields(c.name))} are mapped."
+            if unmapped and c.name in unmapped else "")
     blp = Blueprint(c.name, __name__, url_prefix=f"{api.url_prefix}/{c.name}",
                     description=f"{c.schema.Meta.description} Key: {served.key_name}. "
                                 f"Canonical order: {', '.join(c.order)} (ascending, NULLs "
-                                f"first).")
+                                f"first).{note}")
     arguments = _arguments(served, api)
     responses = _responses(c)
     filter_params = filter_parameters(accepted_filters(c.schema, c.fields))
@@ -473,7 +479,8 @@ def register_service_routes(app: Flask, prefix: str, metrics: Metrics, metrics_k
                            _bound(views.dashboard, Page.read("dashboard.html", site)))
     app.register_blueprint(dashboard)
     report = flask.Blueprint("report", __name__)
-    report.add_url_rule(f"{prefix}/report", "report_today", views.report_today)
+    report.add_url_rule(f"{prefix}/report", "report_today",
+                        _bound(views.report_today, site.timezone))
     report.add_url_rule(f"{prefix}/report/<day>", "report",
                         _bound(views.report, Page.read("report.html", site)))
     app.register_blueprint(report)

@@ -352,6 +352,11 @@ class HealthSchema(ma.Schema):
     mapping = fields.List(fields.String(), metadata={
         "description": "Only when degraded: each field whose mapping gave a value that "
                        "cannot be of its type, and how often"})
+    unmapped = fields.Dict(keys=fields.String(), values=fields.List(fields.String()),
+                           metadata={"description": "Only when a collection is not mapped "
+                                                    "yet: each such collection with the "
+                                                    "fields left to map; its routes answer "
+                                                    "503 until they are"})
 
 
 class IndexCollectionSchema(ma.Schema):
@@ -363,6 +368,9 @@ class IndexCollectionSchema(ma.Schema):
                         metadata={"description": "Canonical order"})
     date_range = fields.List(fields.String(), required=True,
                              metadata={"description": "`on` values, the default first"})
+    unmapped = fields.List(fields.String(), metadata={
+        "description": "Only when this site has not finished mapping the collection yet: "
+                       "the fields left to map; its routes answer 503 until they are"})
 
 
 class IndexSchema(ma.Schema):

@@ -6,18 +6,19 @@ operation's summary and description in the OpenAPI document.
 
 from __future__ import annotations
 
-import datetime as dt
 import functools
 import hmac
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from flask import Response, redirect, request, send_from_directory, url_for
 from swagger_ui_bundle import swagger_ui_path
 from werkzeug.exceptions import NotFound, Unauthorized
 
 from . import feed, formats, params, summaries
+from .clock import plant_today
 from .collections import Collection
 from .config import FeedSettings
 from .db import Database, DatabaseUnavailable, QueryFailed
@@ -26,6 +27,7 @@ from .metrics import Metrics
 from .pages import Page
 from .queries import Where
 from .reads import Read, RowEncoder, Runner, Window
+from .unmapped import Unmapped
 
 
 class Served:
@@ -60,6 +62,7 @@ class Service:
     collections: tuple[Collection, ...]
     db: Database
     site: str = ""  # site.name: the plant's name on the report; "" when none is configured
+    unmapped: Unmapped = field(default_factory=Unmapped)  # the collections not mapped yet
 
 
 def get_all(s: Served, where: Where | None = None, format: str | None = None,
@@ -159,11 +162,12 @@ def get_changes(s: Served, on: str, limit: int, after: str | None = None,
     00:00:00), then key order, at most `limit`; numberrow is null. Store the X-Bookmark
     header of the answer and send it back as `after` (the Link header's next URL does):
     an empty array with a bookmark is the normal answer when nothing changed. A record
-    is sent once its stamp is feed.settle_seconds behind the database server's clock;
-    each call looks feed.lookback_seconds behind the bookmark for records that committed
-    late, and the bookmark remembers those already sent, so an unchanged record comes
-    once. Past 200 records inside that window some may come again, counted in
-    X-Bookmark-Repeats. A bookmark of another collection, `on` or filters is a 400.
+    is sent once its stamp is feed.settle_seconds behind the database server's clock (in
+    the plant's time zone when the site sets site.timezone); each call looks
+    feed.lookback_seconds behind the bookmark for records that committed late, and the
+    bookmark remembers those already sent, so an unchanged record comes once. Past 200
+    records inside that window some may come again, counted in X-Bookmark-Repeats. A
+    bookmark of another collection, `on` or filters is a 400.
     """
     return feed.changes(s, s.feed, on, limit, after, since, where, format, fields)
 
@@ -172,8 +176,10 @@ def index(service: Service) -> Any:
     """lists the collections
 
     Each collection with its URL, record shape, key, canonical order and date-range `on`
-    values, and the links to the documentation.
+    values (and, for one not mapped yet, the fields left to map), and the links to the
+    documentation.
     """
+    unmapped = service.unmapped
     return {
         "name": "Jembatan",
         "collections": [{
@@ -183,6 +189,7 @@ def index(service: Service) -> Any:
             "key": c.key,
             "order": list(c.order),
             "date_range": list(c.dates),
+            **({"unmapped": unmapped.fields(c.name)} if c.name in unmapped else {}),
         } for c in service.collections],
         "docs": url_for("api-docs.openapi_swagger_ui", _external=True),
         "openapi": url_for("api-docs.openapi_json", _external=True),
@@ -199,22 +206,27 @@ def health(service: Service) -> Any:
     with a short reason and Retry-After. "degraded" (still 200: the database answers)
     with a `mapping` list when a site's mapping has given a field a value that cannot be
     of its type since the service started: those reads answer 500 until the mapping is
-    corrected and the service restarted.
+    corrected and the service restarted; and with an `unmapped` object, each collection
+    not mapped yet with the fields left to map: its routes answer 503 until they are
+    mapped and the service restarted.
     """
     db = service.db
+    unmapped = ({"unmapped": service.unmapped.by_collection()} if service.unmapped
+                else {})
     try:
         db.ping()
     except (DatabaseUnavailable, QueryFailed) as exc:
         reason = exc.reason if isinstance(exc, DatabaseUnavailable) else "query failed"
-        return ({"status": "unavailable", "database": reason}, 503,
+        return ({"status": "unavailable", "database": reason, **unmapped}, 503,
                 {"Retry-After": str(DatabaseUnavailable.retry_after)})
     misfits = db.metrics.mapping_errors() if db.metrics is not None else {}
-    if misfits:  # the database answers, but a mapping gives values that are never sent
-        return {"status": "degraded", "database": "ok", "mapping": [
-            f"{c}.{f}: a value that is not {expected}, {n} time{'s' if n > 1 else ''} "
-            f"since start (the log has each one; run check-sql {c})"
-            for (c, f, expected), n in sorted(misfits.items())]}
-    return {"status": "ok", "database": "ok"}
+    mapping = {"mapping": [
+        f"{c}.{f}: a value that is not {expected}, {n} time{'s' if n > 1 else ''} "
+        f"since start (the log has each one; run check-sql {c})"
+        for (c, f, expected), n in sorted(misfits.items())]} if misfits else {}
+    # The database answers, but a mapping is unfinished or gives values never sent.
+    status = "degraded" if mapping or unmapped else "ok"
+    return {"status": status, "database": "ok", **mapping, **unmapped}
 
 
 def dashboard(page: Page) -> Response:
@@ -230,10 +242,10 @@ def report(page: Page, day: str) -> Response:
     return page.response(request)
 
 
-def report_today() -> Response:
-    """`/report` without a date: today's report, by the service's clock (the plant's local
-    date on a plant server, as the weighbridge's own dates are)."""
-    today = dt.date.today().isoformat()
+def report_today(zone: ZoneInfo | None) -> Response:
+    """`/report` without a date: today's report, the date in the plant's zone ([site]
+    timezone), or, without one, the date of the host's clock."""
+    today = plant_today(zone).isoformat()
     response = redirect(url_for("report.report", day=today))
     response.headers["Cache-Control"] = "no-store"  # tomorrow it points elsewhere
     return response  # type: ignore[return-value]

@@ -1,6 +1,6 @@
 -- database: queries about the database itself rather than a collection: the round trip
--- behind GET /health, the version that tells whether a count still holds, and the columns
--- of a site's table for `flask --app wsgi draft-mapping`.
+-- behind GET /health, the version that tells whether a count still holds, the server's
+-- clock, and the columns of a site's table for `flask --app wsgi draft-mapping`.
 
 -- name: ping
 -- One row from the server, proving the connection works; touches no table.
@@ -19,6 +19,20 @@ SELECT NULL AS "version";
 -- dialect: sqlite
 -- SQLite's data_version changes whenever another connection commits to the file.
 SELECT "data_version" AS "version" FROM pragma_data_version();
+
+-- name: clock
+-- The database server's clock: in its own local time (as the feed's "feed_now") and in UTC, which the feed turns into the plant's time when [site] timezone is set.
+SELECT CURRENT_TIMESTAMP AS "local_now", GETUTCDATE() AS "utc_now";
+
+-- name: clock
+-- dialect: sqlite
+-- SQLite's clock is UTC; 'localtime' is the zone of the host that runs the query.
+SELECT datetime('now', 'localtime') AS "local_now", datetime('now') AS "utc_now";
+
+-- name: clock
+-- dialect: postgresql
+-- PostgreSQL has no GETUTCDATE(); its local time is the session's TimeZone.
+SELECT LOCALTIMESTAMP AS "local_now", CURRENT_TIMESTAMP AT TIME ZONE 'UTC' AS "utc_now";
 
 -- name: columns
 -- A table's (or view's) columns in their order, by schema; table_schema '' means any schema.

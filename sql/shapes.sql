@@ -241,9 +241,11 @@ WHERE "named".{code} = "grouped".{group}
 -- The feed (CONTRACT §11, GET /<c>/changes): the records whose {date} + {time} (a NULL time
 -- counting as 00:00:00) is at or after the bookmark less the lookback, in stamp order then
 -- {order}, the first :row_count of them, each with the database server's clock read in the
--- same statement ("feed_now", plant local time as the stamps are), which the feed compares
--- with each stamp to hold back the records still inside the settle delay. The WHERE on
--- {date} is a seek on the (date, time, ...) index, which also gives the order.
+-- same statement ("feed_now", the server's own local time), which the feed compares with
+-- each stamp to hold back the records still inside the settle delay. With [site] timezone
+-- set, the feed compares them instead with the server's UTC clock in the plant's zone
+-- (`clock` in sql/database.sql, read just before). The WHERE on {date} is a seek on the
+-- (date, time, ...) index, which also gives the order.
 
 -- name: changes
 -- The first :row_count records whose {date} + {time} is at or after :from_date :from_time, by stamp then the canonical order, each with the server's clock.
@@ -263,7 +265,7 @@ ORDER BY "position";
 
 -- name: changes
 -- dialect: sqlite
--- LIMIT, as for `page`; CURRENT_TIMESTAMP is UTC on SQLite: the plant's local time is datetime('now', 'localtime').
+-- LIMIT, as for `page`; CURRENT_TIMESTAMP is UTC on SQLite: the local time, as on SQL Server, is datetime('now', 'localtime'), in the zone of the host that runs the query.
 SELECT {fields}, datetime('now', 'localtime') AS "feed_now"
 FROM "records"
 WHERE {date} >= :from_date

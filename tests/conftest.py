@@ -16,11 +16,15 @@ server engine's runs.
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
+import os
 import sqlite3
+import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 from flask.testing import FlaskClient
@@ -37,6 +41,35 @@ ENGINE_PARAMS = [pytest.param(e, marks=getattr(pytest.mark, e)) if e in SERVER_E
                  for e in ENGINES]
 
 Tables = Mapping[str, list[dict[str, Any]]]
+
+
+def other_zone_than(plant: str) -> str:
+    """A zone whose date now differs from `plant`'s: one of two zones 25 hours apart."""
+    def today_in(zone: str) -> dt.date:
+        return dt.datetime.now(ZoneInfo(zone)).date()
+
+    return next(z for z in ("Pacific/Kiritimati", "Pacific/Pago_Pago")
+                if today_in(z) != today_in(plant))
+
+
+@pytest.fixture
+def host_zone() -> Iterator[Callable[[str], None]]:
+    """host_zone("UTC"): this process's time zone from now to the test's end (TZ, which
+    SQLite's 'localtime' and Python's local date follow) and that of the PostgreSQL
+    sessions it opens (PGTZ, which libpq sends at connect)."""
+    saved = {k: os.environ.get(k) for k in ("TZ", "PGTZ")}
+
+    def set_zone(name: str) -> None:
+        os.environ["TZ"] = os.environ["PGTZ"] = name
+        time.tzset()
+
+    yield set_zone
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+    time.tzset()
 
 
 def insert_rows(con: sqlite3.Connection, tables: Tables) -> None:

@@ -16,6 +16,7 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import parse_qsl
+from zoneinfo import ZoneInfo
 
 import pytest
 from contract import COLLECTIONS, PAIRS, expected
@@ -139,8 +140,9 @@ def open_feed(request: pytest.FixtureRequest, engine: str,
         settings = make_database(tables)
         db = Database(request, engine, settings)
 
-        def client(**windows: Any) -> Any:
-            return create_app({"database": settings, "feed": windows or WIDE}).test_client()
+        def client(timezone: str = "", **windows: Any) -> Any:
+            return create_app({"database": settings, "feed": windows or WIDE,
+                               "site": {"timezone": timezone}}).test_client()
 
         return db, client
 
@@ -220,6 +222,82 @@ def test_a_record_inside_the_settle_delay_waits_for_the_clock(open_feed):
     assert body == records("transactions", rows[1:2])
     body, token, _ = get(later, "transactions", f"after={token}")
     assert body == []  # 3 waits until its own stamp is settled, whatever the others do
+
+
+JAKARTA = ZoneInfo("Asia/Jakarta")  # WIB, UTC+7 all year
+
+
+def wib_rows(count: int) -> tuple[list[dict[str, Any]], dt.datetime]:
+    """`count` transactions stamped in WIB, as a plant's PCs write them: one every two
+    minutes back from the real time in Jakarta, less a minute (each one settled there); and
+    that time."""
+    now = dt.datetime.now(JAKARTA).replace(tzinfo=None, microsecond=0)
+    return [make_row("transactions", k, stamp(now - dt.timedelta(minutes=2 * k - 1)))
+            for k in range(1, count + 1)], now
+
+
+def settled(rows: Sequence[dict[str, Any]], clock: dt.datetime, settle: int
+            ) -> list[dict[str, Any]]:
+    """The rows whose update stamp is `settle` seconds or more behind `clock`, in feed order."""
+    cutoff = clock - dt.timedelta(seconds=settle)
+    return [r for r in in_feed_order("transactions", rows)
+            if dt.datetime.fromisoformat(f"{r['tgl_update']}T{r['jam_update']}") <= cutoff]
+
+
+def test_stamps_in_the_plants_zone_settle_by_the_servers_utc_clock(open_feed, host_zone,
+                                                                   engine):
+    """Stamps written in WIB, the database server's own clock (and this host's) in UTC:
+    with [site] timezone = "Asia/Jakarta" every settled record comes at once."""
+    host_zone("UTC")
+    db, client = open_feed({"transactions": []})
+    rows, _ = wib_rows(300)
+    db.write("transactions", rows)
+    app = client(timezone="Asia/Jakarta", settle_seconds=30, lookback_seconds=600)
+    body, token, _ = get(app, "transactions")
+    assert len(settled(rows, dt.datetime.now(JAKARTA).replace(tzinfo=None), 30)) == 300
+    assert body == records("transactions", in_feed_order("transactions", rows))
+    newer = make_row("transactions", 301, stamp(dt.datetime.now(JAKARTA).replace(
+        tzinfo=None, microsecond=0) - dt.timedelta(seconds=5)))
+    db.write("transactions", [newer])
+    body, token, _ = get(app, "transactions", f"after={token}")
+    assert body == []  # 5 seconds old in Jakarta: still settling
+    body, _, _ = get(client(timezone="Asia/Jakarta", settle_seconds=0, lookback_seconds=600),
+                     "transactions", f"after={token}")
+    assert body == records("transactions", [newer])
+
+
+def test_without_a_zone_the_servers_local_clock_holds_wib_stamps_back(open_feed, host_zone,
+                                                                      engine):
+    """The same stamps with no [site] timezone: compared with the database server's local
+    clock, as documented; a clock in UTC holds back the last seven hours of records."""
+    host_zone("UTC")
+    db, client = open_feed({"transactions": []})
+    rows, wib = wib_rows(300)
+    db.write("transactions", rows)
+    before = db.now()
+    body, _, _ = get(client(settle_seconds=30, lookback_seconds=600), "transactions")
+    after = db.now()
+    assert body in (records("transactions", settled(rows, before, 30)),
+                    records("transactions", settled(rows, after, 30)))
+    # SQLite's localtime follows TZ, PostgreSQL's session PGTZ; the T-SQL server's GETDATE()
+    # is its own (UTC on the Babelfish of the tests, as at the plant of the issue).
+    in_utc = abs((before - wib).total_seconds() + 7 * 3600) < 60
+    assert in_utc or engine == "mssql", (before, wib)
+    if in_utc:  # 7 hours at one record every 2 minutes: the newest 210 wait, 90 come
+        assert len(body) == 90
+
+
+def test_without_a_zone_a_host_in_the_plants_zone_settles_them(open_feed, host_zone, engine):
+    """No [site] timezone and the server's local clock in WIB (SQLite: the host's zone):
+    the stamps and the clock agree, and every settled record comes."""
+    if engine in ("mssql",):
+        pytest.skip("the T-SQL server's own zone is not this test's to set")
+    host_zone("Asia/Jakarta")
+    db, client = open_feed({"transactions": []})
+    rows, _ = wib_rows(300)
+    db.write("transactions", rows)
+    body, _, _ = get(client(settle_seconds=30, lookback_seconds=600), "transactions")
+    assert body == records("transactions", in_feed_order("transactions", rows))
 
 
 def test_a_late_commit_inside_the_lookback_comes_once(open_feed):

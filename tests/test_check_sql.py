@@ -4,18 +4,22 @@ prints what each query sends."""
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 from app import create_app
 from app.collections import COLLECTIONS
 from app.config import SHIPPED_SQL_DIR
 from tests.conftest import build_database
 from tests.servers import ROOT
+
+JAKARTA = ZoneInfo("Asia/Jakarta")
 
 
 def site_copy(tmp_path: Path) -> Path:
@@ -154,3 +158,73 @@ def test_a_missing_mapping_file_is_one_line_not_a_traceback(tmp_path: Path) -> N
     assert done.stderr == (f"jembatan: {site / 'customers.sql'}: missing "
                            f"(database.sql_dir is {site}); a site without customers leaves "
                            f"it out of collections.serve\n")
+
+
+def check_with_stamps(tmp_path: Path, newest: dt.datetime, timezone: str = ""
+                      ) -> tuple[int, list[str]]:
+    """check-sql on 300 transactions updated one every 2 minutes back from `newest`; its exit
+    code and its warning lines."""
+    rows = [{"id": k + 1, "tgl_update": (newest - dt.timedelta(minutes=2 * k)).date().isoformat(),
+             "jam_update": (newest - dt.timedelta(minutes=2 * k)).time().isoformat()}
+            for k in range(300)]
+    database = build_database(tmp_path / "stamps.sqlite3", {"transactions": rows})
+    app = create_app({"database": {"sqlite": str(database)}, "site": {"timezone": timezone},
+                      "collections": {"serve": ["transactions", "customers"]}})
+    result = app.test_cli_runner().invoke(args=["check-sql"])
+    return result.exit_code, [line for line in result.output.splitlines()
+                              if line.startswith("Warning:")]
+
+
+def clock_in(line: str) -> dt.datetime:
+    return dt.datetime.fromisoformat(re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", line)[0])
+
+
+def test_stamps_hours_ahead_of_the_clock_are_a_warning(tmp_path: Path, host_zone) -> None:
+    """Stamps written in WIB, the database clock (SQLite: this host's zone) in UTC, no
+    [site] timezone: a warning naming the offset, the records held back and the setting;
+    the exit status stays the queries' (0)."""
+    host_zone("UTC")
+    wib = dt.datetime.now(JAKARTA).replace(tzinfo=None, microsecond=0)
+    code, warnings = check_with_stamps(tmp_path, wib)
+    assert code == 0
+    [line] = warnings
+    clock = clock_in(line)
+    utc = dt.datetime.now(dt.UTC).replace(tzinfo=None)
+    assert abs((utc - clock).total_seconds()) < 60
+    # Ahead by more than the 30 s settle delay: the stamps within 7 h less 30 s of the newest,
+    # one every 2 minutes.
+    held = sum(1 for k in range(300)
+               if wib - dt.timedelta(minutes=2 * k) > clock + dt.timedelta(seconds=30))
+    assert held == 210
+    assert line == (
+        f"Warning: transactions: the newest tgl_update+jam_update stamps are 7.0 hours ahead "
+        f"of the database clock (its own local time, {clock}): the feed "
+        f"(/transactions/changes) holds back {held} records until that clock passes them; if "
+        f'the plant writes its stamps in local time, set [site] timezone to its zone, e.g. '
+        f'timezone = "Asia/Jakarta"')
+
+
+def test_with_the_plants_zone_the_same_stamps_are_no_warning(tmp_path: Path,
+                                                             host_zone) -> None:
+    host_zone("UTC")
+    wib = dt.datetime.now(JAKARTA).replace(tzinfo=None, microsecond=0)
+    assert check_with_stamps(tmp_path, wib, "Asia/Jakarta") == (0, [])
+
+
+def test_stamps_ahead_of_the_plants_zone_are_a_warning(tmp_path: Path, host_zone) -> None:
+    """[site] timezone set, and a PC whose clock runs 3 hours ahead of the plant's."""
+    host_zone("Asia/Jakarta")  # the host's zone plays no part once the plant's is set
+    ahead = dt.datetime.now(JAKARTA).replace(tzinfo=None, microsecond=0) + dt.timedelta(hours=3)
+    code, [line] = check_with_stamps(tmp_path, ahead, "Asia/Jakarta")
+    assert code == 0
+    clock = clock_in(line)
+    assert abs((dt.datetime.now(JAKARTA).replace(tzinfo=None) - clock).total_seconds()) < 60
+    held = sum(1 for k in range(300)
+               if ahead - dt.timedelta(minutes=2 * k) > clock + dt.timedelta(seconds=30))
+    assert held == 90  # 3 hours less 30 s, one every 2 minutes
+    assert line == (
+        f"Warning: transactions: the newest tgl_update+jam_update stamps are 3.0 hours ahead "
+        f"of the database clock in Asia/Jakarta ({clock}): the feed (/transactions/changes) "
+        f"holds back {held} records until that clock passes them; correct the clock of the "
+        f"PC that writes them, or set [site] timezone to the zone the plant writes its stamps "
+        f"in")

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import tomllib
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -19,6 +21,7 @@ CONTRACT_KEYS = {
     "auth": ["api_keys"],
     "collections": ["serve"],
     "feed": ["settle_seconds", "lookback_seconds"],
+    "site": ["name", "timezone"],
 }
 
 
@@ -305,6 +308,32 @@ def test_site_label_errors(workdir: Path, tmp_path: Path, text: str, said: str) 
     message = config_error(tmp_path, text)
     assert said in message
     assert "\n" not in message.replace("\\n", "")  # one line at start, as the others
+
+
+def test_the_plants_time_zone(workdir: Path, tmp_path: Path) -> None:
+    """Not set by default: each clock stays its own; an IANA name is read into a zone, and
+    the feed compares with the database clock in it."""
+    s = load_settings(None, {})
+    assert s.site.timezone is None and s.feed.zone is None
+    path = write_config(tmp_path / "etc", '[site]\ntimezone = " Asia/Jakarta "\n')
+    s = load_settings(None, {"JEMBATAN_CONFIG": str(path)})
+    assert s.site.timezone == ZoneInfo("Asia/Jakarta") and s.feed.zone is s.site.timezone
+    assert s.site.timezone.utcoffset(dt.datetime(2026, 7, 1)) == dt.timedelta(hours=7)
+
+
+@pytest.mark.parametrize(("name", "said"), [
+    ("Asia/Jakata", "site.timezone: 'Asia/Jakata' is not a time zone (did you mean "
+                    "'Asia/Jakarta'?); give the plant's IANA name, e.g. \"Asia/Jakarta\" (WIB), "
+                    "\"Asia/Makassar\" (WITA), \"Asia/Jayapura\" (WIT)"),
+    ("WIB", "site.timezone: 'WIB' is not a time zone; give the plant's IANA name"),
+    ("+07:00", "site.timezone: '+07:00' is not a time zone; give"),
+    ("../../etc/passwd", "site.timezone: '../../etc/passwd' is not a time zone"),
+])
+def test_an_unknown_time_zone_is_a_start_error(workdir: Path, tmp_path: Path, name: str,
+                                               said: str) -> None:
+    message = config_error(tmp_path, f'[site]\ntimezone = "{name}"\n')
+    assert message.startswith(said), message
+    assert "\n" not in message
 
 
 def test_example_config_shows_the_default_labels(example: Path, workdir: Path) -> None:

@@ -14,18 +14,19 @@ from __future__ import annotations
 import json
 from collections import Counter
 from contextlib import AbstractContextManager
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo
 
 import pytest
 import requests
 
 from app.demo import END_DATE, build_demo_database
 from tests.browser import NO_NETWORK, Browser, needs_chromium
-from tests.conftest import build_database
+from tests.conftest import build_database, other_zone_than
 from tests.servers import Gunicorn, gunicorn
 
 pytestmark = needs_chromium
@@ -525,3 +526,42 @@ def test_the_office_language(browser: Browser, tmp_path: Path) -> None:
                               " document.getElementById('to').value]") == [
                 first.isoformat(), last.isoformat()]
         assert_stayed_home(browser, server)
+
+
+@pytest.mark.parametrize("timezone", ["Asia/Jakarta", ""])
+def test_today_is_the_plants_date(tmp_path: Path, host_zone, timezone: str) -> None:
+    """The quick ranges in the plant's calendar ([site] timezone), whatever zone the browser
+    (and the host) is in; without the setting, the browser's own calendar."""
+    plant = "Asia/Jakarta"
+    browser_zone = other_zone_than(plant)
+    host_zone(browser_zone)  # the browser and gunicorn inherit TZ
+    database = build_database(tmp_path / "zone.sqlite3", {"transactions": [
+        {"id": 1, "tgl_dt1": "2026-03-10", "jam_dt1": "08:00:00", "weigh1": 1.0}]})
+    config = tmp_path / "zone.toml"
+    config.write_text(f'[site]\ntimezone = "{timezone}"\n', encoding="utf-8")
+    calendar = ZoneInfo(timezone or browser_zone)
+    browser = Browser(tmp_path / "zone-profile", tmp_path / "zone-chromium.log")
+    try:
+        with serve(tmp_path, database, JEMBATAN_CONFIG=str(config)) as server:
+            browser.open(server.base + "/dashboard")
+            wait_state(browser, "ready")
+            shown = {}
+            for button, back in (("today", 0), ("yesterday", 1)):
+                before = datetime.now(calendar).date()
+                browser.click(f"document.getElementById('{button}')")
+                days = sorted({(before - timedelta(back)).isoformat(),
+                               (datetime.now(calendar).date() - timedelta(back)).isoformat()})
+                # The status line is written when the view of that range is drawn.
+                browser.wait_for(
+                    f"{json.dumps([f'All weighings, {d} to {d} ' for d in days])}.some(s => "
+                    f"document.getElementById('status').textContent.startsWith(s)) && "
+                    f"{STATE} === 'ready'", f"the range of {button}")
+                shown[button] = browser.js("[document.getElementById('from').value,"
+                                           " document.getElementById('to').value]")
+                assert browser.js("location.hash") == \
+                    f"#c=transactions&from={shown[button][0]}&to={shown[button][1]}"
+            # The browser's own date is another day than the plant's (other_zone_than).
+            own = browser.js("new Intl.DateTimeFormat('en-CA').format(new Date())")
+            assert (shown["today"][0] == own) == (not timezone), (shown, own)
+    finally:
+        browser.close()

@@ -16,16 +16,18 @@ import re
 import subprocess
 from collections import defaultdict
 from contextlib import AbstractContextManager
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo
 
 import pytest
 import requests
 
 from app.demo import build_demo_database
 from tests.browser import NO_NETWORK, Browser, needs_chromium
-from tests.conftest import build_database
+from tests.conftest import build_database, other_zone_than
 from tests.servers import Gunicorn, gunicorn
 
 pytestmark = needs_chromium
@@ -336,3 +338,32 @@ def test_report_routes(tmp_path: Path) -> None:
         assert index["report"] == f"{server.base}/report" and index["site"] is None
         spec = requests.get(server.base + "/openapi.json", timeout=10).json()
         assert not [p for p in spec["paths"] if "report" in p]
+
+
+@pytest.mark.parametrize("timezone", ["Asia/Jakarta", ""])
+def test_today_and_the_time_read_are_the_plants(tmp_path: Path, host_zone,
+                                                 timezone: str) -> None:
+    """`/report` alone opens the plant's today ([site] timezone) and the page prints the time
+    its figures were read in the plant's time, whatever zone the host and the browser are
+    in; without the setting, the host's date and the browser's time."""
+    far = other_zone_than("Asia/Jakarta")
+    host_zone(far)  # gunicorn and the browser inherit TZ
+    calendar = ZoneInfo(timezone or far)
+    database = build_database(tmp_path / "day.sqlite3", ROWS)
+    browser = Browser(tmp_path / "zone-profile", tmp_path / "zone-chromium.log")
+    try:
+        with serve(tmp_path, database, f'[site]\ntimezone = "{timezone}"\n') as server:
+            before = datetime.now(calendar)
+            today = requests.get(f"{server.base}/report", timeout=10, allow_redirects=False)
+            after = datetime.now(calendar)
+            assert today.status_code == 302
+            assert today.headers["Location"] in {f"/report/{before.date()}",
+                                                 f"/report/{after.date()}"}
+            browser.open(f"{server.base}/report/{DAY}")
+            wait_ready(browser)
+            read_at = datetime.fromisoformat(
+                browser.js("document.getElementById('read-at').textContent"))
+            now = datetime.now(calendar).replace(tzinfo=None)
+            assert abs((now - read_at).total_seconds()) < 60, (read_at, now)
+    finally:
+        browser.close()

@@ -191,7 +191,7 @@ def test_every_read_of_every_collection_is_checked() -> None:
     assert {key.split(".")[0] for key in MAIN_TEXTS} == {c.name for c in COLLECTIONS} | {
         "database"}
     # Every read but by_key takes filters (the numberrow lookup is `page` without them).
-    assert len(MAIN_TEXTS) == 3 + sum(1 + 2 * len(c.query_names()) - (not c.numbered)
+    assert len(MAIN_TEXTS) == 4 + sum(1 + 2 * len(c.query_names()) - (not c.numbered)
                                       for c in COLLECTIONS)
     for key, query in MAIN_TEXTS.items():
         if key.endswith("+filters"):

@@ -1,0 +1,123 @@
+"""Which served collections are not mapped yet, and why: a collection whose mapping is not
+finished is not served as if it were.
+
+The factory builds one `Unmapped` at start: each collection whose `records` query still has
+a select-list line marked `-- TODO` (draft-mapping's mark of a field left to map) gets a
+`Reason`. Any other check may add one (`Unmapped.add`). The service still starts and the
+other collections keep serving; such a collection keeps its routes, its place in the index
+and its documentation, but `Unmapped.check` refuses each read of it with `NotMapped`, which
+the HTTP face answers as a 503 (app/errors.py), /health lists it and the log says it once at
+start. A field given as `NULL AS "field"` without the TODO is the site's decision (no such
+column there): that collection is served.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .collections import Collection
+from .queries import parse_file, todo_fields
+
+log = logging.getLogger("jembatan")
+
+NOT_MAPPED = "not mapped yet"
+TODO = "still marked -- TODO"  # the problem of fields a draft left to map
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why a collection is not served: some of its fields are not mapped right yet."""
+
+    fields: tuple[str, ...]  # the fields concerned, in the record's order
+    problem: str  # what is wrong with them, words a client may read (no path, no SQL): TODO
+    file: Path  # the mapping file to correct: clients are told its name, the log its path
+
+    def said(self, full_path: bool = False) -> str:
+        """'2 fields still marked -- TODO in transactions.sql: id, vehno'."""
+        n = len(self.fields)
+        where = str(self.file) if full_path else self.file.name
+        return (f"{n} field{'s' if n != 1 else ''} {self.problem} in {where}: "
+                f"{', '.join(self.fields)}")
+
+
+class NotMapped(Exception):
+    """A read of a collection that is not mapped yet (Unmapped.check)."""
+
+    def __init__(self, collection: str, message: str, fields: tuple[str, ...]):
+        super().__init__(message)
+        self.collection, self.message, self.fields = collection, message, fields
+
+
+class Unmapped:
+    """The served collections that are not mapped yet, each with its reasons."""
+
+    def __init__(self) -> None:
+        self._reasons: dict[str, list[Reason]] = {}
+
+    def add(self, collection: str, reason: Reason) -> None:
+        """Mark `collection` not mapped yet for `reason` (one more, if it has some)."""
+        self._reasons.setdefault(collection, []).append(reason)
+
+    def __bool__(self) -> bool:
+        return bool(self._reasons)
+
+    def __contains__(self, collection: object) -> bool:
+        return collection in self._reasons
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._reasons)
+
+    def reasons(self, collection: str) -> tuple[Reason, ...]:
+        return tuple(self._reasons.get(collection, ()))
+
+    def fields(self, collection: str) -> list[str]:
+        """Every field some reason names, each once, in the order the reasons name them."""
+        return list(dict.fromkeys(f for r in self.reasons(collection) for f in r.fields))
+
+    def by_collection(self) -> dict[str, list[str]]:
+        """{collection: its fields}, as /health lists them."""
+        return {c: self.fields(c) for c in self._reasons}
+
+    def message(self, collection: str) -> str:
+        """What a client is told for each read of `collection`."""
+        said = "; ".join(r.said() for r in self.reasons(collection))
+        return (f"{collection} is {NOT_MAPPED}: {said}. Its records are not served until "
+                f"the operator maps those fields, runs `flask --app wsgi check-sql "
+                f"{collection}` and restarts Jembatan.")
+
+    def check(self, collection: str) -> None:
+        """Nothing when `collection` may be read; else NotMapped, saying why."""
+        if collection in self._reasons:
+            raise NotMapped(collection, self.message(collection),
+                            tuple(self.fields(collection)))
+
+    def warn(self) -> None:
+        """One WARNING line per collection not mapped yet: the file, the fields, what to do."""
+        for collection, reasons in self._reasons.items():
+            log.warning("%s is %s: %s. Every route of %s answers 503 until they are mapped: "
+                        "write each one's column or expression (or keep its NULL and drop "
+                        "the TODO where the site has no such column), run `flask --app wsgi "
+                        "check-sql %s`, then restart Jembatan", collection, NOT_MAPPED,
+                        "; ".join(r.said(full_path=True) for r in reasons), collection,
+                        collection)
+
+
+
+def left_to_map(path: Path, c: Collection) -> tuple[str, ...]:
+    """The fields of `c` that a `records` query of its file (any dialect's text) still marks
+    `-- TODO`, in the record's order."""
+    marked = {f for block in parse_file(path) if block.name == "records"
+              for f in todo_fields(block.text)}
+    return tuple(f for f in c.fields if f in marked)
+
+
+def from_mapping(files: dict[str, Path], collections: Sequence[Collection]) -> Unmapped:
+    """The collections whose mapping file (by name in `files`) still has TODO lines."""
+    unmapped = Unmapped()
+    for c in collections:
+        if todo := left_to_map(files[c.name], c):
+            unmapped.add(c.name, Reason(todo, TODO, files[c.name]))
+    return unmapped
