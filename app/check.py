@@ -1,6 +1,7 @@
 """`flask --app wsgi check-sql [COLLECTION] [--show]`: for a site adapting sql/, run every
 query of each collection once against the configured database and compare what comes back
-with the record shape, or (--show) print every query exactly as it is sent."""
+with the record shape, check the sampled records' values and prove every read on them
+(app/proof.py), or (--show) print every query exactly as it is sent."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import click
 from flask import current_app
 from flask.cli import with_appcontext
 
-from . import params
+from . import params, proof
 from .clock import stamps_ahead
 from .collections import COLLECTIONS, Collection
 from .db import Database, DatabaseUnavailable, QueryFailed
@@ -24,7 +25,7 @@ from .queries import DEFAULT_BY, FILTER_PLACEHOLDERS, PARAMETERS, Query, kind_of
 from .summaries import MEASURES, SHAPE_GROUPS, output_of
 from .unmapped import NOT_MAPPED, left_to_map
 
-SAMPLE_ROWS = 50  # rows read from each query: enough to look at, never a whole table
+SAMPLE_ROWS = proof.SAMPLE_ROWS  # rows read from each query: enough to look at
 # A plain NULL, or one CAST to a type (as draft-mapping writes it for SQL Server).
 _NULL = re.compile(r'^\s*(?:NULL|CAST\(\s*NULL\s+AS\s+\w+(?:\s*\([^)]*\))?\s*\))\s+AS\s*"([^"]+)"',
                    re.I | re.M)
@@ -92,31 +93,12 @@ def check_query(db: Database, c: Collection, encoder: RecordEncoder, name: str,
     return list(dict.fromkeys(problems))
 
 
-def sample(db: Database, c: Collection) -> tuple[list[str], list[tuple[Any, ...]]]:
-    """Rows of the records in canonical order: the first, the middle and the last page of
-    SAMPLE_ROWS, each read as the page view reads it (so bounded on a table of millions)."""
-    last = max(1, -(-db.scalar(c.name, "count") // SAMPLE_ROWS))
-    columns: list[str] = []
-    rows: list[tuple[Any, ...]] = []
-    for page in sorted({1, (last + 1) // 2, last}):
-        window = params.window(page, SAMPLE_ROWS)
-        result = db.execute(c.name, "page", {k: v for k, v in window.items()
-                                             if k in PARAMETERS[kind_of("page")]})
-        columns = list(result.columns)
-        rows.extend(tuple(row) for row in result.all())
-    return columns, rows
-
-
 def value_problems(db: Database, c: Collection, encoder: RecordEncoder,
-                   dialect: str | None) -> list[str]:
+                   dialect: str | None, sampled: proof.Sample) -> list[str]:
     """A line for each field whose sampled values do not fit its type, with the value and
     the line of `records` that gives it: what the service would refuse to send."""
-    try:
-        columns, rows = sample(db, c)
-    except (QueryFailed, DatabaseUnavailable) as exc:
-        return [getattr(exc, "detail", None) or str(exc)]
     problems = []
-    for field, misfit in encoder.misfits(columns, rows).items():
+    for field, misfit in encoder.misfits(sampled.columns, sampled.rows).items():
         line = db.queries.field_line(c.name, field, dialect)
         problem = f"{field}: {misfit}; it comes from {line}"
         if dialect == "sqlite" and re.search(r"(?i)\bAS\s+(date|time)\s*\)", line):
@@ -206,9 +188,10 @@ def _filtered_line(query: Query) -> str:
               help="Print every query as it is sent to the configured database, run nothing.")
 @with_appcontext
 def check_sql_command(collection: str | None, show: bool) -> None:
-    """Run every query once and compare its columns with the record shapes.
+    """Run every query once, compare its columns with the record shapes, check the sampled
+    records' values and prove every read on them.
 
-    With COLLECTION, only that collection's; with --show, print them instead."""
+    With COLLECTION, only that collection's; with --show, print the queries instead."""
     db: Database = current_app.extensions["jembatan"]["db"]
     chosen = _selected(collection, current_app.extensions["jembatan"]["collections"])
     if show:
@@ -220,25 +203,43 @@ def check_sql_command(collection: str | None, show: bool) -> None:
     except DatabaseUnavailable as exc:  # one line, not the same one for every query
         click.echo(f"\n{db.describe} cannot be reached ({exc.reason}): nothing was checked.")
         raise SystemExit(1) from None
-    failures = sum(check_collection(db, c, dialect) for c in chosen)
+    failures = unproven = 0
+    for c in chosen:
+        queries, reads = check_collection(db, c, dialect)
+        failures, unproven = failures + queries, unproven + reads
     feed = current_app.extensions["jembatan"]["settings"].feed
     for warning in filter(None, (stamps_ahead(db, c, feed) for c in chosen)):
         click.echo(f"\nWarning: {warning}")  # the exit status stays the queries'
-    click.echo(f"\n{failures} quer{'y' if failures == 1 else 'ies'} with problems" if failures
-               else "\nEvery query runs and returns its record's columns, and the sampled "
-                    "records' values fit their fields.")
-    if failures:
+    click.echo(closing(failures, unproven))
+    if failures or unproven:
         raise SystemExit(1)
 
 
-def check_collection(db: Database, c: Collection, dialect: str | None) -> int:
-    """Check and report one collection's queries; how many have problems. Each distinct
-    problem is printed once: the queries that share it say "as above"."""
+def closing(failures: int, unproven: int) -> str:
+    """The last line: what was wrong, or what every query and read was shown to do."""
+    if not failures and not unproven:
+        return ("\nEvery query runs and returns its record's columns, the sampled records' "
+                "values fit their fields, and every read finds each of up to "
+                f"{proof.PROVEN} sampled records of a collection exactly once: by key, in "
+                "the date ranges at its own moment and across the midnight before it, by "
+                "the = filter on each code, in the feed and in the summary of its day.")
+    found = [f"{failures} quer{'y' if failures == 1 else 'ies'} with problems"] * bool(failures)
+    if unproven:
+        found.append(f"{unproven} read{'s' if unproven > 1 else ''} that miss or repeat a "
+                     f"sampled record")
+    return "\n" + ", ".join(found)
+
+
+def check_collection(db: Database, c: Collection, dialect: str | None) -> tuple[int, int]:
+    """Check and report one collection's queries, then prove its reads on the sampled
+    records; how many queries have problems, and how many reads miss or repeat a record.
+    Each distinct problem is printed once: the queries that share it say "as above"."""
     click.echo(f"\n{c.name} ({c.schema.__name__})")
     encoder = RecordEncoder(c.schema)
     todo, nulls = mapping_notes(db, c, dialect)
-    failures = 0
+    failures = reads_fail = 0
     shown: set[str] = set()
+    sampled: proof.Sample | None = None
     runs = [(name, ()) for name in ["records", *c.query_names()]]
     runs += [(name, by) for name, _ in runs if (by := named(c, name))]
     for name, by in runs:
@@ -248,10 +249,15 @@ def check_collection(db: Database, c: Collection, dialect: str | None) -> int:
             if todo:
                 problems.append(f"still to map (-- TODO): {', '.join(todo)}")
             if not broken:
-                problems += value_problems(db, c, encoder, dialect)
+                try:
+                    sampled = proof.sample(db, c)
+                    problems += value_problems(db, c, encoder, dialect, sampled)
+                except (QueryFailed, DatabaseUnavailable) as exc:
+                    problems.append(getattr(exc, "detail", None) or str(exc))
         new = [p for p in problems if p not in shown]
         shown.update(problems)
         failures += bool(problems)
+        reads_fail += bool(problems) and name != "records"
         same = " (as above)" if problems and not new else ""
         label = f"{name} by={','.join(by)}" if by else name
         click.echo(f"  {label:<22} {'ERROR' if problems else 'OK'}{same}")
@@ -264,5 +270,21 @@ def check_collection(db: Database, c: Collection, dialect: str | None) -> int:
             click.echo(f"      given as NULL (no such column at this site): {', '.join(nulls)}")
         if name == "records" and broken:
             click.echo("  (every read of the collection reads records: fix it first)")
-            return failures + len(runs) - 1
-    return failures
+            return failures + len(runs) - 1, 0
+    # The proof asks the reads; one that does not run would fail it for every record.
+    return failures, prove_collection(db, c, sampled) if sampled and not reads_fail else 0
+
+
+def prove_collection(db: Database, c: Collection, sampled: proof.Sample) -> int:
+    """Prove every read on the sampled records and print what it found (app/proof.py); how
+    many reads miss or repeat a record."""
+    try:
+        found = proof.lines(proof.prove(db, c, sampled))
+    except (QueryFailed, DatabaseUnavailable) as exc:
+        found = [getattr(exc, "detail", None) or str(exc)]
+    records = len(proof.chosen(c, sampled))
+    label = f"proof on {records} record{'s' if records != 1 else ''}"
+    click.echo(f"  {label:<22} {'ERROR' if found else 'OK'}")
+    for line in found:
+        click.echo(f"      {line}")
+    return len(found)

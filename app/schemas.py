@@ -23,9 +23,9 @@ class ValueMisfit(ValueError):
     """A value the site's mapping gives a field that cannot be of the field's type (the year
     2026 for a date, text for a number, 12.5 for an integer): never sent, always an error."""
 
-    def __init__(self, value: Any, expected: str):
-        super().__init__(f"{_shown(value)} is not {expected}")
-        self.value, self.expected = value, expected
+    def __init__(self, value: Any, expected: str, why: str = ""):
+        super().__init__(f"{_shown(value)} is not {expected}" + (f": {why}" if why else ""))
+        self.value, self.expected, self.why = value, expected, why
         self.field = ""  # set by whoever knows which field it was (app/encoding.py)
 
 
@@ -91,24 +91,39 @@ class String(fields.String):
         self.length = length
 
 
+# Why a value that reads as a date or a time is still refused: a range compares the value
+# as the database holds it, and on SQLite that is text, which '2026-11-24 07:05:00' or
+# '07:05' compare wrongly with a range's bounds ('2026-11-24', '07:05:00'): the range would
+# miss the record (README "When a value does not fit its field").
+DATE_WITH_TIME = "a date with a time after it, which a date range misses"
+TIME_WITH_DATE = "a time with a date before it, which a date range compares wrongly"
+TIME_WITHOUT_SECONDS = "a time without its seconds, which a range from HH:MM:00 misses"
+# SQL Server's date of a time of day kept in a datetime column: such a value compares with
+# a time as its time of day there; any other date before a time does not.
+TIME_DAY = dt.date(1900, 1, 1)
+
+
 def _wire_time(value: Any) -> str:
     if isinstance(value, dt.datetime):  # a legacy DATETIME holding only a time of day
+        if value.date() != TIME_DAY:
+            raise ValueMisfit(value, TIME, TIME_WITH_DATE)
         value = value.time()
     if isinstance(value, dt.time):
         return value.isoformat()  # HH:MM:SS, plus .ffffff only when there is a fraction
     if not isinstance(value, str):
         raise ValueMisfit(value, TIME)
     text = value
-    if len(text) > 10 and text[10] in " T" and _is_date(text[:10]):  # '1900-01-01 07:05:00'
-        text = text[11:]
     whole, _, fraction = text.partition(".")
-    try:  # HH:MM:SS, or HH:MM as some legacy columns keep it (then :00)
+    try:  # HH:MM:SS
         clock = dt.time.fromisoformat(whole) if len(whole) in (5, 8) else None
     except ValueError:
         clock = None
     digits = fraction.isdigit() if "." in text else True
     if clock is None or clock.tzinfo is not None or whole[2] != ":" or not digits:
-        raise ValueMisfit(value, TIME)
+        dated = len(text) > 10 and text[10] in " T" and _is_date(text[:10])
+        raise ValueMisfit(value, TIME, TIME_WITH_DATE if dated else "")
+    if len(whole) == 5:
+        raise ValueMisfit(value, TIME, TIME_WITHOUT_SECONDS)
     whole = clock.isoformat()
     fraction = fraction.rstrip("0")
     return f"{whole}.{fraction.ljust(6, '0')[:6]}" if fraction else whole
@@ -124,12 +139,16 @@ def _is_date(text: str) -> bool:
 
 
 def _wire_date(value: Any) -> str:
+    if isinstance(value, dt.datetime):  # a legacy DATETIME holding a date: at midnight
+        if value.time() != dt.time(0):
+            raise ValueMisfit(value, DATE, DATE_WITH_TIME)
+        return value.date().isoformat()
     if isinstance(value, dt.date):
-        return value.isoformat()[:10]
-    # YYYY-MM-DD, or a legacy datetime's text that begins with it ('2026-11-20 07:05:00')
-    if isinstance(value, str) and (len(value) == 10 or len(value) > 10 and value[10] in " T"):
-        if _is_date(value[:10]):
-            return value[:10]
+        return value.isoformat()
+    if isinstance(value, str) and _is_date(value):  # YYYY-MM-DD
+        return value
+    if isinstance(value, str) and len(value) > 10 and value[10] in " T" and _is_date(value[:10]):
+        raise ValueMisfit(value, DATE, DATE_WITH_TIME)  # '2026-11-20 07:05:00'
     raise ValueMisfit(value, DATE)
 
 

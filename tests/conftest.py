@@ -122,6 +122,38 @@ def open_database(request: pytest.FixtureRequest, engine: str, tables: Tables,
     raise ValueError(f"unknown engine {engine!r}")
 
 
+def quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+# A column of a plant's own table: its type on sqlite, postgresql and mssql.
+ColumnTypes = Mapping[str, tuple[str, str, str]]
+
+
+def own_table(request: pytest.FixtureRequest, engine: str, path: Path, table: str,
+              columns: ColumnTypes, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The `database` settings of a database holding one table of a plant's own naming and
+    types with exactly these rows, on `engine` (`path`: the SQLite file of the file engines;
+    on PostgreSQL a schema of its own, on SQL Server the table, each dropped at the end)."""
+    if engine in FILE_ENGINES:
+        con = sqlite3.connect(path)
+        con.execute(f"CREATE TABLE {quote(table)} (" + ", ".join(
+            f"{quote(c)} {t[0]}" for c, t in columns.items()) + ")")
+        insert_rows(con, {table: rows})
+        con.commit()
+        con.close()
+        return database_settings(engine, path)
+    if engine == "mssql":
+        server: mssql.Server = request.getfixturevalue("mssql_server")
+        request.addfinalizer(lambda: server.drop_table(table))
+        server.create_table(table, {c: t[2] for c, t in columns.items()}, rows)
+        return {"odbc": server.odbc}
+    cluster: Cluster = request.getfixturevalue("postgres_cluster")
+    schema = cluster.create_table(table, {c: t[1] for c, t in columns.items()}, rows)
+    request.addfinalizer(lambda: cluster.drop_schema(schema))
+    return {"odbc": cluster.connection_string(schema=schema)}
+
+
 def ensure_rows(request: pytest.FixtureRequest, engine: str, tables: Tables) -> None:
     """For a database opened by a fixture wider than one test: put its rows back where
     another test may have replaced them since (SQL Server's shared tables)."""

@@ -248,13 +248,23 @@ class Cluster:
         schema = f"jt_{next(self._schemas)}"
         cursor = self._admin_cursor()
         cursor.execute(f'CREATE SCHEMA "{schema}"; SET search_path TO "{schema}"; '
-                       + self.ddl
-                       + f'; GRANT USAGE ON SCHEMA "{schema}" TO "{READER}"'
-                       + f'; GRANT SELECT ON ALL TABLES IN SCHEMA "{schema}" TO "{READER}"'
-                       + "; RESET search_path")
+                       + self.ddl + _granted(schema) + "; RESET search_path")
         for table, rows in tables.items():
             insert_rows(cursor, f'"{schema}"."{table}"', self.tables[table], rows,
                         time_as_text=True)
+        cursor.close()
+        return schema
+
+    def create_table(self, table: str, columns: Mapping[str, str],
+                     rows: Sequence[Mapping[str, Any]]) -> str:
+        """A new schema holding one table of a plant's own, {column: PostgreSQL type}, with
+        exactly these rows; its name."""
+        schema = f"jt_{next(self._schemas)}"
+        cursor = self._admin_cursor()
+        cursor.execute(f'CREATE SCHEMA "{schema}"; CREATE TABLE "{schema}"."{table}" ('
+                       + ", ".join(f'"{c}" {t}' for c, t in columns.items()) + ")"
+                       + _granted(schema))
+        insert_rows(cursor, f'"{schema}"."{table}"', columns, rows, time_as_text=True)
         cursor.close()
         return schema
 
@@ -269,6 +279,12 @@ class Cluster:
         cursor.fetchall()
         cursor.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
         cursor.close()
+
+
+def _granted(schema: str) -> str:
+    """The statements, each after a "; ", that let the app's login read the schema."""
+    return (f'; GRANT USAGE ON SCHEMA "{schema}" TO "{READER}"'
+            f'; GRANT SELECT ON ALL TABLES IN SCHEMA "{schema}" TO "{READER}"')
 
 
 def _alive(pid: int) -> bool:
