@@ -34,7 +34,7 @@ from .routes import (
     register_service_routes,
 )
 from .schemas import ErrorSchema
-from .unmapped import Unmapped, from_mapping
+from .unmapped import Proving, Unmapped, from_mapping
 from .views import Service
 
 log = logging.getLogger("jembatan")
@@ -188,7 +188,9 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
         route_kind(endpoint), status, seconds, rows if isinstance(rows, int) else None,
         broken))
     _register_auth(app, settings)
-    _register_unmapped(app, unmapped)  # after the key: a stranger learns nothing of it
+    proving = (Proving(db, served, queries.files, unmapped)
+               if settings.database.prove_on_first_read else None)
+    _register_unmapped(app, unmapped, proving)  # after the key: a stranger learns nothing
     app.before_request(_no_arguments)
     _register_headers(app, settings)
     app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1, x_proto=1, x_host=1, x_port=1,
@@ -244,13 +246,18 @@ def _register_auth(app: Flask, settings: Settings) -> None:
             raise exc
 
 
-def _register_unmapped(app: Flask, unmapped: Unmapped) -> None:
+def _register_unmapped(app: Flask, unmapped: Unmapped, proving: Proving | None) -> None:
     """Every route of a collection not mapped yet answers 503 (app/errors.py), before its
-    arguments are read; a CORS preflight (OPTIONS) reads nothing and passes."""
+    arguments are read, and its first read proves it first (`proving`); a CORS preflight
+    (OPTIONS) reads nothing and passes."""
 
     @app.before_request
     def refuse_unmapped() -> None:
-        if unmapped and request.method != "OPTIONS":
+        if request.method == "OPTIONS":
+            return
+        if proving is not None:
+            proving.ensure(request.blueprint or "")
+        if unmapped:
             unmapped.check(request.blueprint or "")
 
 

@@ -32,6 +32,7 @@ class DatabaseSettings:
     query_timeout: float
     connect_timeout: float
     sql_dir: Path
+    prove_on_first_read: bool = True  # each collection's reads proven once (app/unmapped.py)
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,7 @@ _SPEC: dict[str, dict[str, tuple[type | tuple[type, ...], Any]]] = {
         "query_timeout": ((int, float), 30),
         "connect_timeout": ((int, float), 5),
         "sql_dir": (str, None),  # None: the sql/ shipped with Jembatan
+        "prove_on_first_read": (bool, True),  # app/unmapped.py Proving
     },
     "api": {
         "page_size": (int, 100),
@@ -152,7 +154,7 @@ def _merge(into: dict[str, dict[str, Any]], layer: Mapping[str, Any], origin: st
                 raise ConfigError(f"{origin}: unknown key {section}.{key}; known keys of "
                                   f"[{section}]: {', '.join(_SPEC[section])}")
             kind, _ = _SPEC[section][key]
-            if isinstance(value, bool) or not isinstance(value, kind):
+            if (isinstance(value, bool) and kind is not bool) or not isinstance(value, kind):
                 kinds = kind if isinstance(kind, tuple) else (kind,)
                 names = " or ".join("a table" if k is dict else k.__name__ for k in kinds)
                 raise ConfigError(f"{origin}: {section}.{key} must be {names}, "
@@ -285,6 +287,7 @@ def load_settings(overrides: Mapping[str, Any] | None = None,
             query_timeout=float(db["query_timeout"]),
             connect_timeout=float(db["connect_timeout"]),
             sql_dir=Path(db["sql_dir"]) if db["sql_dir"] else SHIPPED_SQL_DIR,
+            prove_on_first_read=db["prove_on_first_read"],
         ),
         api=ApiSettings(page_size=api["page_size"], max_page_size=api["max_page_size"],
                         url_prefix=prefix, cors_origins=tuple(api["cors_origins"]),

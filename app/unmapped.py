@@ -14,17 +14,25 @@ column there): that collection is served.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import proof
 from .collections import Collection
+from .db import Database, DatabaseUnavailable, QueryFailed
 from .queries import parse_file, todo_fields
 
 log = logging.getLogger("jembatan")
 
 NOT_MAPPED = "not mapped yet"
 TODO = "still marked -- TODO"  # the problem of fields a draft left to map
+# The problem of fields the proof found mapped wrong (app/proof.py).
+UNPROVEN = "mapped so that a read misses or repeats the site's own records"
+# Records each collection's reads are asked for at its first read: check-sql asks for
+# proof.PROVEN; this is the part that is cheap enough before a request's answer.
+FIRST_READ_RECORDS = 3
 
 
 @dataclass(frozen=True)
@@ -121,3 +129,41 @@ def from_mapping(files: dict[str, Path], collections: Sequence[Collection]) -> U
         if todo := left_to_map(files[c.name], c):
             unmapped.add(c.name, Reason(todo, TODO, files[c.name]))
     return unmapped
+
+
+class Proving:
+    """Each served collection's reads proven on a few of its own records (app/proof.py)
+    once per process, at the first request of that collection: one that misses or repeats
+    a record is marked not mapped yet (its routes answer 503) and the log says why. While
+    the database cannot be reached nothing is decided: the next request tries again."""
+
+    def __init__(self, db: Database, collections: Sequence[Collection],
+                 files: dict[str, Path], unmapped: Unmapped):
+        self.db, self.files, self.unmapped = db, files, unmapped
+        self.pending = {c.name: c for c in collections if c.name not in unmapped}
+        self.lock = threading.Lock()
+
+    def ensure(self, collection: str) -> None:
+        """Prove `collection` unless it is proven (or marked) already."""
+        if collection not in self.pending:
+            return
+        with self.lock:  # one proof at a time; the others wait for its verdict
+            c = self.pending.get(collection)
+            if c is None:
+                return
+            try:
+                findings = proof.prove(self.db, c, records=FIRST_READ_RECORDS)
+            except (DatabaseUnavailable, QueryFailed):
+                return  # the request's own read says what is wrong
+            if any(not f.field for f in findings):
+                return  # a read failed on the way (the database went away): not decided
+            del self.pending[collection]
+            if findings:
+                fields = tuple(dict.fromkeys(f.field for f in findings))
+                self.unmapped.add(collection, Reason(fields, UNPROVEN, self.files[collection]))
+                log.warning("%s is %s: proven on %d of its records at its first read, %s. "
+                            "Every route of %s answers 503: run `flask --app wsgi check-sql "
+                            "%s` for every finding, correct the mapping, then restart "
+                            "Jembatan", collection, NOT_MAPPED, FIRST_READ_RECORDS,
+                            "; ".join(proof.lines(findings)), collection, collection)
+

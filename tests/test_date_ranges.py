@@ -149,7 +149,10 @@ def test_bounds_are_inclusive_to_the_second(make_client, collection, on):
         make_row(collection, on, 4, "2026-11-03", "12:00:00.500000"),
         make_row(collection, on, 5, None, None),
     ]
-    client = make_client({collection: rows})
+    # What the ranges answer is the subject here, not whether they are served: the proof at
+    # the first read (tests/test_read_proof.py) refuses record 4's collection where the
+    # SQLite ODBC driver shows its 12:00:00.5 as 12:00:00, which no range can find.
+    client = make_client({collection: rows}, database={"prove_on_first_read": False})
     cases = [
         # a record exactly on a bound is inside it, whichever way the time is written
         (("2026-11-01", "07:00", "2026-11-01", "07:00"), [1]),
