@@ -52,6 +52,7 @@ from .matching import (
     codes_that_are_names,
     date_from_time,
     fits,
+    fitting,
     gross_and_tare,
     hints,
     is_datetime,
@@ -122,8 +123,8 @@ class Plan:
                  dialect: str | None = None, sampled: int = 0):
         words = words or Words()
         section = words.section(section_of(c))
-        self.found = match(c.fields, columns)
         refused: Refused = {}
+        self.found = fitting(c, match(c.fields, columns), refused)
         by_word(c, columns, section, self.found, refused)
         by_parts(c, columns, words, self.found, refused)
         claimed = {normalized(w.text) for listed in section.values() for w in listed}

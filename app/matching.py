@@ -15,13 +15,15 @@ from typing import NamedTuple
 from .collections import DATE_PAIRS, Collection, Naming
 from .queries import quote
 from .sampling import Profile, any_plate, key_expression, text_key
-from .schemas import Date, Number, String, Time
+from .schemas import Date, Integer, Number, String, Time
 from .words import NO_FIELD, Pattern, Word, Words, normalized, section_of, split_name
 
 # Catalog types that hold a date and a time of day in one value (SQL Server, PostgreSQL,
 # SQLite's declared types): a date or time field matched to one is cast to its part.
 DATETIME_TYPES = re.compile(r"(?i)^(datetime|datetime2|smalldatetime|datetimeoffset|"
-                            r"timestamp( .*)?)$")
+                            r"timestamptz|timestamp(\s*\(\d+\))?( .*)?)$")
+# A GUID is a key of text, never a number, whatever its column is named (id uuid).
+_GUID_TYPE = re.compile(r"(?i)^(uuid|uniqueidentifier)$")
 _DATE_TYPE = re.compile(r"(?i)^date$")
 _TIME_TYPE = re.compile(r"(?i)^time\b")  # time, time(0), time without time zone
 _TEXT_TYPE = re.compile(r"(?i)^(n?(var)?char|n?text|character|varchar2|string|clob)\b")
@@ -81,8 +83,9 @@ def is_text(column: Column) -> bool:
 def is_datetime(column: Column) -> bool:
     """A date and a time of day in one value: so declared, text holding both, or a
     number of seconds since 1970 (is_epoch)."""
-    return bool(DATETIME_TYPES.match(column.type.strip())) or is_epoch(column) or (
-        is_text(column) and column.profile.kind == "datetime")
+    t = column.type.strip()
+    return bool(DATETIME_TYPES.match(t)) or is_epoch(column) or (
+        column.profile.kind == "datetime" and not (_DATE_TYPE.match(t) or _TIME_TYPE.match(t)))
 
 
 def is_epoch(column: Column) -> bool:
@@ -110,6 +113,8 @@ def fits(kind: type, column: Column) -> bool:
     t = column.type.strip()
     if kind is String:
         return not is_dated(column)
+    if kind in (Integer, Number) and (_GUID_TYPE.match(t) or column.profile.kind == "guid"):
+        return False
     if is_text(column):
         held = column.profile.kind
         if kind is Date:
@@ -130,6 +135,16 @@ def fits(kind: type, column: Column) -> bool:
 
 _BY_NAME = ((lambda n: n, "exact name"), (str.lower, "same name but for case"),
             (normalized, "same name but for case and separators"))
+
+
+def fitting(c: Collection, found: dict[str, Pick], refused: Refused) -> dict[str, Pick]:
+    """The picks by name whose column can hold their field; the others noted in `refused`
+    (an `id uuid` is named like the integer id, but holds no number)."""
+    for field, pick in found.items():
+        if not fits(kind_of(c, field), pick.column):
+            refused.setdefault(field, []).append((pick.column, misfit(pick.column,
+                                                                      "named like it")))
+    return {f: p for f, p in found.items() if f not in refused}
 
 
 def match(fields: Sequence[str], columns: Sequence[Column]) -> dict[str, Pick]:
