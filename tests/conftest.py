@@ -27,7 +27,8 @@ from flask.testing import FlaskClient
 
 from app import create_app, tables
 from tests import mssql
-from tests.postgres import Cluster
+from tests.postgres import READER, Cluster
+from tests.postgres import insert_rows as postgres_rows
 
 FILE_ENGINES = ("sqlite3", "odbc")
 SERVER_ENGINES = ("postgresql",) + (("mssql",) if mssql.connection_string() else ())
@@ -87,6 +88,45 @@ def open_database(request: pytest.FixtureRequest, engine: str, tables: Tables,
         server.load(tables)
         return {"odbc": server.odbc}
     raise ValueError(f"unknown engine {engine!r}")
+
+
+def site_table(request: pytest.FixtureRequest, engine: str, path: Path, table: str,
+               columns: Mapping[str, str], rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The `database` settings of a database on `engine` holding a table of a site's own
+    (a plant's, named its way): `columns` is {column: SQL Server type} (SQLite takes those
+    names as they are, PostgreSQL gets varchar for nvarchar), `rows` its rows. `path` is
+    the SQLite file of the file engines, which hold that table alone, as does the
+    PostgreSQL schema made for it; SQL Server's database keeps the ten tables beside it.
+    The table (the schema) is dropped when the scope of `request` ends."""
+    if engine in FILE_ENGINES:
+        con = sqlite3.connect(path)
+        con.execute(f'CREATE TABLE "{table}" ('
+                    + ", ".join(f'"{c}" {t}' for c, t in columns.items()) + ")")
+        insert_rows(con, {table: rows})
+        con.commit()
+        con.close()
+        return database_settings(engine, path)
+    if engine == "mssql":
+        server: mssql.Server = request.getfixturevalue("mssql_server")
+        request.addfinalizer(lambda: server.drop_table(table))
+        server.create_table(table, columns, rows)
+        return {"odbc": server.odbc}
+    cluster: Cluster = request.getfixturevalue("postgres_cluster")
+    schema = f"jt_site_{abs(hash(str(path))) % 10**8}"
+    typed = {c: t.lower().removeprefix("n") if "char" in t.lower() else t
+             for c, t in columns.items()}
+    conn = cluster.connect()
+    cursor = conn.cursor()
+    cursor.execute(f'CREATE SCHEMA "{schema}"')
+    request.addfinalizer(lambda: cluster.drop_schema(schema))
+    cursor.execute(f'GRANT USAGE ON SCHEMA "{schema}" TO "{READER}"')
+    target = f'"{schema}"."{table}"'
+    cursor.execute(f"CREATE TABLE {target} ("
+                   + ", ".join(f'"{c}" {t}' for c, t in typed.items()) + ")")
+    postgres_rows(cursor, target, typed, rows, time_as_text=True)
+    cursor.execute(f'GRANT SELECT ON {target} TO "{READER}"')
+    conn.close()
+    return {"odbc": cluster.connection_string(schema=schema)}
 
 
 def ensure_rows(request: pytest.FixtureRequest, engine: str, tables: Tables) -> None:
