@@ -30,7 +30,7 @@ from app.config import SHIPPED_SQL_DIR
 from app.queries import QueryFileError
 from tests.conftest import MakeClient, insert_rows, site_table
 from tests.contract import PAIRS
-from tests.test_summaries import Masters, grouped, in_range, weighing
+from tests.test_summaries import Masters, exactly, grouped, in_range, name_of, weighing
 from tests.test_summary_names import keys, same
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -119,6 +119,21 @@ def ticket_settings(request: pytest.FixtureRequest, engine: str, tmp_path: Path,
                           TICKET_COLUMNS, tickets)
     return {"database": database | {"sql_dir": str(example_sql(tmp_path))},
             "collections": {"serve": ["transactions"]}}
+
+
+def served_site(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[Path, str]:
+    """For a gunicorn of the browser tests: the example's SQLite file holding TICKETS, and
+    the TOML text of its sql_dir, transactions served alone."""
+    database = ticket_settings(request, "sqlite3", tmp_path)["database"]
+    return Path(database["sqlite"]), (f'[database]\nsql_dir = "{database["sql_dir"]}"\n\n'
+                                      f'[collections]\nserve = ["transactions"]\n')
+
+
+def name_in(master: str, code: str | None) -> str | None:
+    """The name the example's names.sql gives a code on SQLite (strings compare exactly)."""
+    code_field, name_field = {"products": ("ProductCode", "ProductName"),
+                              "customers": ("CustCode", "CustName")}[master]
+    return name_of(code, masters(TICKETS)[master], code_field, name_field, exactly)
 
 
 @pytest.fixture
