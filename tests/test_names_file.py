@@ -229,6 +229,17 @@ def test_names_sql_comes_before_a_served_master(make_client: MakeClient, tmp_pat
                               {"TransCode": "TR02", "TransName": None, "records": 1}]
 
 
+def test_the_start_log_says_where_the_names_come_from(request: pytest.FixtureRequest,
+                                                     tmp_path: Path,
+                                                     caplog: pytest.LogCaptureFixture) -> None:
+    settings = ticket_settings(request, "sqlite3", tmp_path)
+    with caplog.at_level("INFO", logger="jembatan"):
+        create_app(settings)
+    site = Path(settings["database"]["sql_dir"])
+    assert (f"names beside codes of products, customers: from {site / 'names.sql'}"
+            in caplog.messages)
+
+
 # -- check-sql ----------------------------------------------------------------------------------
 
 
