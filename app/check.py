@@ -209,8 +209,9 @@ def print_queries(db: Database, collections: list[Collection]) -> None:
 
 
 def _name_sources(db: Database, c: Collection, dialect: str | None) -> str:
-    """Where each of a summary's names is read, in words: 'productname from names.sql,
-    custname from the customers records, transname from nowhere (null)'."""
+    """Where each of a summary's names is read, in words: 'productname from names.sql by
+    name_from, custname from the customers records by name_of, transname from nowhere:
+    null'."""
     parts = []
     for naming in c.namings.values():
         source = db.queries.names_of(naming.master, dialect)

@@ -12,7 +12,7 @@ A file holds blocks in aiosql's style::
     SELECT {fields} FROM "records" ORDER BY {order} LIMIT :row_count OFFSET :skip;
 
 The first text under a name is the production one (SQL Server); a `-- dialect:` block
-replaces it on that engine. Three kinds of file:
+replaces it on that engine. The kinds of file:
 
 - `<collection>.sql`, the site's mapping: its first query, `records`, says where each field
   of the record comes from; it may also override any shape for that collection by name.
@@ -29,10 +29,9 @@ summary grouped by a code of master data (productcode) also gets that master col
 own `records` as one more common table expression ("master_products") and, right after the
 code in its select list, the shape `name_of` filled in for it; where the site's names.sql
 has a query for that master, that query ("names_products") and the shape `name_from`
-instead (Queries.grouped). A
-request's filters fill `{where_filters}` or `{and_filters}`: one condition per filter on a
-quoted field name, its SQL text from the operator's entry in app/filters.py, each value a
-bound parameter, never SQL text.
+instead (Queries.grouped). A request's filters fill `{where_filters}` or `{and_filters}`:
+one condition per filter on a quoted field name, its SQL text from the operator's entry in
+app/filters.py, each value a bound parameter, never SQL text.
 """
 
 from __future__ import annotations

@@ -227,6 +227,11 @@ def test_names_sql_comes_before_a_served_master(make_client: MakeClient, tmp_pat
     got = client.get("/vehicles/summary/2026-03-10/00:00/2026-03-10/23:59:59?by=TransCode")
     assert got.get_json() == [{"TransCode": "TR01", "TransName": "CV Armada (Opt1)", "records": 2},
                               {"TransCode": "TR02", "TransName": None, "records": 1}]
+    checked = client.application.test_cli_runner().invoke(args=["check-sql"])
+    assert checked.exit_code == 0, checked.output
+    assert ("  products               OK (read instead of the products records)\n"
+            "  transporters           OK (read instead of the transporters records)\n"
+            ) in checked.output
 
 
 def test_the_start_log_says_where_the_names_come_from(request: pytest.FixtureRequest,
