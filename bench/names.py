@@ -97,6 +97,29 @@ def build_postgresql(cluster: Cluster, rows: int) -> str:
     return cluster.connection_string(schema="jt_names")
 
 
+def build_tsql(odbc: str, rows: int) -> None:
+    """The table in the T-SQL server's database (dropped first), as a plant's SQL Server."""
+    import pyodbc
+
+    conn = pyodbc.connect(odbc, autocommit=True)
+    cursor = conn.cursor()
+    cursor.execute("IF OBJECT_ID(N'[TBL_TIMBANG]', N'U') IS NOT NULL DROP TABLE [TBL_TIMBANG]")
+    cursor.execute(f'CREATE TABLE "TBL_TIMBANG" ({COLUMNS.replace(" time,", " time(0),")})')
+    per = 2000 // 14  # SQL Server takes at most 2,100 parameters a statement
+    marks = "(" + ", ".join("?" * 14) + ")"
+    batch: list[tuple[Any, ...]] = []
+    for row in tickets(rows):
+        batch.append(row)
+        if len(batch) == per:
+            cursor.execute('INSERT INTO "TBL_TIMBANG" VALUES ' + ", ".join([marks] * per),
+                           [v for r in batch for v in r])
+            batch = []
+    if batch:
+        cursor.executemany(f'INSERT INTO "TBL_TIMBANG" VALUES {marks}', batch)
+    cursor.execute(RANGE_INDEX)
+    conn.close()
+
+
 def timed(client: Any, url: str, repeat: int) -> tuple[float, int] | None:
     """The best time of `repeat` requests and the groups answered; None on a timeout."""
     best, groups = float("inf"), 0
@@ -128,6 +151,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--timeout", type=float, default=120, help="query_timeout, s")
     parser.add_argument("--postgresql", action="store_true")
+    parser.add_argument("--tsql", metavar="ODBC",
+                        help="also a T-SQL server (a database for tests: its TBL_TIMBANG is "
+                             "dropped and made again)")
     args = parser.parse_args()
     path = ROOT / "bench" / "data" / "names.sqlite3"
     path.parent.mkdir(exist_ok=True)
@@ -167,6 +193,17 @@ def main() -> None:
                     args.repeat, args.timeout)
         finally:
             cluster.remove()
+    if args.tsql:
+        build_tsql(args.tsql, args.rows)
+        measure("T-SQL server, range index only", {"odbc": args.tsql}, 1, args.timeout)
+        import pyodbc
+
+        conn = pyodbc.connect(args.tsql, autocommit=True)
+        for statement in NAME_INDEXES:
+            conn.cursor().execute(statement)
+        conn.close()
+        measure("T-SQL server, + (code, name) indexes", {"odbc": args.tsql}, args.repeat,
+                args.timeout)
 
 
 if __name__ == "__main__":
