@@ -24,7 +24,7 @@ from .config import SHIPPED_SQL_DIR, Settings, load_settings
 from .db import Database
 from .mapping import draft_mapping_command
 from .metrics import Metrics, route_kind
-from .queries import load_queries
+from .queries import NAMES_FILE, load_queries
 from .reads import Runner
 from .routes import (
     CONVERTERS,
@@ -202,6 +202,9 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     log.info("Jembatan serves %s (settings: %s)", db.describe, settings.source)
     if len(served) < len(COLLECTIONS):
         log.info("collections served: %s", ", ".join(c.name for c in served))
+    if named := queries.names(NAMES_FILE):
+        log.info("names beside codes of %s: from %s", ", ".join(named),
+                 queries.files[NAMES_FILE])
     unmapped.warn()
     return app
 

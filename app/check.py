@@ -16,12 +16,20 @@ from flask.cli import with_appcontext
 
 from . import params, proof
 from .clock import stamps_ahead
-from .collections import COLLECTIONS, Collection
+from .collections import COLLECTIONS, NAMINGS, Collection
 from .db import Database, DatabaseUnavailable, QueryFailed
 from .encoding import RecordEncoder
 from .feed import CLOCK
 from .filters import OPERATORS
-from .queries import DEFAULT_BY, FILTER_PLACEHOLDERS, PARAMETERS, Query, kind_of, parse_file
+from .queries import (
+    DEFAULT_BY,
+    FILTER_PLACEHOLDERS,
+    NAMES_FILE,
+    PARAMETERS,
+    Query,
+    kind_of,
+    parse_file,
+)
 from .summaries import MEASURES, SHAPE_GROUPS, output_of
 from .unmapped import NOT_MAPPED, left_to_map
 
@@ -44,8 +52,9 @@ def _harmless(name: str) -> dict[str, Any]:
 def named(c: Collection, name: str) -> tuple[str, ...]:
     """The groups of the one more text check-sql runs and shows of a summary: each code of
     master data its shape has (productcode,custcode,transcode), with the names beside them,
-    and the shape's own groups (direction), so that the lookups a site's master mapping
-    feeds, and a site's own text of a summary, are run and shown grouped as requests may."""
+    and the shape's own groups (direction), so that the lookups a site's master mapping or
+    names.sql feeds, and a site's own text of a summary, are run and shown grouped as
+    requests may."""
     if kind_of(name) != "summary" or c.summary is None:
         return ()
     return (*c.namings, *SHAPE_GROUPS.get(c.summary, ()))
@@ -82,15 +91,22 @@ def check_query(db: Database, c: Collection, encoder: RecordEncoder, name: str,
         problems.append(f"no column {field}" + (f' (did you mean "{near[0]}"?)' if near else ""))
     if extra and name != "records":  # records may carry columns no read selects
         problems.append(f"columns the record does not have: {', '.join(extra)}")
-    # SQLite reads an unknown "name" as the string 'name': every value would be that text.
-    sql = db.queries.get(c.name, name, db.dialect()).sql
+    problems += taken_for_strings(db.queries.get(c.name, name, db.dialect()).sql, columns,
+                                  rows)
+    return list(dict.fromkeys(problems))
+
+
+def taken_for_strings(sql: str, columns: list[str], rows: list[Any]) -> list[str]:
+    """SQLite reads an unknown "name" as the string 'name': a field whose every sampled
+    value is the text of the column named for it."""
+    problems = []
     for source, field in re.findall(r'"([^"]+)"\s+AS\s+"([^"]+)"', sql):
         if rows and field in columns:
             index = columns.index(field)
             if all(row[index] == source for row in rows):
                 problems.append(f'every {field} is the text "{source}": no such column, '
                                 f"which SQLite takes for a string")
-    return list(dict.fromkeys(problems))
+    return problems
 
 
 def value_problems(db: Database, c: Collection, encoder: RecordEncoder,
@@ -166,10 +182,68 @@ def print_queries(db: Database, collections: list[Collection]) -> None:
             if by := named(c, name):
                 q = db.queries.get(c.name, name, dialect, by=by)
                 click.echo(f"\n-- {c.name}.{name} by={','.join(by)}: the same grouped by its "
-                           f"codes of master data, each followed by its name (name_of of "
-                           f"{db.queries.files['shapes'].name}, over the master's records), "
-                           f"and by the record shape's own groups")
+                           f"codes of master data, each followed by its name ("
+                           f"{_name_sources(db, c, dialect)}), and by the record shape's "
+                           f"own groups")
                 click.echo(q.sql + ";")
+    for master in names_checked(db, collections):
+        q = db.queries.get(NAMES_FILE, master, dialect)
+        click.echo(f"\n-- {NAMES_FILE}.{master}: {q.description}")
+        click.echo(f"-- from {q.source}; the summaries read it as \"names_{master}\"")
+        click.echo(q.sql + ";")
+
+
+def _name_sources(db: Database, c: Collection, dialect: str | None) -> str:
+    """Where each of a summary's names is read, in words: 'productname from names.sql by
+    name_from, custname from the customers records by name_of, transname from nowhere:
+    null'."""
+    parts = []
+    for naming in c.namings.values():
+        source = db.queries.names_of(naming.master, dialect)
+        where = ("nowhere: null" if source is None else
+                 f"{NAMES_FILE}.sql by name_from" if source[0].startswith("names_") else
+                 f"the {naming.master} records by name_of")
+        parts.append(f"{naming.name} from {where}")
+    return ", ".join(parts)
+
+
+def names_checked(db: Database, collections: list[Collection]) -> list[str]:
+    """The queries of the site's names.sql that these collections' summaries read."""
+    used = {n.master for c in collections for n in c.namings.values()}
+    return [m for m in db.queries.names(NAMES_FILE) if m in used]
+
+
+def check_names(db: Database, masters: list[str], dialect: str | None) -> int:
+    """Run each query of names.sql once (a sample of its rows) and report it; how many have
+    problems: it must return the master's code and name fields, and nothing else."""
+    if not masters:
+        return 0
+    click.echo(f"\n{NAMES_FILE}.sql (the names beside the summaries' codes, "
+               f"{db.queries.files[NAMES_FILE]})")
+    fields = {n.master: (n.master_code, n.master_name)
+              for shape in NAMINGS.values() for n in shape}
+    failures = 0
+    for master in masters:
+        problems = []
+        try:
+            result = db.execute(NAMES_FILE, master)
+            columns = list(result.columns)
+            rows = next(result.batches(), [])[:SAMPLE_ROWS]
+            result.close()
+            if sorted(columns) != sorted(fields[master]):
+                problems.append(f"returns the columns {', '.join(columns)}, not "
+                                f"{', '.join(fields[master])}")
+            problems += taken_for_strings(db.queries.get(NAMES_FILE, master, dialect).sql,
+                                          columns, rows)
+        except (QueryFailed, DatabaseUnavailable) as exc:
+            problems.append(getattr(exc, "detail", None) or str(exc))
+        served = "" if master not in db.queries.files else (
+            f" (read instead of the {master} records)")
+        click.echo(f"  {master:<22} {'ERROR' if problems else 'OK'}{'' if problems else served}")
+        for problem in problems:
+            click.echo(f"      {problem}")
+        failures += bool(problems)
+    return failures
 
 
 def _filtered_line(query: Query) -> str:
@@ -207,6 +281,7 @@ def check_sql_command(collection: str | None, show: bool) -> None:
     for c in chosen:
         queries, reads = check_collection(db, c, dialect)
         failures, unproven = failures + queries, unproven + reads
+    failures += check_names(db, names_checked(db, chosen), dialect)
     feed = current_app.extensions["jembatan"]["settings"].feed
     for warning in filter(None, (stamps_ahead(db, c, feed) for c in chosen)):
         click.echo(f"\nWarning: {warning}")  # the exit status stays the queries'

@@ -12,22 +12,26 @@ A file holds blocks in aiosql's style::
     SELECT {fields} FROM "records" ORDER BY {order} LIMIT :row_count OFFSET :skip;
 
 The first text under a name is the production one (SQL Server); a `-- dialect:` block
-replaces it on that engine. Three kinds of file:
+replaces it on that engine. The kinds of file:
 
 - `<collection>.sql`, the site's mapping: its first query, `records`, says where each field
   of the record comes from; it may also override any shape for that collection by name.
 - `shapes.sql`, every read, written once for all collections, reading from "records";
-- `database.sql`, queries about the database itself (health, versions, the catalog).
+- `database.sql`, queries about the database itself (health, versions, the catalog);
+- `names.sql`, optional, the site's: where the names beside a summary's codes are read
+  where no master collection holds them (one query per master: products, customers,
+  transporters, each giving the master record's code and name fields from any table).
 
 This module is the one place where Python composes SQL, and only mechanically: it fills a
 shape's placeholders with quoted field names from the collection table (app/collections.py),
 puts `WITH "records" AS (<records>)` in front, and turns `:params` into DB-API `?`. A
 summary grouped by a code of master data (productcode) also gets that master collection's
 own `records` as one more common table expression ("master_products") and, right after the
-code in its select list, the shape `name_of` filled in for it (Queries.grouped). A
-request's filters fill `{where_filters}` or `{and_filters}`: one condition per filter on a
-quoted field name, its SQL text from the operator's entry in app/filters.py, each value a
-bound parameter, never SQL text.
+code in its select list, the shape `name_of` filled in for it; where the site's names.sql
+has a query for that master, that query ("names_products") and the shape `name_from`
+instead (Queries.grouped). A request's filters fill `{where_filters}` or `{and_filters}`:
+one condition per filter on a quoted field name, its SQL text from the operator's entry in
+app/filters.py, each value a bound parameter, never SQL text.
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from .collections import DATE_PAIRS, Collection, Naming
+from .collections import DATE_PAIRS, NAMINGS, Collection, Naming
 from .filters import OPERATORS, Filter
 
 DIALECTS = ("sqlite", "postgresql")
@@ -52,6 +56,7 @@ DATABASE_OPTIONAL = ("sample",)
 # A query of database.sql that reads a site's table names it {table}: filled with the
 # table's quoted name (Queries.get), never with text of the user's.
 TABLE_PLACEHOLDER = "{table}"
+NAMES_FILE = "names"
 
 # What the runner passes to each kind of query; a query may use any subset of these.
 _PAGE = ("first_row", "last_row", "row_count", "skip")
@@ -74,6 +79,7 @@ PARAMETERS: dict[str, tuple[str, ...]] = {
     "changes": ("from_date", "from_time", "midnight", "row_count"),
     **{shape: _RANGE for shape in SUMMARY_SHAPES},
     "name_of": (),
+    "name_from": (),
     "ping": (),
     "version": (),
     "clock": (),
@@ -81,10 +87,13 @@ PARAMETERS: dict[str, tuple[str, ...]] = {
     "sample": ("row_count",),
 }
 # name_of is no read either: a summary grouped by a code of master data reads it once per
-# such group, for the name beside the code (Queries.get).
+# such group, for the name beside the code (Queries.get); name_from likewise, where the
+# site's names.sql says where that master's names are. name_from is required of a site's
+# own shapes.sql only where the site has a names.sql (a copy made before it still starts).
 NAME_OF = "name_of"
+NAME_FROM = "name_from"
 SHAPES = ("all", "count", "page", "by_key", "range", "range_count", "range_page",
-          RANGE_ROWS, *SUMMARY_SHAPES, NAME_OF, "changes")
+          RANGE_ROWS, *SUMMARY_SHAPES, NAME_OF, NAME_FROM, "changes")
 
 # Words that change data or run code; none may appear outside strings and quoted names.
 _FORBIDDEN = {"insert", "update", "delete", "merge", "drop", "alter", "create", "truncate",
@@ -459,22 +468,48 @@ def _check_records(block: Block, c: Collection) -> None:
     if params:
         raise QueryFileError(f"{block.source}: records takes no parameters (found "
                              f":{params[0]}); the shapes in sql/shapes.sql bind them")
-    code = _code(block.text)
-    named = set(re.findall(r'(?i)\bAS\s*"((?:[^"]|"")*)"', block.text))
-    missing = [f for f in c.fields if f not in named]
+    missing = [f for f in c.fields if f not in _named(block.text)]
     if missing:
         raise QueryFileError(
             f"{block.source}: records gives no {', '.join(missing)}: write each field as "
             f'"column" AS "field" or an expression AS "field" (NULL AS "{missing[0]}" where '
             f"the site has none; on SQL Server a NULL of the field's type, CAST(NULL AS "
             f"date), time, int, float or varchar(n))")
+    _refuse_order(block, "each read orders it")
+
+
+def _named(sql: str) -> set[str]:
+    """The names a query gives its columns (`... AS "name"`)."""
+    return set(re.findall(r'(?i)\bAS\s*"((?:[^"]|"")*)"', sql))
+
+
+def _refuse_order(block: Block, why: str) -> None:
+    """A query put in front of others as a common table expression is not ordered."""
     depth = 0
-    for piece in re.split(r"([()])", code):
+    for piece in re.split(r"([()])", _code(block.text)):
         depth += {"(": 1, ")": -1}.get(piece, 0)
         if depth == 0 and re.search(r"(?i)\bORDER\s+BY\b", piece):
-            raise QueryFileError(f"{block.source}: records may not be ordered (ORDER BY): "
-                                 f"each read orders it, and SQL Server refuses ORDER BY in a "
-                                 f"common table expression")
+            raise QueryFileError(f"{block.source}: {block.name} may not be ordered (ORDER "
+                                 f"BY): {why}, and SQL Server refuses ORDER BY in a common "
+                                 f"table expression")
+
+
+def _check_names(block: Block, naming: Naming) -> None:
+    """A query of names.sql: one SELECT with no parameters that gives the master record's
+    code and name fields."""
+    check_statement(block.text, block.source, first=("select",))
+    _, params, _ = convert(block.text)
+    if params:
+        raise QueryFileError(f"{block.source}: {block.name} takes no parameters (found "
+                             f":{params[0]}); the summaries look each code up themselves")
+    wanted = (naming.master_code, naming.master_name)
+    missing = [f for f in wanted if f not in _named(block.text)]
+    if missing:
+        raise QueryFileError(
+            f'{block.source}: {block.name} gives no "{missing[0]}": write the code column '
+            f'as ... AS "{wanted[0]}" and the name column as ... AS "{wanted[1]}", e.g. '
+            f'SELECT "KODE" AS "{wanted[0]}", "NAMA" AS "{wanted[1]}" FROM "TABLE"')
+    _refuse_order(block, "the summaries pick one name per code themselves")
 
 
 class Queries:
@@ -486,6 +521,7 @@ class Queries:
         self.files: dict[str, Path] = {}  # stem -> the file it was read from
         self.namings: dict[str, dict[str, Naming]] = {}  # stem -> its summary's named codes
         self.name_of: dict[str | None, str] = {}  # dialect -> name_of of shapes.sql, as written
+        self.name_from: dict[str | None, str] = {}  # likewise name_from, where names.sql is
 
     def add(self, stem: str, query: Query) -> None:
         self._by_key[(stem, query.name, query.dialect)] = query
@@ -518,29 +554,41 @@ class Queries:
                 self._filtered.popitem(last=False)
         return found
 
+    def names_of(self, master: str, dialect: str | None) -> tuple[str, Query, str] | None:
+        """Where the names of a master's codes are read, as (the common table expression's
+        name, its query, the lookup shape as written): the site's names.sql query of that
+        master ("names_products", name_from), else the master collection's records
+        ("master_products", name_of), else nowhere (None: the site has neither)."""
+        for stem, name, prefix, shape in ((NAMES_FILE, master, "names", self.name_from),
+                                          (master, "records", "master", self.name_of)):
+            query = (self._by_key.get((stem, name, dialect))
+                     or self._by_key.get((stem, name, None)))
+            if query is not None:
+                return f"{prefix}_{master}", query, shape.get(dialect) or shape[None]
+        return None
+
     def grouped(self, stem: str, template: str, by: Sequence[str], dialect: str | None,
                 where: str) -> str:
         """A summary's template with its groups filled in: {by}; {groups}, where each code
-        of master data (Collection.namings) is followed by its name, name_of of shapes.sql
-        filled in for it; and {masters}, the master collections' records those names read,
-        each one more common table expression ("master_products"). A master this site does
-        not serve names nothing: its names are NULL."""
+        of master data (Collection.namings) is followed by its name, name_of (or name_from)
+        of shapes.sql filled in for it; and {masters}, what those names are read from, each
+        one more common table expression (names_of). A master this site neither serves nor
+        has in names.sql names nothing: its names are NULL."""
         namings = self.namings.get(stem, {})
         groups: list[str] = []
-        masters: dict[str, str] = {}  # the CTE's name -> the master's records as sent
+        masters: dict[str, str] = {}  # the CTE's name -> the query of names as sent
         for group in by:
             groups.append(quote(group))
             naming = namings.get(group)
             if naming is None:
                 continue
-            records = (self._by_key.get((naming.master, "records", dialect))
-                       or self._by_key.get((naming.master, "records", None)))
-            if records is None:
+            source = self.names_of(naming.master, dialect)
+            if source is None:
                 groups.append(f"NULL AS {quote(naming.name)}")
                 continue
-            cte = f"master_{naming.master}"
-            masters[cte] = records.sql
-            lookup = fill(self.name_of.get(dialect) or self.name_of[None], {
+            cte, query, shape = source
+            masters[cte] = query.sql
+            lookup = fill(shape, {
                 "name": (naming.master_name,), "master": (cte,),
                 "code": (naming.master_code,), "group": (group,)}, where)
             groups.append("(" + lookup.replace("\n", "\n        ") + f") AS {quote(naming.name)}")
@@ -622,12 +670,11 @@ def load_queries(sql_dir: Path, collections: Sequence[Collection],
                                          block.description,
                                          text if TABLE_PLACEHOLDER in text else None))
     shapes = _File(_own_or_shipped(sql_dir, shipped_dir, SHAPES_FILE), SHAPES)
-    shapes.require(SHAPES)
+    shapes.require([s for s in SHAPES if s != NAME_FROM])
     queries.files[SHAPES_FILE] = shapes.path
-    for dialect in (None, *DIALECTS):
-        block = shapes.get(NAME_OF, dialect)
-        check_statement(block.text, block.source, first=("select",))
-        queries.name_of[dialect] = without_comments(block.text)
+    _lookup(queries.name_of, shapes, NAME_OF)
+    if collections:  # draft-mapping loads Jembatan's own files alone
+        _load_names(queries, sql_dir / f"{NAMES_FILE}.sql", shapes)
     for c in collections:
         path = sql_dir / f"{c.name}.sql"
         if not path.is_file():
@@ -645,6 +692,33 @@ def load_queries(sql_dir: Path, collections: Sequence[Collection],
         for dialect in (None, *DIALECTS):
             _fill_collection(queries, c, own, shapes, dialect)
     return queries
+
+
+def _lookup(into: dict[str | None, str], shapes: _File, name: str) -> None:
+    """A name lookup of shapes.sql (name_of, name_from), as written, for every engine."""
+    for dialect in (None, *DIALECTS):
+        block = shapes.get(name, dialect)
+        check_statement(block.text, block.source, first=("select",))
+        into[dialect] = without_comments(block.text)
+
+
+def _load_names(queries: Queries, path: Path, shapes: _File) -> None:
+    """The site's names.sql, where it has one: its queries, checked, as the names of the
+    masters they are named after, and the shape name_from that reads them."""
+    if not path.is_file():
+        return
+    masters = {n.master: n for shape in NAMINGS.values() for n in shape}
+    own = _File(path, list(masters))
+    if not shapes.has(NAME_FROM):
+        raise QueryFileError(f"{shapes.path}: missing query {NAME_FROM}, which {path.name} "
+                             f"needs (copy it from Jembatan's sql/shapes.sql)")
+    _lookup(queries.name_from, shapes, NAME_FROM)
+    queries.files[NAMES_FILE] = path
+    for block in own.blocks:
+        _check_names(block, masters[block.name])
+        queries.add(NAMES_FILE, Query(block.name, block.dialect,
+                                      convert(without_comments(block.text))[0], (),
+                                      block.source, block.description))
 
 
 def _fill_collection(queries: Queries, c: Collection, own: _File, shapes: _File,

@@ -26,10 +26,12 @@
 --   {by}, {groups}
 --                a summary's groups (?by=day,productcode), quoted: {by} as grouped and
 --                ordered, {groups} as selected, each code of master data followed by its
---                name (name_of below, filled in per code)
+--                name (name_of or name_from below, filled in per code)
 --   {master}, {code}, {name}, {group}
---                in name_of alone: the master collection's records as a common table
---                expression ("master_products"), its code and name fields ("ProductCode",
+--                in name_of and name_from alone: where the names are read, as a common
+--                table expression (name_of: the master collection's records,
+--                "master_products"; name_from: the site's names.sql query of that master,
+--                "names_products"), its code and name fields ("ProductCode",
 --                "ProductName"), and the summary's group they name ("productcode")
 -- and :parameters, which the runner binds (dates and times typed on SQL Server).
 --
@@ -162,9 +164,9 @@ LIMIT :row_count OFFSET :skip;
 -- {by} is the request's groups (?by=day,productcode): those names or fields of the record;
 -- the groups come ascending, NULLs first (the CASE sorts only the groups, a few rows, on
 -- every engine). {groups} is the same groups as selected: each code of master data followed
--- by its name (name_of below), looked up once per group after grouping. Sums are CAST so
--- that an int column cannot overflow: bigint for kilograms of material, float for net
--- weights. Deviations and averages are divided out of these sums by Jembatan
+-- by its name (name_of or name_from below), looked up once per group after grouping. Sums
+-- are CAST so that an int column cannot overflow: bigint for kilograms of material, float
+-- for net weights. Deviations and averages are divided out of these sums by Jembatan
 -- (app/summaries.py), the same way on every engine.
 --
 -- The weighing shape has one group more, "direction", worked out here rather than in
@@ -237,6 +239,12 @@ WHERE "named".{code} = "grouped".{group}
       WHERE "earlier".{code} = "grouped".{group}
         AND ("earlier"."id" < "named"."id"
              OR "named"."id" IS NULL AND "earlier"."id" IS NOT NULL));
+
+-- name: name_from
+-- The name beside a summary's group {group} where the site's names.sql has a query for its master ({master}: that query, which may read the ticket table itself, every row of a code carrying its name): the least of the non-null {name} of its rows whose {code} equals the group's value, matched as name_of matches codes; NULL when no row has a name for it or the code is NULL. One value however many rows a code has, looked up per group after grouping: a seek per group where an index leads with the code column (best with the name column after it).
+SELECT MIN("named".{name})
+FROM {master} AS "named"
+WHERE "named".{code} = "grouped".{group};
 
 -- The feed (CONTRACT §11, GET /<c>/changes): the records whose {date} + {time} (a NULL time
 -- counting as 00:00:00) is at or after the bookmark less the lookback, in stamp order then

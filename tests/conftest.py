@@ -154,6 +154,17 @@ def own_table(request: pytest.FixtureRequest, engine: str, path: Path, table: st
     return {"odbc": cluster.connection_string(schema=schema)}
 
 
+def site_table(request: pytest.FixtureRequest, engine: str, path: Path, table: str,
+               columns: Mapping[str, str], rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """own_table with each column's SQL Server type alone: SQLite takes those names as they
+    are, PostgreSQL gets varchar for nvarchar."""
+    def postgresql(t: str) -> str:
+        return t.lower().removeprefix("n") if "char" in t.lower() else t
+
+    return own_table(request, engine, path, table,
+                     {c: (t, postgresql(t), t) for c, t in columns.items()}, rows)
+
+
 def ensure_rows(request: pytest.FixtureRequest, engine: str, tables: Tables) -> None:
     """For a database opened by a fixture wider than one test: put its rows back where
     another test may have replaced them since (SQL Server's shared tables)."""

@@ -27,7 +27,10 @@ import requests
 from app.demo import END_DATE, build_demo_database
 from tests.browser import NO_NETWORK, Browser, needs_chromium
 from tests.conftest import build_database, other_zone_than
+from tests.contract import PAIRS
 from tests.servers import Gunicorn, gunicorn
+from tests.test_names_file import TICKETS, contract_row, name_in, served_site
+from tests.test_summaries import direction, in_range
 
 pytestmark = needs_chromium
 
@@ -336,6 +339,43 @@ def test_values_are_text_never_html(browser: Browser, tmp_path: Path) -> None:
         assert browser.js("document.querySelectorAll('section.view').length") == 0
         assert browser.js("typeof window.pwned") == "undefined"
         assert_stayed_home(browser, server, allowed=tuple(f"400 {url}" for url in refused))
+
+
+def test_names_from_the_tickets(browser: Browser, request: pytest.FixtureRequest,
+                                tmp_path: Path) -> None:
+    """A plant without product or customer tables whose tickets carry the names, given in
+    its names.sql (tests/test_names_file.py): the tables by material and by party show them,
+    the code on hover; a code no ticket names says so."""
+    database, config = served_site(request, tmp_path)
+    toml = tmp_path / "tickets.toml"
+    toml.write_text(config)
+    rows_in = [contract_row(t) for t in TICKETS]
+    with serve(tmp_path, database, JEMBATAN_CONFIG=str(toml)) as server:
+        browser.open(server.base + "/dashboard")
+        wait_state(browser, "ready")
+        first, last = week(date(2026, 3, 11))  # the last day holding data
+        assert browser.js("location.hash") == f"#c=transactions&from={first}&to={last}"
+        week_rows = in_range(rows_in, PAIRS["dt1"], f"{first}T00:00:00", f"{last}T23:59:59")
+        for field, master, tables in (("productcode", "products", ("materials", "materials")),
+                                      ("custcode", "customers", ("suppliers", "customers"))):
+            for way, table in zip(("in", "out"), tables, strict=True):
+                mine = [r for r in week_rows if direction(r) == way]
+                want: dict[str, list[str]] = {}
+                for value in {r[field] for r in mine}:
+                    some = [r for r in mine if r[field] == value]
+                    name = name_in(master, value)
+                    label = (NONE if value is None else name if name is not None
+                             else f"{value} (no name)")
+                    net = sum(abs(r["weigh1"] - r["weigh2"]) for r in some)
+                    want[label] = [str(len(some)), str(len(some)), tonnes(net)]
+                selector = f"table.{table}" + (f".{way}" if table == "materials" else "")
+                assert {cells[0]: cells[1:4] for cells in rows(browser, selector)} == want
+        assert sorted(legend(browser, "svg.net-chart.in + .legend")) == sorted([
+            (NONE, "no code recorded"), ("Pasir Lumajang", "code RM001"),
+            ("RM002 (no name)", "RM002: no name in products"), ("Semen Gresik", "code RM003")])
+        assert legend(browser, "svg.net-chart.out + .legend") == [
+            ("Bata Ringan 10 cm", "code FG001")]
+        assert_stayed_home(browser, server)
 
 
 def test_api_keys_under_a_url_prefix(demo_database: Path, browser: Browser,

@@ -29,6 +29,7 @@ from app.demo import build_demo_database
 from tests.browser import NO_NETWORK, Browser, needs_chromium
 from tests.conftest import build_database, other_zone_than
 from tests.servers import Gunicorn, gunicorn
+from tests.test_names_file import TICKETS, contract_row, name_in, served_site
 
 pytestmark = needs_chromium
 
@@ -236,6 +237,39 @@ def test_a_day_without_data(browser: Browser, tmp_path: Path) -> None:
         assert "No batches on this day." in text
         assert "Daily production report" in text
         assert browser.js("document.getElementById('site').hidden") is True  # none set
+        assert_stayed_home(browser, server)
+
+
+def test_names_from_the_tickets(browser: Browser, request: pytest.FixtureRequest,
+                                tmp_path: Path) -> None:
+    """A plant without product or customer tables whose tickets carry the names, given in
+    its names.sql (tests/test_names_file.py): the report prints them beside the codes."""
+    database, config = served_site(request, tmp_path)
+    e = expected_weighbridge([contract_row(r) for r in TICKETS])
+    with serve(tmp_path, database, config) as server:
+        browser.open(f"{server.base}/report/{DAY}")
+        wait_ready(browser)
+        _, text = printed(browser, tmp_path / "tickets.pdf")
+        shown = {}
+        for direction in ("in", "out"):
+            for kind in ("materials", "parties"):
+                for cells in browser.js(
+                        f"[...document.querySelectorAll('table.codes.{direction}.{kind} tbody "
+                        f"tr')].map(r => [...r.cells].map(c => c.textContent))"):
+                    shown[(direction, kind, cells[1] or None)] = cells[0]
+        names = {}
+        for (direction, field, code), (n, net) in e["groups"].items():
+            master, kind = (("products", "materials") if field == "productcode"
+                            else ("customers", "parties"))
+            name = "(none)" if code is None else name_in(master, code) or "–"
+            names[(direction, kind, code)] = name
+            assert " ".join(f"{name} {code or ''} {n} {t(net)}".split()) in text
+        assert shown == names
+        # Named from every ticket, the day's or not; the least of a code's names.
+        assert {code: name for (_, _, code), name in shown.items()} == {
+            "RM001": "Pasir Lumajang", "RM003": "Semen Gresik", "FG001": "Bata Ringan 10 cm",
+            None: "(none)", "SUP-1": "CV Sumber Rejeki", "SUP-3": "PT Semen Gresik",
+            "CUS-1": "Toko Bangunan Jaya"}
         assert_stayed_home(browser, server)
 
 
