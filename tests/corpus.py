@@ -31,6 +31,7 @@ Form = str | dict[str, Any]  # a source as the expected file writes it
 @dataclass(frozen=True)
 class Case:
     name: str  # the file's stem
+    directory: Path  # where its .sql and .expected.toml are
     table: str
     collection: str
     expected: dict[str, Form]  # the mappable fields and their sources
@@ -57,12 +58,12 @@ class Score:
         return 100.0 * len(self.right) / len(self.case.expected)
 
 
-def cases() -> list[Case]:
-    """Every table of the corpus, in name order."""
+def cases(directory: Path = CORPUS) -> list[Case]:
+    """Every table of a corpus directory, in name order."""
     out = []
-    for path in sorted(CORPUS.glob("*.expected.toml")):
+    for path in sorted(directory.glob("*.expected.toml")):
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-        out.append(Case(path.name.removesuffix(".expected.toml"), data["table"],
+        out.append(Case(path.name.removesuffix(".expected.toml"), directory, data["table"],
                         data["collection"], dict(data["fields"]),
                         tuple(data["unmapped"]["fields"])))
     return out
@@ -77,7 +78,7 @@ def build(case: Case, directory: Path) -> Path:
     path = directory / f"{case.name}.sqlite3"
     path.unlink(missing_ok=True)
     con = sqlite3.connect(path)
-    con.executescript((CORPUS / f"{case.name}.sql").read_text(encoding="utf-8"))
+    con.executescript((case.directory / f"{case.name}.sql").read_text(encoding="utf-8"))
     con.commit()
     con.close()
     return path
