@@ -192,6 +192,8 @@ def render(form: Form) -> list[str]:
             return [f"{part}({text}{epoch})" for text in render(inner)]
     if "first_weighing_of" in form or "second_weighing_of" in form:
         return [_weighing(form, "first_weighing_of" in form)]
+    if "number_of" in form:
+        return [f"CAST({text} AS REAL)" for text in render(form["number_of"])]
     raise ValueError(f"no such form of source: {form!r}")
 
 
@@ -201,7 +203,7 @@ def columns_of(form: Form) -> list[str]:
         return [form]
     out: list[str] = []
     for key, value in form.items():
-        if key in ("date_of", "time_of", "digits_of"):
+        if key in ("date_of", "time_of", "digits_of", "number_of"):
             out += columns_of(value)
         elif key in ("first_weighing_of", "second_weighing_of", "by"):
             out += value
