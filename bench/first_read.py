@@ -1,0 +1,34 @@
+"""The proof at the first read (app/unmapped.py Proving): the first request of a collection,
+which proves its reads on three of its records, against the next one and against the same
+first request with `prove_on_first_read = false`, on one SQLite file.
+
+    .venv/bin/python bench/first_read.py PATH   # e.g. a `flask --app wsgi demo-db --rows
+                                                # 1000000 --path PATH` file
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from app import create_app
+
+COLLECTIONS = ("transactions", "bricon2", "vehicles")
+
+
+def main(path: str) -> None:
+    for prove in (True, False):
+        client = create_app({"database": {"sqlite": path, "prove_on_first_read": prove}}
+                            ).test_client()
+        for name in COLLECTIONS:
+            times, statuses = [], []
+            for _ in range(2):
+                start = time.perf_counter()
+                statuses.append(client.get(f"/{name}/1").status_code)
+                times.append((time.perf_counter() - start) * 1000)
+            print(f"prove_on_first_read={str(prove).lower():<5} {name:<12} first "
+                  f"{times[0]:7.1f} ms ({statuses[0]}), next {times[1]:5.1f} ms ({statuses[1]})")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
