@@ -135,7 +135,9 @@ class Proving:
     """Each served collection's reads proven on a few of its own records (app/proof.py)
     once per process, at the first request of that collection: one that misses or repeats
     a record is marked not mapped yet (its routes answer 503) and the log says why. While
-    the database cannot be reached nothing is decided: the next request tries again."""
+    the database cannot be reached nothing is decided: the next request tries again; a
+    read that fails on the way (a query the site mapped wrong) leaves it served unproven,
+    each read answering its own error."""
 
     def __init__(self, db: Database, collections: Sequence[Collection],
                  files: dict[str, Path], unmapped: Unmapped):
@@ -153,11 +155,17 @@ class Proving:
                 return
             try:
                 findings = proof.prove(self.db, c, records=FIRST_READ_RECORDS)
-            except (DatabaseUnavailable, QueryFailed):
-                return  # the request's own read says what is wrong
-            if any(not f.field for f in findings):
-                return  # a read failed on the way (the database went away): not decided
+            except DatabaseUnavailable:
+                return  # the request's own read answers 503; the next one tries again
+            except QueryFailed:  # records itself fails: each read says so (check-sql too)
+                del self.pending[collection]
+                return
             del self.pending[collection]
+            if failed := [f for f in findings if not f.field]:  # a read itself failed
+                log.info("%s is served unproven: a read failed while proving it (%s); "
+                         "run `flask --app wsgi check-sql %s`", collection, failed[0].cause,
+                         collection)
+                return
             if findings:
                 fields = tuple(dict.fromkeys(f.field for f in findings))
                 self.unmapped.add(collection, Reason(fields, UNPROVEN, self.files[collection]))
