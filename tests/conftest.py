@@ -220,7 +220,12 @@ def make_client(make_database: Callable[[Tables], dict[str, Any]]) -> MakeClient
     """make_client({"weighing": [row, ...]}, api={"page_size": 2}) -> a Flask test client."""
 
     def make(tables: Tables, **settings: Any) -> FlaskClient:
-        database = make_database(tables) | settings.pop("database", {})
+        # The proof at the first read is off for these clients, which test the reads
+        # themselves (tests/test_read_proof.py and test_unmapped.py test it, and every
+        # gunicorn the tests start runs it): on the server engines it would add some 70
+        # queries to each test's first request.
+        database = make_database(tables) | {"prove_on_first_read": False} | settings.pop(
+            "database", {})
         app = create_app({"database": database, **settings})
         return app.test_client()
 
