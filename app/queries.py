@@ -358,6 +358,10 @@ class _File:
                                      f"{b.name!r} needs a main text of the same name, which "
                                      f"every other engine runs")
 
+    def dialects(self) -> set[str]:
+        """The engines some block of the file has a text of its own for."""
+        return {d for _, d in self.by_key if d is not None}
+
     def has(self, name: str) -> bool:
         return (name, None) in self.by_key
 
@@ -689,7 +693,8 @@ def load_queries(sql_dir: Path, collections: Sequence[Collection],
             raise QueryFileError(f"{first.source}: {path.name} must start with '-- name: "
                                  f"records', the query that says where each field of a "
                                  f"{c.name} record comes from")
-        for dialect in (None, *DIALECTS):
+        # An engine none of whose texts differ reads the main ones (Queries.get).
+        for dialect in (None, *sorted(own.dialects() | shapes.dialects())):
             _fill_collection(queries, c, own, shapes, dialect)
     return queries
 
