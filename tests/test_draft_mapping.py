@@ -655,6 +655,17 @@ def test_a_site_extends_the_words(tmp_path: Path) -> None:
     ('[weighing]\nvehno = "NOPOL"\n', '[weighing] vehno must be a list of column names'),
     ('[weighing]\nvehno = ["NOMOR"]\nrecno = ["Nomor"]\n',
      "[weighing] 'Nomor' is a word for both vehno and recno: keep it in one"),
+    ('[part_words]\nkode = "KODE"\n', "[part_words] kode must be a list of part words"),
+    ('[part_words]\nkode = ["KO_DE"]\n', "[part_words] kode must be a list of part words"),
+    ('[part_words]\nKode = ["KODE"]\n', "[part_words] 'Kode': a concept is named in lower case"),
+    ('[part_words]\nkode = ["KD"]\nkd = ["KD"]\n',
+     "[part_words] 'KD' is a part word of both kode and kd: keep it in one"),
+    ('[weighing.parts]\nvehno = ["plat nomor"]\n',
+     "[weighing.parts] vehno: 'plat nomor' names no concept 'plat' of [part_words]"),
+    ('[weighing.parts]\nvehno = ["-nama"]\n',
+     "[weighing.parts] vehno: '-nama' must name concepts of [part_words]"),
+    ('[weighing.parts]\nvehnoo = ["polisi"]\n',
+     "[weighing.parts] vehnoo: no such field of a weighing record"),
 ])
 def test_a_malformed_words_file_is_one_line(tmp_path: Path, text: str, message: str) -> None:
     sql_dir = tmp_path / "site-sql"
@@ -911,29 +922,6 @@ def test_a_site_extends_the_part_words(tmp_path: Path) -> None:
         ('"jenis_tebu"', "site parts (jenis+tebu)"))
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ('[part_words]\nkode = "KODE"\n', "[part_words] kode must be a list of part words"),
-    ('[part_words]\nkode = ["KO_DE"]\n', "[part_words] kode must be a list of part words"),
-    ('[part_words]\nKode = ["KODE"]\n', "[part_words] 'Kode': a concept is named in lower case"),
-    ('[part_words]\nkode = ["KD"]\nkd = ["KD"]\n',
-     "[part_words] 'KD' is a part word of both kode and kd: keep it in one"),
-    ('[weighing.parts]\nvehno = ["plat nomor"]\n',
-     "[weighing.parts] vehno: 'plat nomor' names no concept 'plat' of [part_words]"),
-    ('[weighing.parts]\nvehno = ["-nama"]\n',
-     "[weighing.parts] vehno: '-nama' must name concepts of [part_words]"),
-    ('[weighing.parts]\nvehnoo = ["polisi"]\n',
-     "[weighing.parts] vehnoo: no such field of a weighing record"),
-])
-def test_a_malformed_part_word_is_one_line(tmp_path: Path, text: str, message: str) -> None:
-    sql_dir = tmp_path / "site-sql"
-    shutil.copytree(SHIPPED_SQL_DIR, sql_dir)
-    (sql_dir / WORDS_FILE).write_text(text, encoding="utf-8")
-    database = _sqlite_table(tmp_path / "plant.sqlite3", "TIMBANG", {"ID": "INTEGER"})
-    done = draft(database | {"sql_dir": str(sql_dir)}, "TIMBANG", "--collection", "weighing")
-    assert done.exit_code == 1
-    errors = [line for line in done.output.splitlines() if line.startswith("Error:")]
-    assert len(errors) == 1 and "Traceback" not in done.output, done.output
-    assert errors[0].startswith(f"Error: {sql_dir / WORDS_FILE}: {message}"), errors[0]
 
 
 def test_a_site_database_sql_without_the_sample(tmp_path: Path) -> None:
