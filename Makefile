@@ -17,14 +17,14 @@ TEST_DEBS := unixodbc libsqliteodbc postgresql odbc-postgresql chromium fonts-li
 CLIENTS := tests/clients
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
-.PHONY: run test lint demo-db debs debs-test python-venv node clean
+.PHONY: run test lint demo-db debs debs-test msodbc18 python-venv node clean
 
 # 2 workers x 4 threads (gthread), gunicorn.conf.py's defaults: measured by `make bench-shape`
 # (bench/RESULTS.md, "Production shape"), the reasons in docs/deploy.md, section 2.
 run: $(BIN)/.installed demo-db
 	$(BIN)/gunicorn --bind $(HOST):$(PORT) --timeout 120 wsgi:app
 
-test: $(BIN)/.installed-test debs-test $(CLIENTS)/node_modules
+test: $(BIN)/.installed-test debs-test $(CLIENTS)/node_modules msodbc18
 	$(BIN)/ruff check .
 	$(BIN)/pytest
 
@@ -46,6 +46,21 @@ define apt_install
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
 endef
+
+# Microsoft's ODBC Driver 18 for SQL Server, as most plants' hosts reach SQL Server: the
+# library of PyPI's mssql-python-odbc (the test extra), registered with unixODBC under its usual
+# name unless the machine has that driver already (Microsoft's msodbcsql18 package, say).
+MSODBC18 := ODBC Driver 18 for SQL Server
+msodbc18: $(BIN)/.installed-test debs-test
+	@registered=$$(odbcinst -q -d -n "$(MSODBC18)" 2>/dev/null | sed -n 's/^Driver=//p'); \
+	if [ -z "$$registered" ] || [ ! -e "$$registered" ]; then \
+	  lib=$$($(BIN)/python -c 'import glob, platform, mssql_python_odbc as m; \
+	    print(*glob.glob(f"{m.get_libs_dir()}/linux/debian_ubuntu/{platform.machine()}/lib/libmsodbcsql-18.*.so*"))'); \
+	  test -n "$$lib" || { echo "no libmsodbcsql-18 in mssql-python-odbc for this machine"; exit 1; }; \
+	  printf '[%s]\nDescription=%s (PyPI mssql-python-odbc)\nDriver=%s\n' \
+	    "$(MSODBC18)" "$(MSODBC18)" "$$lib" > $(VENV)/msodbc18.ini; \
+	  $(SUDO) odbcinst -i -d -f $(VENV)/msodbc18.ini; \
+	fi
 
 debs-test:
 	$(call apt_install,$(TEST_DEBS))

@@ -34,8 +34,55 @@ TSQL_DIR = Path(os.environ.get("JEMBATAN_TSQL")
                 or Path(__file__).resolve().parent.parent.parent / "shared" / "tsql")
 
 
+# The two ODBC drivers a plant's Linux host reaches SQL Server through: Debian's FreeTDS
+# (tdsodbc) and Microsoft's ODBC Driver 18 (`make test` registers the library of PyPI's
+# mssql-python-odbc under its usual name). JEMBATAN_TEST_TDS_DRIVER picks the one the `mssql`
+# engine uses; `make test` runs that engine through each in turn.
+DRIVER_ENV = "JEMBATAN_TEST_TDS_DRIVER"
+FREETDS, MSODBC18 = "freetds", "msodbc18"
+DRIVERS = (FREETDS, MSODBC18)
+MSODBC18_NAME = "ODBC Driver 18 for SQL Server"
+
+
+def driver() -> str:
+    """The driver the `mssql` engine runs through: freetds unless JEMBATAN_TEST_TDS_DRIVER
+    says msodbc18."""
+    chosen = os.environ.get(DRIVER_ENV, "").strip().lower() or FREETDS
+    if chosen not in DRIVERS:
+        raise ValueError(f"{DRIVER_ENV}={chosen!r}: expected one of {', '.join(DRIVERS)}")
+    return chosen
+
+
+def parts(odbc: str) -> dict[str, str]:
+    """A connection string's keywords, lower-cased, {keyword: value} (braces kept)."""
+    pairs = (item.split("=", 1) for item in odbc.split(";") if "=" in item)
+    return {key.strip().lower(): value.strip() for key, value in pairs}
+
+
+def odbc_string(odbc: str, to: str, tds_version: str = "7.4", **extra: str) -> str:
+    """The same server, login and database as `odbc` (a FreeTDS or a Driver 18 string), as
+    the driver `to` is told them: FreeTDS takes `Server=host;Port=N;TDS_Version=...`, Driver
+    18 `Server=host,N` (it ignores Port=) and, against a server without TLS, `Encrypt=no` (its
+    default, mandatory, answers 08001 "Encryption not supported"). `extra` keywords are
+    appended as given (Encrypt=..., TrustServerCertificate=..., Encryption=...)."""
+    given = parts(odbc)
+    host, _, port = given["server"].partition(",")
+    port = port or given.get("port", "1433")
+    login = f"UID={given['uid']};PWD={given['pwd']};Database={given['database']}"
+    if to == FREETDS:
+        text = f"Driver=FreeTDS;Server={host};Port={port};TDS_Version={tds_version};{login}"
+    else:
+        kept = {"TrustServerCertificate": given["trustservercertificate"]} \
+            if "trustservercertificate" in given else {}
+        extra = {"Encrypt": given.get("encrypt", "no")} | kept | extra
+        text = f"Driver={{{MSODBC18_NAME}}};Server={host},{port};{login}"
+    return text + "".join(f";{key}={value}" for key, value in extra.items())
+
+
 def connection_string() -> str | None:
-    return os.environ.get(ENV, "").strip() or None
+    """JEMBATAN_TEST_MSSQL's server, through the driver of JEMBATAN_TEST_TDS_DRIVER."""
+    odbc = os.environ.get(ENV, "").strip() or None
+    return odbc and odbc_string(odbc, driver())
 
 
 class Server:
