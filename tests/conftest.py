@@ -6,12 +6,18 @@
   which runs each query's main text, the one SQL Server runs; one schema per database;
 - `mssql`, only when JEMBATAN_TEST_MSSQL names a T-SQL server (tests/mssql.py): a real SQL
   Server, or in CI the Babelfish server of ../shared/tsql that .ci/run starts, reached
-  through FreeTDS and pyodbc as a plant's Linux host reaches SQL Server.
+  through pyodbc and the ODBC driver JEMBATAN_TEST_TDS_DRIVER names, as a plant's Linux host
+  reaches SQL Server: FreeTDS (the default) or Microsoft's ODBC Driver 18 (`msodbc18`).
 
-Every engine-parametrised test runs on every engine: on this machine the fourth engine adds
-some 9-12 minutes to `make test` (567 runs), which stays well under its 40-minute budget,
-so no test file is kept off it. `pytest -m "not postgresql"` (or `"not mssql"`) leaves out a
-server engine's runs.
+Every engine-parametrised test runs on every engine, so no test file is kept off one.
+`make test` runs the `mssql` engine through both drivers: through FreeTDS in the whole
+suite's run, then through Driver 18 in a second run of `pytest -m mssql` (about 685 runs,
+some 15 minutes here, beside the whole suite's 55). Two runs rather than a driver axis
+inside one: the engine's name stays `mssql` wherever a test asks which engine it is on, a
+developer can run either driver alone, and each run's summary says which driver failed.
+The T-SQL-specific files (the drivers, the faults, the fault load) start servers of their
+own and run through each driver within the first run. `pytest -m "not postgresql"` (or
+`"not mssql"`) leaves out a server engine's runs.
 """
 
 from __future__ import annotations
@@ -242,3 +248,10 @@ def browser(tmp_path: Path) -> Iterator[Any]:
         yield chromium
     finally:
         chromium.close()
+
+
+def pytest_report_header() -> str | None:
+    """Which driver the `mssql` engine runs through, at the top of the run."""
+    if mssql.connection_string() is None:
+        return None
+    return f"mssql engine: {mssql.ENV} through {mssql.driver()} ({mssql.DRIVER_ENV})"

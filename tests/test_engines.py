@@ -87,6 +87,41 @@ def test_mssql_is_collected_only_with_its_variable() -> None:
     assert "postgresql" in ENGINES
 
 
+KIT = ("Driver=FreeTDS;Server=127.0.0.1;Port=1533;TDS_Version=7.4;UID=jembatan;PWD=p;"
+       "Database=jembatan_test")
+
+
+@pytest.mark.parametrize(("given", "to", "expected"), [
+    (KIT, mssql.FREETDS, KIT),
+    (KIT, mssql.MSODBC18, "Driver={ODBC Driver 18 for SQL Server};Server=127.0.0.1,1533;"
+                          "UID=jembatan;PWD=p;Database=jembatan_test;Encrypt=no"),
+    ("Driver={ODBC Driver 18 for SQL Server};Server=db.plant,1433;Database=t;UID=u;PWD=x;"
+     "Encrypt=yes;TrustServerCertificate=yes", mssql.FREETDS,
+     "Driver=FreeTDS;Server=db.plant;Port=1433;TDS_Version=7.4;UID=u;PWD=x;Database=t"),
+    ("Driver={ODBC Driver 18 for SQL Server};Server=db.plant,1433;Database=t;UID=u;PWD=x;"
+     "Encrypt=yes;TrustServerCertificate=yes", mssql.MSODBC18,
+     "Driver={ODBC Driver 18 for SQL Server};Server=db.plant,1433;UID=u;PWD=x;Database=t;"
+     "Encrypt=yes;TrustServerCertificate=yes"),
+])
+def test_the_t_sql_server_string_in_each_drivers_words(given: str, to: str,
+                                                         expected: str) -> None:
+    """The server of JEMBATAN_TEST_MSSQL, as FreeTDS (Port=, TDS_Version=) and as Driver 18
+    (host,port; Encrypt=no unless the string says otherwise) are told it."""
+    assert mssql.odbc_string(given, to) == expected
+
+
+@pytest.mark.mssql
+@pytest.mark.skipif(mssql.connection_string() is None, reason=f"{mssql.ENV} is not set")
+def test_the_mssql_engine_runs_through_the_chosen_driver(mssql_server: mssql.Server) -> None:
+    """The library that answers is the driver JEMBATAN_TEST_TDS_DRIVER names (FreeTDS unless
+    it says msodbc18), so that `make test`'s second run is Driver 18's."""
+    import pyodbc
+
+    library = {mssql.FREETDS: "libtdsodbc", mssql.MSODBC18: "libmsodbcsql-18"}[mssql.driver()]
+    with closing(pyodbc.connect(mssql_server.odbc)) as conn:
+        assert conn.getinfo(pyodbc.SQL_DRIVER_NAME).startswith(library)
+
+
 def break_query(sql_dir: Path, name: str, dialect: str | None) -> None:
     """Make one text of a shape, in the site's own copy of shapes.sql, read a table that does
     not exist."""
