@@ -21,6 +21,7 @@ database"). SQL Server 2022 and later accept it; older ones refuse it as Babelfi
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Iterator
 from pathlib import Path
@@ -99,7 +100,7 @@ def encryption(odbc: str) -> str:
     """The server's view of a session of `odbc`: is it encrypted (TRUE / FALSE)?"""
     import pyodbc
 
-    with pyodbc.connect(odbc, autocommit=True) as conn:
+    with contextlib.closing(pyodbc.connect(odbc, autocommit=True)) as conn:
         return conn.execute("SELECT encrypt_option FROM sys.dm_exec_connections "
                             "WHERE session_id = @@SPID").fetchone()[0]
 
