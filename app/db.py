@@ -335,11 +335,11 @@ class Database:
             try:
                 conn = self._connect()
             except Exception as exc:
-                log.error("cannot connect to %s: %s", self.describe,
-                          mask_password(str(exc)))
                 reason = _unavailable_reason(exc)  # "login failed" says what to mend
                 if reason in (None, "connection lost", "query timed out"):
                     reason = "cannot connect to the database"
+                log.error("cannot connect to %s: %s (%s)", self.describe, reason,
+                          mask_password(str(exc)))
                 if self.metrics is not None:
                     self.metrics.database_error(reason)
                 raise DatabaseUnavailable(reason) from None
@@ -515,19 +515,24 @@ def _sqlstate(exc: Exception) -> str:
     return exc.args[0] if exc.args and isinstance(exc.args[0], str) else ""
 
 
+def _message(exc: Exception) -> str:
+    """The driver's words of an ODBC error (pyodbc puts them second), else ''."""
+    return str(exc.args[1]) if len(exc.args) > 1 else ""
+
+
 def _native_errors(exc: Exception) -> list[int]:
     """The server's (or driver's) native error numbers in a pyodbc message: each diagnostic
     record ends "... (18456) (SQLDriverConnect)"."""
-    text = str(exc.args[1]) if len(exc.args) > 1 else ""
-    return [int(n) for n in re.findall(r"\((-?\d+)\)\s*\(SQL\w+\)", text)]
+    return [int(n) for n in re.findall(r"\((-?\d+)\)\s*\(SQL\w+\)", _message(exc))]
 
 
 # Why a database error is the database's state (503, the reason in /health, the log and the
-# metrics) rather than the query's own (500), in one table: first by the native error number
+# metrics) rather than the query's own (500), in three tables: first by the driver's words
+# where only words tell the cause (MESSAGE_REASONS: TLS), then by the native error number
 # (SQL Server's own, which both FreeTDS and Microsoft's ODBC Driver 17/18 pass on, and
-# FreeTDS's library numbers), then by SQLSTATE; anything else is the query's. FreeTDS's rows
-# were seen on the T-SQL server of the tests; SQL Server's numbers are from its documentation
-# and were not produced here (no SQL Server, no Microsoft driver on these machines).
+# FreeTDS's library numbers), then by SQLSTATE; anything else is the query's. The FreeTDS
+# and Driver 18 rows marked in README.md were seen on the T-SQL server of the tests; SQL
+# Server's other numbers are from its documentation (no SQL Server on these machines).
 NATIVE_REASONS: dict[int, str] = {
     18456: "login failed",  # Login failed for user
     18452: "login failed",  # the login is from an untrusted domain
@@ -559,6 +564,26 @@ STATE_REASONS: dict[str, str] = {
     "53300": "database busy",  # PostgreSQL: too many connections
     "28000": "login failed", "28P01": "login failed",
 }
+# What a driver says only in words (Driver 18's native number is -1 or 20, FreeTDS's 0): the
+# TLS handshake's failures, each with what to change. Searched first, in this order, in the
+# message, case-insensitive. Driver 18 (OpenSSL) names the cause; FreeTDS (GnuTLS) has one
+# text for every failed handshake (a certificate not trusted, a name it lacks, a server
+# without TLS, an `encryption` value it does not know) and gives no cause.
+MESSAGE_REASONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern, re.IGNORECASE), reason) for pattern, reason in (
+        (r"certificate verify failed:subject name does not match host name",
+         "the server's certificate is for other names: connect by a name it holds or set "
+         "HostNameInCertificate to one"),
+        (r"certificate verify failed",
+         "the server's certificate is not trusted: install its CA on this host or set "
+         "TrustServerCertificate=yes"),
+        (r"Encryption not supported on SQL Server",
+         "the server does not support encryption: set Encrypt=no or enable TLS on the "
+         "server"),
+        (r"\[FreeTDS\]\[SQL Server\]Unable to connect to data source",
+         "FreeTDS could not set up the connection: check its encryption settings "
+         "(encryption, ca file, host name)"),
+    ))
 
 
 def _unavailable_reason(exc: Exception) -> str | None:
@@ -573,6 +598,10 @@ def _unavailable_reason(exc: Exception) -> str | None:
                 exc, sqlite3.ProgrammingError | sqlite3.InterfaceError):
             return None
         return "database file unreadable"
+    text = _message(exc)
+    for pattern, reason in MESSAGE_REASONS:
+        if pattern.search(text):
+            return reason
     for number in _native_errors(exc):
         if number in NATIVE_REASONS:
             return NATIVE_REASONS[number]

@@ -64,7 +64,8 @@ def odbc_string(odbc: str, to: str, tds_version: str = "7.4", **extra: str) -> s
     the driver `to` is told them: FreeTDS takes `Server=host;Port=N;TDS_Version=...`, Driver
     18 `Server=host,N` (it ignores Port=) and, against a server without TLS, `Encrypt=no` (its
     default, mandatory, answers 08001 "Encryption not supported"). `extra` keywords are
-    appended as given (Encrypt=..., TrustServerCertificate=..., Encryption=...)."""
+    appended as given (Encrypt=..., TrustServerCertificate=..., Encryption=...); one given
+    as "" is left out (Encrypt="": Driver 18's own default applies)."""
     given = parts(odbc)
     host, _, port = given["server"].partition(",")
     port = port or given.get("port", "1433")
@@ -76,7 +77,7 @@ def odbc_string(odbc: str, to: str, tds_version: str = "7.4", **extra: str) -> s
             if "trustservercertificate" in given else {}
         extra = {"Encrypt": given.get("encrypt", "no")} | kept | extra
         text = f"Driver={{{MSODBC18_NAME}}};Server={host},{port};{login}"
-    return text + "".join(f";{key}={value}" for key, value in extra.items())
+    return text + "".join(f";{key}={value}" for key, value in extra.items() if value)
 
 
 def connection_string() -> str | None:

@@ -1,9 +1,10 @@
 """Which database errors are the database's state (503, with a short reason) and which are
-the query's own (500): app/db.py's one table, read by native error number and SQLSTATE. The
-FreeTDS messages are the driver's own words as the T-SQL server of the tests produced them;
-the Microsoft ODBC Driver 18 and psqlODBC ones are worded as those drivers word them (the
-same SQL Server numbers). Then the retry rule on a real database: an error that repeats on
-a fresh connection is the query's own."""
+the query's own (500): app/db.py's tables, read by the driver's words (TLS), native error
+number and SQLSTATE. The FreeTDS messages and the first Microsoft ODBC Driver 18 ones are the
+drivers' own words as the T-SQL server of the tests produced them (tests/test_tls.py makes
+the TLS ones again); the others are SQL Server's documented texts behind Driver 18's prefix,
+and psqlODBC's words. Then the retry rule on a real database: an error that repeats on a
+fresh connection is the query's own."""
 
 from __future__ import annotations
 
@@ -42,18 +43,42 @@ CASES = [
     ("42000", '[42000] [FreeTDS][SQL Server]relation "nosuchtable" does not exist (33557097) '
               "(SQLExecDirectW)", None),
     ("22012", "[22012] [FreeTDS][SQL Server]division by zero (8134) (SQLExecDirectW)", None),
-    # Microsoft's ODBC Driver 18, with SQL Server's own numbers
-    ("28000", f"[28000] {MSODBC}[SQL Server]Login failed for user 'jembatan_ro'. (18456) "
+    ("08001", "[08001] [FreeTDS][SQL Server]Unable to connect to data source (0) "
+              "(SQLDriverConnect)", "FreeTDS could not set up the connection: check its "
+                                    "encryption settings (encryption, ca file, host name)"),
+    # Microsoft's ODBC Driver 18, seen on the T-SQL server of the tests
+    ("28000", f'[28000] {MSODBC}[SQL Server]Login failed for user "jembatan" (18456) '
               "(SQLDriverConnect)", "login failed"),
+    ("08004", f'[08004] {MSODBC}[SQL Server]database "nosuchdb" does not exist (911) '
+              "(SQLDriverConnect)", "cannot open the database"),
+    ("HYT00", f"[HYT00] {MSODBC}Login timeout expired (0) (SQLDriverConnect)",
+     "query timed out"),  # a refused port, after the whole login timeout
+    ("08S01", f"[08S01] {MSODBC}TCP Provider: Error code 0x2746 (10054) (SQLExecDirectW)",
+     "connection lost"),  # the first error on a connection whose server was stopped
+    ("08S01", f"[08S01] {MSODBC}Communication link failure (0) (SQLExecDirectW)",
+     "connection lost"),  # the next one
+    ("08S01", f"[08S01] {MSODBC}The connection is no longer usable because the server failed "
+              "to respond to a command cancellation for a previously executed statement in a "
+              "timely manner. Possible causes include application deadlocks or the server "
+              "being overloaded. Open a new connection and re-try the operation. (0) "
+              "(SQLExecDirectW)", "connection lost"),  # after a query timeout
+    ("HYT00", f"[HYT00] {MSODBC}Query timeout expired (0) (SQLExecDirectW)", "query timed out"),
+    ("08001", f"[08001] {MSODBC}SSL Provider: [error:0A000086:SSL routines::certificate "
+              "verify failed:self-signed certificate] (-1) (SQLDriverConnect)",
+     "the server's certificate is not trusted: install its CA on this host or set "
+     "TrustServerCertificate=yes"),
+    ("08001", f"[08001] {MSODBC}SSL Provider: [error:0A000086:SSL routines::certificate "
+              "verify failed:subject name does not match host name] (-1) (SQLDriverConnect)",
+     "the server's certificate is for other names: connect by a name it holds or set "
+     "HostNameInCertificate to one"),
+    ("08001", f"[08001] {MSODBC}Encryption not supported on SQL Server. (20) "
+              "(SQLDriverConnect)",
+     "the server does not support encryption: set Encrypt=no or enable TLS on the server"),
+    # Driver 18's prefix, SQL Server's own documented texts and numbers (no SQL Server here)
     ("42000", f"[42000] {MSODBC}[SQL Server]Cannot open database \"Timbangan\" requested by the "
               "login. The login failed. (4060) (SQLDriverConnect); [42000] "
               f"{MSODBC}[SQL Server]Login failed for user 'jembatan_ro'. (18456)",
      "cannot open the database"),
-    ("08S01", f"[08S01] {MSODBC}TCP Provider: An existing connection was forcibly closed by "
-              "the remote host. (10054) (SQLExecDirectW)", "connection lost"),
-    ("08001", f"[08001] {MSODBC}TCP Provider: Timeout error [258]. (258) (SQLDriverConnect)",
-     "connection lost"),
-    ("HYT00", f"[HYT00] {MSODBC}Query timeout expired (0) (SQLExecDirectW)", "query timed out"),
     ("40001", f"[40001] {MSODBC}[SQL Server]Transaction (Process ID 57) was deadlocked on lock "
               "resources with another process and has been chosen as the deadlock victim. "
               "Rerun the transaction. (1205) (SQLExecDirectW)", "database busy"),
