@@ -568,7 +568,8 @@ STATE_REASONS: dict[str, str] = {
 # TLS handshake's failures, each with what to change. Searched first, in this order, in the
 # message, case-insensitive. Driver 18 (OpenSSL) names the cause; FreeTDS (GnuTLS) has one
 # text for every failed handshake (a certificate not trusted, a name it lacks, a server
-# without TLS, an `encryption` value it does not know) and gives no cause.
+# without TLS, an `encryption` value it does not know) and gives no cause; it says the same
+# of a host name it cannot resolve and of Driver 18's `Server=host,port` form.
 MESSAGE_REASONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern, re.IGNORECASE), reason) for pattern, reason in (
         (r"certificate verify failed:subject name does not match host name",
@@ -581,8 +582,8 @@ MESSAGE_REASONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
          "the server does not support encryption: set Encrypt=no or enable TLS on the "
          "server"),
         (r"\[FreeTDS\]\[SQL Server\]Unable to connect to data source",
-         "FreeTDS could not set up the connection: check its encryption settings "
-         "(encryption, ca file, host name)"),
+         "FreeTDS could not connect: check Server= (a name this host resolves, the port in "
+         "Port=) and its encryption settings (encryption, ca file, host name)"),
     ))
 
 

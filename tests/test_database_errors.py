@@ -44,8 +44,9 @@ CASES = [
               "(SQLExecDirectW)", None),
     ("22012", "[22012] [FreeTDS][SQL Server]division by zero (8134) (SQLExecDirectW)", None),
     ("08001", "[08001] [FreeTDS][SQL Server]Unable to connect to data source (0) "
-              "(SQLDriverConnect)", "FreeTDS could not set up the connection: check its "
-                                    "encryption settings (encryption, ca file, host name)"),
+              "(SQLDriverConnect)", "FreeTDS could not connect: check Server= (a name this "
+                                    "host resolves, the port in Port=) and its encryption "
+                                    "settings (encryption, ca file, host name)"),
     # Microsoft's ODBC Driver 18, seen on the T-SQL server of the tests
     ("28000", f'[28000] {MSODBC}[SQL Server]Login failed for user "jembatan" (18456) '
               "(SQLDriverConnect)", "login failed"),

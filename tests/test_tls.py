@@ -48,8 +48,9 @@ UNTRUSTED = ("the server's certificate is not trusted: install its CA on this ho
 NAME_LACKING = ("the server's certificate is for other names: connect by a name it holds or "
                 "set HostNameInCertificate to one")
 NO_TLS = "the server does not support encryption: set Encrypt=no or enable TLS on the server"
-FREETDS_HANDSHAKE = ("FreeTDS could not set up the connection: check its encryption settings "
-                     "(encryption, ca file, host name)")
+FREETDS_HANDSHAKE = ("FreeTDS could not connect: check Server= (a name this host resolves, "
+                     "the port in Port=) and its encryption settings (encryption, ca file, "
+                     "host name)")
 
 
 class TlsServer(Server):
@@ -223,3 +224,13 @@ def test_freetds_words_every_failed_handshake_alike(
                           "no TLS": (plain, "127.0.0.1", tls.certificate)}[case]
     monkeypatch.setenv("FREETDSCONF", str(tmp_path / "freetds.conf"))
     assert_unavailable(freetds_conf(tmp_path, kit, host, ca_file), FREETDS_HANDSHAKE, caplog)
+
+
+def test_freetds_given_driver18s_server_form(plain: Server,
+                                             caplog: pytest.LogCaptureFixture) -> None:
+    """`Server=host,port` (Driver 18's form) is no address to FreeTDS: the same words as a
+    failed handshake, and the reason names Server= and Port=."""
+    given = parts(plain.odbc_74)
+    odbc = (f"Driver=FreeTDS;Server=127.0.0.1,{plain.port};TDS_Version=7.4;"
+            f"UID={given['uid']};PWD={given['pwd']};Database={given['database']}")
+    assert_unavailable(odbc, FREETDS_HANDSHAKE, caplog)
