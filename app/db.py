@@ -566,7 +566,8 @@ STATE_REASONS: dict[str, str] = {
 }
 # What a driver says only in words (Driver 18's native number is -1 or 20, FreeTDS's 0): the
 # TLS handshake's failures, each with what to change. Searched first, in this order, in the
-# message, case-insensitive. Driver 18 (OpenSSL) names the cause; FreeTDS (GnuTLS) has one
+# message, case-insensitive. Driver 18 (OpenSSL) names the cause (a server limited to TLS
+# 1.0 fails on its SHA-1 signatures, whatever Encrypt= says); FreeTDS (GnuTLS) has one
 # text for every failed handshake (a certificate not trusted, a name it lacks, a server
 # without TLS, an `encryption` value it does not know) and gives no cause; it says the same
 # of a host name it cannot resolve and of Driver 18's `Server=host,port` form.
@@ -578,6 +579,9 @@ MESSAGE_REASONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"certificate verify failed",
          "the server's certificate is not trusted: install its CA on this host or set "
          "TrustServerCertificate=yes"),
+        (r"legacy sigalg disallowed or unsupported",
+         "the server speaks only TLS older than 1.2: give it its TLS 1.2 update "
+         "(KB3135244), or allow TLS 1.0 for Jembatan with OPENSSL_CONF"),
         (r"Encryption not supported on SQL Server",
          "the server does not support encryption: set Encrypt=no or enable TLS on the "
          "server"),

@@ -22,7 +22,11 @@ database"). SQL Server 2022 and later accept it; older ones refuse it as Babelfi
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -34,6 +38,7 @@ from flask import Flask
 from app import create_app
 from app.config import SHIPPED_SQL_DIR
 from tests.mssql import FREETDS, MSODBC18, odbc_string, parts
+from tests.servers import ROOT
 from tests.test_freetds import Server, started
 
 PUBLIC_CAS = Path(requests.certs.where())  # a CA file without the kit's certificate
@@ -48,6 +53,9 @@ UNTRUSTED = ("the server's certificate is not trusted: install its CA on this ho
 NAME_LACKING = ("the server's certificate is for other names: connect by a name it holds or "
                 "set HostNameInCertificate to one")
 NO_TLS = "the server does not support encryption: set Encrypt=no or enable TLS on the server"
+OLD_TLS = ("the server speaks only TLS older than 1.2: give it its TLS 1.2 update (KB3135244), "
+           "or allow TLS 1.0 for Jembatan with OPENSSL_CONF")
+LEGACY_CONF = ROOT / "docs" / "examples" / "openssl-legacy-tls.cnf"  # what docs/deploy.md ships
 FREETDS_HANDSHAKE = ("FreeTDS could not connect: check Server= (a name this host resolves, "
                      "the port in Port=) and its encryption settings (encryption, ca file, "
                      "host name)")
@@ -73,6 +81,27 @@ def tls() -> Iterator[TlsServer]:
         yield kit
 
 
+class LegacyServer(TlsServer):
+    """A TLS server limited to TLS 1.0, as SQL Server 2008 R2 and 2012 are without their
+    TLS 1.2 update (KB3135244): the kit's server restarted with Babelfish's TDS protocol
+    range at TLSv1 and OpenSSL's security level 0 (which TLS 1.0's SHA-1 signatures need)."""
+
+    def start(self) -> None:
+        super().start()
+        self.run("stop")
+        with open(f"/tmp/jembatan-tsql-{self.port}/data/postgresql.conf", "a") as conf:
+            conf.write("babelfishpg_tds.tds_ssl_min_protocol_version = 'TLSv1'\n"
+                       "babelfishpg_tds.tds_ssl_max_protocol_version = 'TLSv1'\n"
+                       "ssl_ciphers = 'DEFAULT:@SECLEVEL=0'\n")
+        self.run("resume")
+
+
+@pytest.fixture(scope="module")
+def legacy() -> Iterator[LegacyServer]:
+    with started(LegacyServer(), lambda kit: None) as kit:
+        yield kit
+
+
 @pytest.fixture(scope="module")
 def plain() -> Iterator[Server]:
     with started(Server(), lambda kit: None) as kit:
@@ -80,9 +109,10 @@ def plain() -> Iterator[Server]:
 
 
 def driver18(kit: Server, host: str = "127.0.0.1", **extra: str) -> str:
-    """Driver 18's string for `kit` at `host`, with Driver 18's default Encrypt."""
+    """Driver 18's string for `kit` at `host`, with Driver 18's default Encrypt unless
+    `extra` gives one."""
     odbc = kit.odbc_74.replace("Server=127.0.0.1;", f"Server={host};")
-    return odbc_string(odbc, MSODBC18, Encrypt="", **extra)
+    return odbc_string(odbc, MSODBC18, **({"Encrypt": ""} | extra))
 
 
 def freetds_conf(tmp_path: Path, kit: Server, host: str, ca_file: Path) -> str:
@@ -234,3 +264,53 @@ def test_freetds_given_driver18s_server_form(plain: Server,
     odbc = (f"Driver=FreeTDS;Server=127.0.0.1,{plain.port};TDS_Version=7.4;"
             f"UID={given['uid']};PWD={given['pwd']};Database={given['database']}")
     assert_unavailable(odbc, FREETDS_HANDSHAKE, caplog)
+
+
+# -- A server limited to TLS 1.0 (SQL Server 2008 R2 / 2012 without KB3135244) ------------
+
+
+def health_in_a_process(odbc: str, **env: str) -> tuple[int, dict[str, str]]:
+    """/health of Jembatan on `odbc` in a fresh process with `env` added (OpenSSL reads
+    OPENSSL_CONF once per process, as a service reads its unit's Environment=)."""
+    script = ("import json, sys; from app import create_app; "
+              "r = create_app({'database': {'odbc': sys.argv[1], 'sql_dir': sys.argv[2], "
+              "'prove_on_first_read': False}}).test_client().get('/health'); "
+              "print(json.dumps([r.status_code, r.get_json()]))")
+    done = subprocess.run([sys.executable, "-c", script, odbc, str(SHIPPED_SQL_DIR)],
+                          env=os.environ | env, cwd=ROOT, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    status, body = json.loads(done.stdout.strip().splitlines()[-1])
+    return status, body
+
+
+@pytest.mark.parametrize("encrypt", ["no", "yes"])
+def test_driver18_refuses_a_server_limited_to_tls_1_0(legacy: LegacyServer,
+                                                      encrypt: str) -> None:
+    """Debian's OpenSSL and a TLS 1.0 server: refused whatever Encrypt= says (the login is
+    encrypted even with Encrypt=no); the reason names the server's update and OPENSSL_CONF."""
+    odbc = driver18(legacy, Encrypt=encrypt, TrustServerCertificate="yes")
+    assert health_in_a_process(odbc) == (503, {"status": "unavailable", "database": OLD_TLS})
+
+
+@pytest.mark.parametrize(("encrypt", "encrypted"), [("no", "FALSE"), ("yes", "TRUE")])
+def test_driver18_reaches_a_tls_1_0_server_with_the_shipped_openssl_conf(
+        legacy: LegacyServer, encrypt: str, encrypted: str) -> None:
+    """With docs/examples/openssl-legacy-tls.cnf as OPENSSL_CONF, the same strings connect:
+    Encrypt=no encrypts the login only, Encrypt=yes the whole session (TLS 1.0)."""
+    odbc = driver18(legacy, Encrypt=encrypt, TrustServerCertificate="yes")
+    assert health_in_a_process(odbc, OPENSSL_CONF=str(LEGACY_CONF)) == (
+        200, {"status": "ok", "database": "ok"})
+    script = ("import sys, pyodbc; print(pyodbc.connect(sys.argv[1]).execute("
+              "'SELECT encrypt_option FROM sys.dm_exec_connections "
+              "WHERE session_id = @@SPID').fetchone()[0])")
+    done = subprocess.run([sys.executable, "-c", script, odbc], capture_output=True,
+                          text=True, env=os.environ | {"OPENSSL_CONF": str(LEGACY_CONF)},
+                          timeout=60)
+    assert (done.returncode, done.stdout.strip()) == (0, encrypted), done.stderr[-2000:]
+
+
+def test_freetds_reaches_a_tls_1_0_server_as_it_is(legacy: LegacyServer) -> None:
+    """FreeTDS (GnuTLS) takes TLS 1.0 without a setting: Encryption=require encrypts."""
+    odbc = odbc_string(legacy.odbc_74, FREETDS, Encryption="require")
+    assert encryption(odbc) == "TRUE"
