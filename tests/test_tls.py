@@ -25,6 +25,7 @@ import contextlib
 import json
 import logging
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -314,3 +315,51 @@ def test_freetds_reaches_a_tls_1_0_server_as_it_is(legacy: LegacyServer) -> None
     """FreeTDS (GnuTLS) takes TLS 1.0 without a setting: Encryption=require encrypts."""
     odbc = odbc_string(legacy.odbc_74, FREETDS, Encryption="require")
     assert encryption(odbc) == "TRUE"
+
+
+# -- The strings the docs give -------------------------------------------------------------
+
+DOCUMENTS = ("README.md", "config.example.toml", "docs/deploy.md")
+DOCUMENTED = re.compile(r"Driver=\{?(?:ODBC Driver 18 for SQL Server|FreeTDS)\}?;[^'\"`\s]+")
+
+
+def documented_strings() -> list[str]:
+    """Every SQL Server connection string of README.md, config.example.toml and
+    docs/deploy.md, as written there."""
+    found = {m.group(0) for doc in DOCUMENTS
+             for m in DOCUMENTED.finditer((ROOT / doc).read_text(encoding="utf-8"))}
+    return sorted(found)
+
+
+def at_the_test_server(documented: str, kit: Server) -> str:
+    """`documented` with the test server's host, port, login and database in place of the
+    plant's, every other keyword as written."""
+    given, login = parts(documented), parts(kit.odbc_74)
+    server = f"127.0.0.1,{kit.port}" if "," in given["server"] else "127.0.0.1"
+    place = {"server": server, "port": str(kit.port), "uid": login["uid"],
+             "pwd": login["pwd"], "database": login["database"]}
+    return ";".join(f"{key}={place[key.lower()]}" if key.lower() in place else f"{key}={value}"
+                    for key, value in (item.split("=", 1) for item in documented.split(";")))
+
+
+def test_the_documents_give_both_drivers_strings() -> None:
+    """The docs give Driver 18's strings (host,port; each Encrypt setting) and FreeTDS's."""
+    strings = documented_strings()
+    drivers18 = [s for s in strings if "ODBC Driver 18" in s]
+    assert {parts(s).get("encrypt") for s in drivers18} >= {"yes", "no"}
+    assert all("," in parts(s)["server"] and "port" not in parts(s) for s in drivers18)
+    assert all("port" in parts(s) and "," not in parts(s)["server"]
+               for s in strings if "FreeTDS" in s)
+    assert len(strings) >= 8, strings
+
+
+@pytest.mark.parametrize("documented", documented_strings())
+def test_every_documented_string_connects(documented: str, tls: TlsServer,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each string of the docs, at the TLS test server (its certificate in this host's
+    store), connects; encrypted where the string asks for encryption."""
+    monkeypatch.setenv("SSL_CERT_FILE", str(tls.certificate))
+    asked = parts(documented)
+    encrypts = asked.get("encrypt", "yes") != "no" if "ODBC Driver 18" in documented else \
+        asked.get("encryption") == "require"
+    assert encryption(at_the_test_server(documented, tls)) == ("TRUE" if encrypts else "FALSE")
