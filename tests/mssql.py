@@ -23,6 +23,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from app import tables
 from app.queries import quote
 from tests.postgres import insert_rows
@@ -59,24 +61,42 @@ def parts(odbc: str) -> dict[str, str]:
     return {key.strip().lower(): value.strip() for key, value in pairs}
 
 
-def odbc_string(odbc: str, to: str, tds_version: str = "7.4", **extra: str) -> str:
+def odbc_string(odbc: str, to: str, tds_version: str = "7.4", *, port: int | None = None,
+                **extra: str) -> str:
     """The same server, login and database as `odbc` (a FreeTDS or a Driver 18 string), as
     the driver `to` is told them: FreeTDS takes `Server=host;Port=N;TDS_Version=...`, Driver
     18 `Server=host,N` (it ignores Port=) and, against a server without TLS, `Encrypt=no` (its
-    default, mandatory, answers 08001 "Encryption not supported"). `extra` keywords are
-    appended as given (Encrypt=..., TrustServerCertificate=..., Encryption=...)."""
+    default, mandatory, answers 08001 "Encryption not supported"). `port` sends it to another
+    port of the same host (one that refuses, or never answers). `extra` keywords are
+    appended as given (Encrypt=..., TrustServerCertificate=..., Encryption=..., APP=...)."""
     given = parts(odbc)
-    host, _, port = given["server"].partition(",")
-    port = port or given.get("port", "1433")
+    host, _, given_port = given["server"].partition(",")
+    number = str(port) if port else given_port or given.get("port", "1433")
     login = f"UID={given['uid']};PWD={given['pwd']};Database={given['database']}"
     if to == FREETDS:
-        text = f"Driver=FreeTDS;Server={host};Port={port};TDS_Version={tds_version};{login}"
+        text = f"Driver=FreeTDS;Server={host};Port={number};TDS_Version={tds_version};{login}"
     else:
         kept = {"TrustServerCertificate": given["trustservercertificate"]} \
             if "trustservercertificate" in given else {}
         extra = {"Encrypt": given.get("encrypt", "no")} | kept | extra
-        text = f"Driver={{{MSODBC18_NAME}}};Server={host},{port};{login}"
+        text = f"Driver={{{MSODBC18_NAME}}};Server={host},{number};{login}"
     return text + "".join(f";{key}={value}" for key, value in extra.items())
+
+
+# The drivers as plants configure them: FreeTDS told TDS 7.3 (SQL Server 2008's, the first
+# with date and time types) or 7.4 (2012 and later), and Driver 18, which settles the
+# version with the server itself. {case: (driver, tds_version)}
+PLANT_DRIVERS = {"freetds-tds7.3": (FREETDS, "7.3"), "freetds-tds7.4": (FREETDS, "7.4"),
+                 "msodbc18": (MSODBC18, "7.4")}
+
+
+def require_driver(to: str) -> None:
+    """Skip the test where unixODBC does not know the driver `to` (`make msodbc18`)."""
+    import pyodbc
+
+    name = "FreeTDS" if to == FREETDS else MSODBC18_NAME
+    if name not in pyodbc.drivers():
+        pytest.skip(f"unixODBC has no driver {name!r} here (make msodbc18 registers Driver 18)")
 
 
 def connection_string() -> str | None:
