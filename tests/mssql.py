@@ -18,14 +18,20 @@ Server.drop_table when it ends.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Mapping, Sequence
+import shutil
+import subprocess
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from app import tables
 from app.queries import quote
 from tests.postgres import insert_rows
+from tests.servers import free_port
 
 ENV = "JEMBATAN_TEST_MSSQL"
 # The T-SQL server kit (Babelfish over TDS: start, stop, resume) from which the FreeTDS and
@@ -59,25 +65,43 @@ def parts(odbc: str) -> dict[str, str]:
     return {key.strip().lower(): value.strip() for key, value in pairs}
 
 
-def odbc_string(odbc: str, to: str, tds_version: str = "7.4", **extra: str) -> str:
+def odbc_string(odbc: str, to: str, tds_version: str = "7.4", *, port: int | None = None,
+                **extra: str) -> str:
     """The same server, login and database as `odbc` (a FreeTDS or a Driver 18 string), as
     the driver `to` is told them: FreeTDS takes `Server=host;Port=N;TDS_Version=...`, Driver
     18 `Server=host,N` (it ignores Port=) and, against a server without TLS, `Encrypt=no` (its
-    default, mandatory, answers 08001 "Encryption not supported"). `extra` keywords are
-    appended as given (Encrypt=..., TrustServerCertificate=..., Encryption=...); one given
-    as "" is left out (Encrypt="": Driver 18's own default applies)."""
+    default, mandatory, answers 08001 "Encryption not supported"). `port` sends it to another
+    port of the same host (one that refuses, or never answers). `extra` keywords are
+    appended as given (Encrypt=..., TrustServerCertificate=..., Encryption=..., APP=...); one
+    given as "" is left out (Encrypt="": Driver 18's own default applies)."""
     given = parts(odbc)
-    host, _, port = given["server"].partition(",")
-    port = port or given.get("port", "1433")
+    host, _, given_port = given["server"].partition(",")
+    number = str(port) if port else given_port or given.get("port", "1433")
     login = f"UID={given['uid']};PWD={given['pwd']};Database={given['database']}"
     if to == FREETDS:
-        text = f"Driver=FreeTDS;Server={host};Port={port};TDS_Version={tds_version};{login}"
+        text = f"Driver=FreeTDS;Server={host};Port={number};TDS_Version={tds_version};{login}"
     else:
         kept = {"TrustServerCertificate": given["trustservercertificate"]} \
             if "trustservercertificate" in given else {}
         extra = {"Encrypt": given.get("encrypt", "no")} | kept | extra
-        text = f"Driver={{{MSODBC18_NAME}}};Server={host},{port};{login}"
+        text = f"Driver={{{MSODBC18_NAME}}};Server={host},{number};{login}"
     return text + "".join(f";{key}={value}" for key, value in extra.items() if value)
+
+
+# The drivers as plants configure them: FreeTDS told TDS 7.3 (SQL Server 2008's, the first
+# with date and time types) or 7.4 (2012 and later), and Driver 18, which settles the
+# version with the server itself. {case: (driver, tds_version)}
+PLANT_DRIVERS = {"freetds-tds7.3": (FREETDS, "7.3"), "freetds-tds7.4": (FREETDS, "7.4"),
+                 "msodbc18": (MSODBC18, "7.4")}
+
+
+def require_driver(to: str) -> None:
+    """Skip the test where unixODBC does not know the driver `to` (`make msodbc18`)."""
+    import pyodbc
+
+    name = "FreeTDS" if to == FREETDS else MSODBC18_NAME
+    if name not in pyodbc.drivers():
+        pytest.skip(f"unixODBC has no driver {name!r} here (make msodbc18 registers Driver 18)")
 
 
 def connection_string() -> str | None:
@@ -185,3 +209,79 @@ def _sent(value: Any, sql_type: str) -> Any:
 
 def _frozen(tables: Mapping[str, Sequence[Mapping[str, Any]]]) -> Any:
     return repr(sorted((t, [sorted(r.items()) for r in rows]) for t, rows in tables.items()))
+
+
+# -- T-SQL servers of the tests' own, from the kit -----------------------------------------
+
+
+class Kit:
+    """A T-SQL server of ../shared/tsql on ports of its own."""
+
+    def __init__(self) -> None:
+        self.port, self.pg_port = free_port(), free_port()
+        while self.pg_port == self.port:
+            self.pg_port = free_port()
+        self.env = os.environ | {"TSQL_PORT": str(self.port), "TSQL_PG_PORT": str(self.pg_port)}
+        self.printed = ""  # the FreeTDS string that start (and resume) prints
+
+    def run(self, script: str, *args: str) -> str:
+        """Run a script of the kit on this server's ports; its last line of output."""
+        done = subprocess.run([str(TSQL_DIR / script), *args], env=self.env, capture_output=True,
+                              text=True, timeout=120)
+        assert done.returncode == 0, f"tsql/{script} {' '.join(args)}: {done.stderr[-3000:]}"
+        return done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+
+    def start(self) -> None:
+        """A fresh server; keeps the string it prints."""
+        self.printed = self.run("start")
+
+    def odbc(self, driver: str = FREETDS, version: str = "7.4", port: int | None = None
+             ) -> str:
+        """The server's string for `driver` (FreeTDS at TDS `version`), or for another
+        `port` of its host."""
+        return odbc_string(self.printed, driver, version, port=port)
+
+    @property
+    def state(self) -> Path:
+        """The kit's directory for this server."""
+        return Path(f"/tmp/jembatan-tsql-{self.port}")
+
+    def psql(self, sql: str) -> str:
+        """Run `sql` on the server's PostgreSQL side, as ../shared/tsql/start reaches it."""
+        prefix = (self.state / "prefix").read_text().strip()
+        done = subprocess.run(
+            ["runuser", "-u", "jembatan-tsql", "--", "env", f"LD_LIBRARY_PATH={prefix}/lib",
+             f"{prefix}/bin/psql", "-X", "-q", "-t", "-A", "-v", "ON_ERROR_STOP=1",
+             "-h", str(self.state), "-p", str(self.pg_port), "-U", "postgres",
+             "-d", "postgres", "-c", sql], capture_output=True, text=True, timeout=30)
+        assert done.returncode == 0, f"psql {sql}: {done.stderr}"
+        return done.stdout.strip()
+
+    def cancel(self, marker: str) -> int:
+        """Cancel the statements whose text holds `marker` where they still run; how many
+        were. Babelfish reads a driver's attention only once some plans end, so a query the
+        driver gave up on may go on counting (SQL Server stops at the attention)."""
+        marker = marker.replace("'", "''")
+        return int(self.psql("SELECT count(pg_cancel_backend(pid)) FROM pg_stat_activity "
+                             f"WHERE query LIKE '%{marker}%' AND pid <> pg_backend_pid()"))
+
+    def remove(self) -> None:
+        """Stop the server and throw its data away."""
+        self.run("stop", "--immediate")
+        shutil.rmtree(self.state, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def started(tsql: Kit, prepare: Callable[[Kit], None]) -> Iterator[Kit]:
+    """`tsql` started, made ready by `prepare`, removed afterwards; the module is skipped
+    where there is no T-SQL kit or no root to run it."""
+    if not (TSQL_DIR / "start").is_file():
+        pytest.skip(f"no T-SQL server here: {TSQL_DIR / 'start'} does not exist")
+    if os.geteuid() != 0:
+        pytest.skip("../shared/tsql/start needs root")
+    try:
+        tsql.start()
+        prepare(tsql)
+        yield tsql
+    finally:
+        tsql.remove()

@@ -19,6 +19,12 @@ import requests
 ROOT = Path(__file__).resolve().parent.parent
 GUNICORN = Path(sys.executable).parent / "gunicorn"
 START_TIMEOUT = 20.0
+# How long one /health poll at start waits for its answer: the first request of a worker took
+# 1.8 s on a loaded host, and a driver may wait out its login timeout before refusing (Driver
+# 18 on a port that refuses TCP). A poll given up sooner and sent again leaves its request
+# queued in the worker, served once the test is under way (it made a connection during a
+# test's server stop).
+POLL_TIMEOUT = 5.0
 
 
 def free_port() -> int:
@@ -61,7 +67,7 @@ def gunicorn(work: Path, env: Mapping[str, str], *args: str) -> Iterator[Gunicor
             if process.poll() is not None:
                 pytest.fail(f"gunicorn exited with {process.returncode}:\n{server.log()}")
             try:
-                requests.get(server.base + "/health", timeout=1)
+                requests.get(server.base + "/health", timeout=POLL_TIMEOUT)
                 break
             except requests.RequestException:
                 pass

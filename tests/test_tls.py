@@ -38,9 +38,8 @@ from flask import Flask
 
 from app import create_app
 from app.config import SHIPPED_SQL_DIR
-from tests.mssql import FREETDS, MSODBC18, odbc_string, parts
+from tests.mssql import FREETDS, MSODBC18, Kit, odbc_string, parts, started
 from tests.servers import ROOT
-from tests.test_freetds import Server, started
 
 PUBLIC_CAS = Path(requests.certs.where())  # a CA file without the kit's certificate
 PASSWORD = "Jembatan-test-1"  # ../shared/tsql/start's; never in a reason, a body or a log
@@ -62,7 +61,7 @@ FREETDS_HANDSHAKE = ("FreeTDS could not connect: check Server= (a name this host
                      "host name)")
 
 
-class TlsServer(Server):
+class TlsServer(Kit):
     """The kit's server with TLS on, and the certificate it made."""
 
     def __init__(self) -> None:
@@ -104,26 +103,26 @@ def legacy() -> Iterator[LegacyServer]:
 
 
 @pytest.fixture(scope="module")
-def plain() -> Iterator[Server]:
-    with started(Server(), lambda kit: None) as kit:
+def plain() -> Iterator[Kit]:
+    with started(Kit(), lambda kit: None) as kit:
         yield kit
 
 
-def driver18(kit: Server, host: str = "127.0.0.1", **extra: str) -> str:
+def driver18(kit: Kit, host: str = "127.0.0.1", **extra: str) -> str:
     """Driver 18's string for `kit` at `host`, with Driver 18's default Encrypt unless
     `extra` gives one."""
-    odbc = kit.odbc_74.replace("Server=127.0.0.1;", f"Server={host};")
+    odbc = kit.printed.replace("Server=127.0.0.1;", f"Server={host};")
     return odbc_string(odbc, MSODBC18, **({"Encrypt": ""} | extra))
 
 
-def freetds_conf(tmp_path: Path, kit: Server, host: str, ca_file: Path) -> str:
+def freetds_conf(tmp_path: Path, kit: Kit, host: str, ca_file: Path) -> str:
     """A freetds.conf section `plant` for `kit` at `host`, encryption required and checked
     against `ca_file`; the FreeTDS string that names it."""
     conf = tmp_path / "freetds.conf"
     conf.write_text(f"[plant]\n\thost = {host}\n\tport = {kit.port}\n\ttds version = 7.4\n"
                     f"\tencryption = require\n\tca file = {ca_file}\n"
                     f"\tcheck certificate hostname = yes\n")
-    login = parts(kit.odbc_74)
+    login = parts(kit.printed)
     return (f"Driver=FreeTDS;Servername=plant;UID={login['uid']};PWD={login['pwd']};"
             f"Database={login['database']}")
 
@@ -219,7 +218,7 @@ def test_driver18_takes_a_certificate_holding_either_name(
 
 @pytest.mark.parametrize("trust", ["", "yes"])
 def test_driver18_default_against_a_server_without_tls(
-        plain: Server, caplog: pytest.LogCaptureFixture, trust: str) -> None:
+        plain: Kit, caplog: pytest.LogCaptureFixture, trust: str) -> None:
     """Encrypt mandatory and a server that offers none: 'Encryption not supported', whether
     the certificate would be trusted or not."""
     assert_unavailable(driver18(plain, TrustServerCertificate=trust), NO_TLS, caplog)
@@ -240,13 +239,13 @@ def test_freetds_takes_no_certificate_check_from_the_string(tls: TlsServer,
     """Encryption=require in the string encrypts; a `ca file` there (one that does not
     exist) is ignored, so the certificate goes unchecked: freetds.conf it must be."""
     absent = tmp_path / "no-such-ca.pem"
-    assert_served(odbc_string(tls.odbc_74, FREETDS, Encryption="require",
+    assert_served(odbc_string(tls.printed, FREETDS, Encryption="require",
                               **{"ca file": str(absent), "check certificate hostname": "yes"}))
 
 
 @pytest.mark.parametrize("case", ["untrusted", "other name", "no TLS"])
 def test_freetds_words_every_failed_handshake_alike(
-        tls: TlsServer, plain: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        tls: TlsServer, plain: Kit, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         caplog: pytest.LogCaptureFixture, case: str) -> None:
     """A certificate not trusted, a name it lacks, a server without TLS: FreeTDS says
     'Unable to connect to data source' for each, so the reason points at its settings."""
@@ -257,11 +256,11 @@ def test_freetds_words_every_failed_handshake_alike(
     assert_unavailable(freetds_conf(tmp_path, kit, host, ca_file), FREETDS_HANDSHAKE, caplog)
 
 
-def test_freetds_given_driver18s_server_form(plain: Server,
+def test_freetds_given_driver18s_server_form(plain: Kit,
                                              caplog: pytest.LogCaptureFixture) -> None:
     """`Server=host,port` (Driver 18's form) is no address to FreeTDS: the same words as a
     failed handshake, and the reason names Server= and Port=."""
-    given = parts(plain.odbc_74)
+    given = parts(plain.printed)
     odbc = (f"Driver=FreeTDS;Server=127.0.0.1,{plain.port};TDS_Version=7.4;"
             f"UID={given['uid']};PWD={given['pwd']};Database={given['database']}")
     assert_unavailable(odbc, FREETDS_HANDSHAKE, caplog)
@@ -313,7 +312,7 @@ def test_driver18_reaches_a_tls_1_0_server_with_the_shipped_openssl_conf(
 
 def test_freetds_reaches_a_tls_1_0_server_as_it_is(legacy: LegacyServer) -> None:
     """FreeTDS (GnuTLS) takes TLS 1.0 without a setting: Encryption=require encrypts."""
-    odbc = odbc_string(legacy.odbc_74, FREETDS, Encryption="require")
+    odbc = odbc_string(legacy.printed, FREETDS, Encryption="require")
     assert encryption(odbc) == "TRUE"
 
 
@@ -331,10 +330,10 @@ def documented_strings() -> list[str]:
     return sorted(found)
 
 
-def at_the_test_server(documented: str, kit: Server) -> str:
+def at_the_test_server(documented: str, kit: Kit) -> str:
     """`documented` with the test server's host, port, login and database in place of the
     plant's, every other keyword as written."""
-    given, login = parts(documented), parts(kit.odbc_74)
+    given, login = parts(documented), parts(kit.printed)
     server = f"127.0.0.1,{kit.port}" if "," in given["server"] else "127.0.0.1"
     place = {"server": server, "port": str(kit.port), "uid": login["uid"],
              "pwd": login["pwd"], "database": login["database"]}

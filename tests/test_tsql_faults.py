@@ -1,26 +1,28 @@
 """Database trouble over TDS is a 503, never a 500 (issue 25): gunicorn serving Jembatan
-through pyodbc and FreeTDS (TDS 7.4) to a T-SQL server of this module's own (Babelfish, from
-../shared/tsql, on free ports), which is stopped between requests, stopped or crashed while
-connections sit idle in a worker's pool and then started again, slower than query_timeout,
-asked with a wrong password, at its connection limit; and a port that accepts TCP but never
-answers TDS. No mocks: the server really goes away.
+through pyodbc and each driver plants install (FreeTDS at TDS 7.4, Microsoft's ODBC Driver
+18; issue 32) to a T-SQL server of this module's own (Babelfish, from ../shared/tsql, on free
+ports), which is stopped between requests, stopped or crashed while connections sit idle in
+a worker's pool and then started again, slower than query_timeout, asked with a wrong
+password, at its connection limit; and a port that accepts TCP but never answers TDS. No
+mocks: the server really goes away.
 
 Every 503 is checked as CONTRACT §4 and docs/api.md write it: the error body (or /health's
 {"status": "unavailable", "database": <reason>}), Retry-After: 5, and no password,
 connection string, SQL text or driver message in the body, nor the password in the log.
 
-The server is stopped in the middle of a stream in tests/test_freetds.py (a broken chunked
-transfer, counted in /metrics), not again here.
+The drivers word the same fault differently and take their own time over it (STALE_ERRORS,
+REFUSED, GIVES_UP_WITHIN); Jembatan's answers are the same.
+
+The server is stopped in the middle of a stream in tests/test_tds_drivers.py (a broken
+chunked transfer, counted in /metrics), not again here.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import re
 import shutil
 import socket
-import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -34,15 +36,35 @@ import requests
 from app.config import SHIPPED_SQL_DIR
 from app.tables import column_types
 from tests.contract import expected
-from tests.servers import Gunicorn, free_port, gunicorn
+from tests.mssql import DRIVERS, FREETDS, MSODBC18, Kit, odbc_string, require_driver, started
+from tests.servers import Gunicorn, free_port
 from tests.test_faults import workers
-from tests.test_freetds import Server as FreeTDSServer
-from tests.test_freetds import started
 from tests.test_metrics import samples, value
+from tests.test_tds_drivers import CONNECT_TIMEOUT
+from tests.test_tds_drivers import serve as serve_odbc
 
-CONNECT_TIMEOUT = 2
 PASSWORD = "Jembatan-test-1"  # ../shared/tsql/start's; never in a body or a log
-APP_NAME = "jembatan-tsql-faults"  # FreeTDS's APP=: Jembatan's sessions on the server
+APP_NAME = "jembatan-tsql-faults"  # APP= (both drivers): Jembatan's sessions on the server
+
+# A pooled connection's first error once its server has gone (stopped, or stopped and back),
+# as each driver words it here, the first the one a stop between requests gave every time:
+# FreeTDS's HY000 "Unknown error" (app/db.py cannot tell it from a query's own error, so
+# the query runs once more on a fresh connection) or, when the server's goodbye has reached
+# it first, its 08S01; Driver 18's 08S01 from its TCP provider, the link reset by the peer
+# (10054).
+STALE_ERRORS = {
+    FREETDS: ("[HY000] [FreeTDS][SQL Server]Unknown error (0)",
+              "[08S01] [FreeTDS][SQL Server]Communication link failure"),
+    MSODBC18: ("[08S01] [Microsoft][ODBC Driver 18 for SQL Server]TCP Provider: "
+               "Error code 0x2746 (10054)",),
+}
+# A connection to the stopped server's port (refused TCP), as each driver words it here:
+# FreeTDS at once; Driver 18 only when the login timeout is over (it tries again meanwhile).
+REFUSED = {
+    FREETDS: "[08S01] [FreeTDS][SQL Server]Unable to connect: Adaptive Server is unavailable "
+             "or does not exist (20009)",
+    MSODBC18: "[HYT00] [Microsoft][ODBC Driver 18 for SQL Server]Login timeout expired",
+}
 
 CUSTOMERS = [{"id": 1, "CustCode": "SUP001"}, {"id": 2, "CustCode": "SUP002"}]
 TRANSACTIONS = [{"id": n, "tgl_dt1": "20261101", "jam_dt1": f"0{n}:00:00",
@@ -55,29 +77,14 @@ DATA_PATHS = {"list": "/customers", "page": "/customers/page/1?page_size=1",
 CUSTOMERS_JSON = [expected("customers", r) for r in CUSTOMERS]
 
 
-class Server(FreeTDSServer):
-    """tests/test_freetds.py's server on free ports, stopped and resumed at will, and its
-    PostgreSQL side reached with psql as ../shared/tsql/start reaches it."""
-
-    @property
-    def state(self) -> Path:
-        return Path(f"/tmp/jembatan-tsql-{self.port}")
-
-    def psql(self, sql: str) -> str:
-        prefix = (self.state / "prefix").read_text().strip()
-        done = subprocess.run(
-            ["runuser", "-u", "jembatan-tsql", "--", "env", f"LD_LIBRARY_PATH={prefix}/lib",
-             f"{prefix}/bin/psql", "-X", "-q", "-t", "-A", "-v", "ON_ERROR_STOP=1",
-             "-h", str(self.state), "-p", str(self.pg_port), "-U", "postgres",
-             "-d", "postgres", "-c", sql], capture_output=True, text=True, timeout=30)
-        assert done.returncode == 0, f"psql {sql}: {done.stderr}"
-        return done.stdout.strip()
+class Server(Kit):
+    """tests/test_tds_drivers.py's server on free ports, stopped and resumed at will."""
 
     def stop(self, immediate: bool = False) -> None:
         self.run("stop", *(["--immediate"] if immediate else []))
 
     def resume(self) -> None:
-        assert self.run("resume") == self.odbc_74
+        assert self.run("resume") == self.printed
 
     def restart(self) -> None:
         self.stop()
@@ -90,9 +97,7 @@ class Server(FreeTDSServer):
 
     def cancel_runaway(self) -> int:
         """Cancel the count of SLOW_ALL where it still runs; how many were."""
-        return int(self.psql("SELECT count(pg_cancel_backend(pid)) FROM pg_stat_activity "
-                             "WHERE query LIKE '%\"digits\" AS \"d8\"%' "
-                             "AND pid <> pg_backend_pid()"))
+        return self.cancel('"digits" AS "d8"')
 
     def check_passwords(self) -> None:
         """Make TDS logins over 127.0.0.1 prove their password, as SQL Server's do: start's
@@ -128,7 +133,7 @@ def create_tables(odbc: str) -> None:
 
 def _prepare(tsql: Server) -> None:
     tsql.check_passwords()
-    create_tables(tsql.odbc("7.4"))
+    create_tables(tsql.odbc())
 
 
 @pytest.fixture(scope="module")
@@ -144,18 +149,32 @@ def tsql(module_server: Server) -> Server:
     return module_server
 
 
+@pytest.fixture(scope="module", params=DRIVERS)
+def driver(request: pytest.FixtureRequest) -> str:
+    """Each driver in turn: FreeTDS (TDS 7.4), Driver 18."""
+    return request.param
+
+
+@pytest.fixture
+def odbc(tsql: Server, driver: str) -> str:
+    """The running server's string for the driver (a test may name the driver itself)."""
+    require_driver(driver)
+    return tsql.odbc(driver)
+
+
+# How the server goes away: stopped, or crashed (--immediate). FreeTDS's first error after
+# it is the race of the server's goodbye (STALE_ERRORS), so both; Driver 18 said 10054 after
+# either, so the crash alone (each of its cases takes seconds more: it waits out the login
+# timeout on a refused port).
+STOPS = {"freetds-stop": (FREETDS, False), "freetds-stop-immediate": (FREETDS, True),
+         "msodbc18-stop-immediate": (MSODBC18, True)}
+
+
 @contextlib.contextmanager
 def serve(odbc: str, work: Path, threads: int = 1, **database: object) -> Iterator[Gunicorn]:
-    """One worker (with `threads` threads) serving Jembatan from `odbc`."""
-    config = work / "jembatan.toml"
-    # The queries and faults are the requests' own: the proof at the first read is left out.
-    lines = [f"connect_timeout = {CONNECT_TIMEOUT}", "prove_on_first_read = false"]
-    lines += [f"{k} = {json.dumps(v)}" for k, v in database.items()]
-    config.write_text("[database]\n" + "\n".join(lines) + "\n")
-    with gunicorn(work, {"JEMBATAN_ODBC": f"{odbc};APP={APP_NAME}",
-                         "JEMBATAN_CONFIG": str(config), "PYTHONFAULTHANDLER": "1"},
-                  "--workers", "1", "--threads", str(threads), "--timeout", "60") as g:
-        yield g
+    """One worker (with `threads` threads) serving Jembatan from `odbc`, as APP_NAME."""
+    with serve_odbc(f"{odbc};APP={APP_NAME}", work, threads, **database) as web:
+        yield web
 
 
 def timed_get(web: Gunicorn, path: str) -> tuple[requests.Response, float]:
@@ -165,8 +184,9 @@ def timed_get(web: Gunicorn, path: str) -> tuple[requests.Response, float]:
 
 
 # What a body must never hold: the password, the connection string, SQL, the driver's words.
-LEAKS = (PASSWORD, "PWD", "UID=", "Driver=", "FreeTDS", "SQL Server", "SELECT", "FROM",
-         '"records"', "HY000", "08S01", "42000", "HYT00", "SQLDriverConnect", "SQLExecDirect")
+LEAKS = (PASSWORD, "PWD", "UID=", "Driver=", "FreeTDS", "SQL Server", "Microsoft", "ODBC",
+         "TCP Provider", "SELECT", "FROM", '"records"', "HY000", "08S01", "42000", "HYT00",
+         "SQLDriverConnect", "SQLExecDirect")
 
 
 def assert_unavailable(response: requests.Response, reason: str) -> None:
@@ -218,13 +238,14 @@ def all_ok(web: Gunicorn) -> None:
 # -- a. stopped between requests ---------------------------------------------------------------
 
 
-@pytest.mark.parametrize("immediate", [False, True], ids=["stop", "stop-immediate"])
-def test_server_stopped_between_requests_is_503(tsql: Server, tmp_path: Path,
-                                                immediate: bool) -> None:
-    """Every read and /health: 503 "cannot connect to the database" at once (the refused
-    port), never 500: the pooled connection's first error (HY000 "Unknown error") is tried
-    again on a fresh connection, which cannot be made. Back: 200 from the same worker."""
-    with serve(tsql.odbc("7.4"), tmp_path) as web:
+@pytest.mark.parametrize(("driver", "immediate"), STOPS.values(), ids=STOPS.keys())
+def test_server_stopped_between_requests_is_503(tsql: Server, driver: str, odbc: str,
+                                                tmp_path: Path, immediate: bool) -> None:
+    """Every read and /health: 503 "cannot connect to the database" once the driver gives up
+    on the refused port, never 500: the pooled connection's first error (STALE_ERRORS) is
+    tried again on a fresh connection, which cannot be made. Back: 200 from the same
+    worker."""
+    with serve(odbc, tmp_path) as web:
         all_ok(web)  # the worker's connection is made, and has served
         before = workers(web)
         tsql.stop(immediate)
@@ -237,15 +258,20 @@ def test_server_stopped_between_requests_is_503(tsql: Server, tmp_path: Path,
         assert_unavailable(response, "cannot connect to the database")
         assert took < CONNECT_TIMEOUT + 1
         found = metrics(web)
-        # One failed connection per request (the stale one's error is not counted: it was
-        # tried again), and a 503 of each kind.
+        # One failed connection per request, and a 503 of each kind. The stale connection's
+        # error counts only where the driver called it a lost link (Driver 18): FreeTDS's
+        # "Unknown error" was a query's, tried again.
         assert value(found, "jembatan_database_errors_total", kind="unreachable",
                      reason="cannot connect to the database") == len(DATA_PATHS) + 1
+        assert value(found, "jembatan_database_errors_total", kind="unreachable",
+                     reason="connection lost") == STALE_ERRORS[driver][0].startswith("[08S01]")
         for kind in DATA_PATHS:
             assert value(found, "jembatan_requests_total", kind=kind, status="503") == 1, kind
         no_500(found)
         log = web.log()
-        assert "trying a fresh one" in log  # the pooled connection's error, tried again
+        # The pooled connection's error, tried again; then the refusal.
+        assert STALE_ERRORS[driver][0] in log and "reconnecting and trying once more" in log
+        assert log.count(REFUSED[driver]) == len(DATA_PATHS) + 1
         print("\n".join(database_lines(web)))
 
         tsql.resume()
@@ -269,14 +295,14 @@ def burst(web: Gunicorn, n: int) -> list[requests.Response]:
         return list(pool.map(lambda p: requests.get(web.base + p, timeout=30), paths))
 
 
-@pytest.mark.parametrize("immediate", [False, True], ids=["stop", "stop-immediate"])
+@pytest.mark.parametrize(("driver", "immediate"), STOPS.values(), ids=STOPS.keys())
 def test_idle_connections_after_the_server_returns_serve_at_once(
-        tsql: Server, tmp_path: Path, immediate: bool) -> None:
+        tsql: Server, driver: str, odbc: str, tmp_path: Path, immediate: bool) -> None:
     """Each thread of the worker holds a connection; the server stops (or crashes) and comes
-    back while they sit idle. Each stale connection's first query then fails with HY000
-    "Unknown error": it is run again on a fresh connection, so the first request after the
+    back while they sit idle. Each stale connection's first query then fails (STALE_ERRORS):
+    it is run again on a fresh connection, so the first request after the
     server's return is a 200, /health within a second, and every later one 200."""
-    with serve(tsql.odbc("7.4"), tmp_path, threads=THREADS) as web:
+    with serve(odbc, tmp_path, threads=THREADS) as web:
         deadline = time.monotonic() + 20
         while tsql.sessions() < THREADS:  # every thread has made its connection
             assert all(r.status_code == 200 for r in burst(web, 8))
@@ -308,7 +334,9 @@ def test_idle_connections_after_the_server_returns_serve_at_once(
         assert log.count(retried) == THREADS  # each once
         unknown, lost = log.count("trying a fresh one"), log.count(": connection lost (")
         assert unknown + lost + log.count(": no cursor (") == THREADS, log[-3000:]
-        assert unknown == 0 or "[HY000] [FreeTDS][SQL Server]Unknown error (0)" in log
+        stale = [line for line in log.splitlines()
+                 if "trying a fresh one" in line or ": connection lost (" in line]
+        assert all(any(error in line for error in STALE_ERRORS[driver]) for line in stale), stale
         all_ok(web)
         assert tsql.sessions() == THREADS
         print("\n".join(database_lines(web)))
@@ -331,27 +359,34 @@ SLOW_ALL = ('\n-- name: all\nSELECT {fields} FROM "records"\nCROSS JOIN (SELECT 
             'AS "n" FROM ' + " CROSS JOIN ".join(f'"digits" AS "d{n}"' for n in range(9))
             + ') AS "slow"\nORDER BY {order};\n')
 QUERY_TIMEOUT = 2
+# How long the 503 may take, by driver: Babelfish answers an attention only once this plan
+# ends, so the driver gives up on its own. FreeTDS sends the attention at query_timeout and
+# gives the server as long again to answer it (4.0 s seen). Driver 18 gives up on a
+# connection whose server "failed to respond to a command cancellation ... in a timely
+# manner" after one or two more query_timeouts (4.0 s twice, 6.0 s once seen): the
+# watchdog's SQLCancel meeting the driver's own attention may start its wait again.
+GIVES_UP_WITHIN = {FREETDS: 2 * QUERY_TIMEOUT + 1.5, MSODBC18: 3 * QUERY_TIMEOUT + 1.5}
 
 
 def test_a_query_past_query_timeout_is_503_and_the_connection_serves_on(
-        tsql: Server, tmp_path: Path) -> None:
+        tsql: Server, driver: str, odbc: str, tmp_path: Path) -> None:
     """503 "query timed out" after about query_timeout; the worker serves the next request
-    (FreeTDS has dropped the timed-out connection: its next query fails with 08S01 and runs
-    again on a fresh one)."""
+    (the driver has dropped the timed-out connection: its next query fails with 08S01 and
+    runs again on a fresh one)."""
     sql = tmp_path / "sql"
     shutil.copytree(SHIPPED_SQL_DIR, sql)
     (sql / "customers.sql").write_text((sql / "customers.sql").read_text() + SLOW_ALL)
-    with serve(tsql.odbc("7.4"), tmp_path, query_timeout=QUERY_TIMEOUT,
+    with serve(odbc, tmp_path, query_timeout=QUERY_TIMEOUT,
                sql_dir=str(sql)) as web:
         before = workers(web)
         response, took = timed_get(web, "/customers")
         print(f"query past query_timeout={QUERY_TIMEOUT}: GET /customers -> "
               f"{response.status_code} in {took:.3f} s")
         assert_unavailable(response, "query timed out")
-        # After query_timeout, not when the count is done (a minute): FreeTDS's own timeout
-        # sends an attention at query_timeout and gives the server as long again to answer
-        # it (the watchdog's SQLCancel sends one too).
-        assert took < 2 * QUERY_TIMEOUT + 1.5
+        # After query_timeout, not when the count is done (a minute): the driver's own
+        # timeout sends an attention at query_timeout (the watchdog's SQLCancel sends one
+        # too), and the driver waits for the answer as GIVES_UP_WITHIN says.
+        assert took < GIVES_UP_WITHIN[driver]
         found = metrics(web)
         assert value(found, "jembatan_database_errors_total", kind="timeout") == 1
         # Babelfish reads the attention only once this plan ends, so its backend goes on
@@ -377,12 +412,14 @@ def test_a_query_past_query_timeout_is_503_and_the_connection_serves_on(
 WRONG_PASSWORD = "Wrong-pw-4711"
 
 
-def test_a_wrong_password_is_503_login_failed(tsql: Server, tmp_path: Path) -> None:
+def test_a_wrong_password_is_503_login_failed(tsql: Server, driver: str,
+                                              tmp_path: Path) -> None:
     """The server refuses the login (18456, with the module's pg_hba.conf: see
     Server.check_passwords): 503 "login failed", which says what to mend; neither password
     in a body or the log."""
-    odbc = tsql.odbc("7.4").replace(f"PWD={PASSWORD};", f"PWD={WRONG_PASSWORD};")
-    assert WRONG_PASSWORD in odbc
+    odbc = odbc_string(tsql.printed.replace(f"PWD={PASSWORD};", f"PWD={WRONG_PASSWORD};"),
+                       driver)
+    assert f"PWD={WRONG_PASSWORD};" in odbc
     with serve(odbc, tmp_path) as web:
         response, took = timed_get(web, "/health")
         print(f"wrong password: GET /health -> {response.status_code} "
@@ -434,13 +471,14 @@ def silent_listener(port: int) -> Iterator[list[socket.socket]]:
 
 
 def test_a_port_that_never_answers_tds_is_503_within_connect_timeout(
-        tsql: Server, tmp_path: Path) -> None:
-    """TCP is accepted but no TDS login answer comes: FreeTDS gives up at connect_timeout
+        tsql: Server, driver: str, tmp_path: Path) -> None:
+    """TCP is accepted but no TDS login answer comes: the driver gives up at connect_timeout
     (HYT00), a 503 "cannot connect to the database", not a request hanging."""
     port = free_port()
-    odbc = tsql.odbc("7.4").replace(f"Port={tsql.port};", f"Port={port};")
+    odbc = tsql.odbc(driver, port=port)
     # gunicorn starts while nothing listens there (a refusal: its first /health answers at
-    # once), then the port accepts and stays silent.
+    # once through FreeTDS, after connect_timeout through Driver 18), then the port accepts
+    # and stays silent.
     with serve(odbc, tmp_path) as web, silent_listener(port) as accepted:
         for path in ("/health", DATA_PATHS["key"]):
             response, took = timed_get(web, path)
@@ -472,7 +510,8 @@ def connection_limit(tsql: Server, limit: int) -> Iterator[None]:
         tsql.restart()
 
 
-def test_the_server_at_its_connection_limit_is_503(tsql: Server, tmp_path: Path) -> None:
+def test_the_server_at_its_connection_limit_is_503(tsql: Server, odbc: str,
+                                                   tmp_path: Path) -> None:
     """Every slot taken: a connection made before serves on, one that must be made now is
     a 503 with Retry-After, and a 200 once a slot is free."""
     import pyodbc
@@ -481,24 +520,24 @@ def test_the_server_at_its_connection_limit_is_503(tsql: Server, tmp_path: Path)
         for name in ("early", "late"):
             (tmp_path / name).mkdir()
         # A worker that has its connection before the server is full.
-        early = held.enter_context(serve(tsql.odbc("7.4"), tmp_path / "early"))
+        early = held.enter_context(serve(odbc, tmp_path / "early"))
         all_ok(early)
         fillers = held.enter_context(contextlib.ExitStack())
         refused = None
         for _ in range(MAX_CONNECTIONS + 5):  # other clients fill every slot
             try:
-                conn = pyodbc.connect(tsql.odbc("7.4"), autocommit=True,
+                conn = pyodbc.connect(odbc, autocommit=True,
                                       attrs_before={103: CONNECT_TIMEOUT})
             except pyodbc.Error as exc:
                 refused = exc
                 break
             fillers.callback(conn.close)
         assert refused is not None, "the server took more than its max_connections"
-        print(f"at the limit FreeTDS says: {refused.args}")
+        print(f"at the limit the driver says: {refused.args}")
 
         all_ok(early)  # a connection made before still serves
         # A worker that must connect now: 503, with Retry-After.
-        late = held.enter_context(serve(tsql.odbc("7.4"), tmp_path / "late"))
+        late = held.enter_context(serve(odbc, tmp_path / "late"))
         for path in ("/health", *DATA_PATHS.values()):
             response, took = timed_get(late, path)
             print(f"at the limit: GET {path} -> {response.status_code} "
