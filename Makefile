@@ -11,8 +11,9 @@ PORT ?= 8000
 # and run every query's main text on a throwaway PostgreSQL server through its ODBC driver
 # (driver name "PostgreSQL Unicode"). The report's tests read its PDF with poppler-utils'
 # pdftotext and pdfinfo; LibreOffice Calc opens an Excel export (tests/test_xlsx.py).
+# Microsoft's ODBC Driver 18 (msodbc18 below) links Kerberos' GSSAPI library.
 TEST_DEBS := unixodbc libsqliteodbc postgresql odbc-postgresql chromium fonts-liberation \
-	poppler-utils libreoffice-calc-nogui
+	poppler-utils libreoffice-calc-nogui libgssapi-krb5-2
 # The generated-client checks' node tools (tests/test_clients.py), installed with npm ci.
 CLIENTS := tests/clients
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
