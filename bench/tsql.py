@@ -13,9 +13,10 @@ Jembatan's query table (app.queries), fetches all and encodes with json.dumps / 
 The works: a record by key, a ~1,000-row date range and a deep 100-row page (wrk on core 1,
 BENCH_SECONDS each, in ROUNDS rounds, the limit first in odd rounds), and the full table as
 JSON and as CSV (ROUNDS reads each). A ratio is the median of the rounds' ratios. Where
-Jembatan is under 0.9 of its limit, the levers are measured (fetchmany batch sizes and the
+Jembatan is under 0.9 of its limit, the worker is profiled with py-spy during that work; on
+every run the levers are measured on the full table as CSV (fetchmany batch sizes and the
 driver's packet size, on the limit; the packet size on Jembatan too, through its connection
-string) and the worker is profiled with py-spy. The section "The TDS path (T-SQL server,
+string). The section "The TDS path (T-SQL server,
 both drivers)" of bench/RESULTS.md is rewritten; the figures go to
 bench/data/tsql-results.json.
 
@@ -401,11 +402,12 @@ def main() -> int:
                 continue
             say(f"\n== {driver}, {work}: {_floor2(measured[work]['ratio'])} of its limit")
             results["profiles"][f"{driver} {work}"] = profile(plan, driver, work)
-            # The levers act on the transfer, alike for JSON and CSV: once per driver, on
-            # its first full table under TARGET (the run stays under 10 minutes).
-            if work in dict(EXPORTS) and not any(k.startswith(driver + " ")
-                                                 for k in results["levers"]):
-                results["levers"][f"{driver} {work}"] = levers(plan, plan_file, driver, work)
+    # The levers act on the transfer, alike for JSON and CSV, and the full table's ratio
+    # swings across 0.9 from run to run here: measured on every run, once per driver, on the
+    # CSV export (the nearer its limit), so that the run stays under 10 minutes.
+    for driver in DRIVERS:
+        say(f"\n== {driver}, the levers on the full table as CSV")
+        results["levers"][f"{driver} csv"] = levers(plan, plan_file, driver, "csv")
     results["load_average_end"] = os.getloadavg()
     results["wall_seconds"] = time.time() - began
     (DATA / "tsql-results.json").write_text(json.dumps(results, indent=2) + "\n")
