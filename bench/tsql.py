@@ -526,6 +526,20 @@ def shares(found: dict[str, Any]) -> str:
     return ", ".join(parts + [f"the rest {100 - sum(sums):.0f} %"])
 
 
+def _gap(measured: dict[str, Any], work: str) -> str:
+    """What one request of Jembatan costs beyond its limit's (1 / req/s of one worker), the
+    medians over the rounds; for a full table, each round's rows/s."""
+    pairs = list(zip(measured["jembatan"], measured["limit"], strict=True))
+    if work not in SCRIPTS:
+        return "rows/s in each round: " + ", ".join(f"{j:,.0f} against {m:,.0f}"
+                                                    for j, m in pairs)
+    gaps = [1000 / j - 1000 / m for j, m in pairs]
+    return (f"{statistics.median(1000 / j for j, _ in pairs):.2f} ms a request against the "
+            f"limit's {statistics.median(1000 / m for _, m in pairs):.2f} ms (medians of the "
+            f"rounds): {statistics.median(gaps):.2f} ms more (the rounds: "
+            f"{', '.join(f'{g:.2f}' for g in gaps)})")
+
+
 def _profiles(results: dict[str, Any]) -> list[str]:
     """Each profile's top functions by own time."""
     if not results["profiles"]:
@@ -536,10 +550,11 @@ def _profiles(results: dict[str, Any]) -> list[str]:
              "own time, as a share of the busy samples (bench/profiling.py's own_time).", ""]
     for key, found in results["profiles"].items():
         driver, work = key.split()
+        lines.append(f"- {NAMES[driver]}, {work}: {_gap(results['drivers'][driver][work], work)}")
         top = "; ".join(f"{r['function']} ({r['file']}) {r['own_percent']:.0f} %"
                         for r in found["top"][:8])
-        lines.append(f"- {NAMES[driver]}, {work} ({found['busy_seconds']:.1f} s busy): "
-                     f"**{shares(found)}**. The top functions: {top}")
+        lines.append(f"  ({found['busy_seconds']:.1f} s busy): **{shares(found)}**. The top "
+                     f"functions: {top}")
     return lines
 
 
