@@ -146,6 +146,31 @@ $(DATASETTE_VENV)/.installed: bench/requirements-datasette.txt | python-venv
 $(BENCH_DB): app/tables.py app/schemas.py app/demo.py | $(BIN)/.installed
 	$(BIN)/flask --app wsgi demo-db --force --path $@ --rows $(BENCH_ROWS)
 
+# --- make bench-tsql: the TDS path (issue 32), Jembatan against its limit on the T-SQL server ---
+# Starts ../shared/tsql's server (Babelfish over TDS, not SQL Server) on ports of its own,
+# loads BENCH_TSQL_ROWS demo rows of `transactions`, and measures each driver (FreeTDS, and
+# Driver 18 as `make msodbc18` registers it) against pyodbc's own execute + fetch + encode of
+# the same SQL text (bench/tsql.py); stops the server however the run ends. About 9 minutes.
+TSQL ?= $(or $(JEMBATAN_TSQL),../shared/tsql)
+TSQL_PORT ?= 1533
+TSQL_PG_PORT ?= 15533
+BENCH_TSQL_ROWS ?= 100000
+BENCH_TSQL_SECONDS ?= 3
+BENCH_TSQL_DB := bench/data/rows-$(BENCH_TSQL_ROWS)/bench.sqlite3
+
+.PHONY: bench-tsql
+
+bench-tsql: $(BIN)/.installed-bench debs-bench msodbc18 $(BENCH_TSQL_DB)
+	@export TSQL_PORT=$(TSQL_PORT) TSQL_PG_PORT=$(TSQL_PG_PORT); \
+	trap '$(TSQL)/stop >/dev/null' EXIT; trap 'exit 130' INT TERM; \
+	odbc="$$($(TSQL)/start)" && [ -n "$$odbc" ] || { echo "$(TSQL)/start failed"; exit 1; }; \
+	BENCH_TSQL_ODBC="$$odbc" BENCH_DB=$(BENCH_TSQL_DB) BENCH_SECONDS=$(BENCH_TSQL_SECONDS) \
+	  $(BIN)/python bench/tsql.py
+
+# A demo database of another size for bench-tsql (the default one is the rule above).
+bench/data/rows-%/bench.sqlite3: app/tables.py app/schemas.py app/demo.py | $(BIN)/.installed
+	$(BIN)/flask --app wsgi demo-db --force --path $@ --rows $*
+
 # --- make fault-soak: the database stopped and started under load (issue 25) ---
 # Jembatan as `make run` serves it (2 workers x 4 threads), 16 clients reading lists, pages,
 # keys and ranges, while the database server is stopped and started 3 times; prints the
