@@ -36,6 +36,7 @@ app/filters.py, each value a bound parameter, never SQL text.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
@@ -213,7 +214,11 @@ def _scan(sql: str) -> Iterator[tuple[str, str]]:
         yield "code", sql[position:]
 
 
-def convert(sql: str) -> tuple[str, tuple[str, ...], list[str]]:
+# convert() and without_comments() are pure functions of a query's text, and each app (every
+# test's, every worker's) reads the same texts again: remembered per process (a third of
+# create_app's time went to them).
+@functools.lru_cache(maxsize=16384)
+def convert(sql: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
     """Turn `:name` into `?`; return the SQL, the names in order and the bare words seen."""
     out: list[str] = []
     names: list[str] = []
@@ -229,9 +234,10 @@ def convert(sql: str) -> tuple[str, tuple[str, ...], list[str]]:
 
     for kind, text in _scan(sql):
         out.append(text if kind == "skip" else _CODE_TOKEN.sub(token, text))
-    return "".join(out), tuple(names), words
+    return "".join(out), tuple(names), tuple(words)
 
 
+@functools.lru_cache(maxsize=16384)
 def without_comments(sql: str) -> str:
     """The SQL less its comments and the blank lines and trailing blanks they leave.
 
