@@ -354,7 +354,7 @@ def prove_collection(db: Database, c: Collection, sampled: proof.Sample) -> int:
     """Prove every read on the sampled records and print what it found (app/proof.py); how
     many reads miss or repeat a record."""
     try:
-        found = proof.lines(proof.prove(db, c, sampled))
+        found = proof.lines(proof.confirmed(db, c, sampled))
     except (QueryFailed, DatabaseUnavailable) as exc:
         found = [getattr(exc, "detail", None) or str(exc)]
     records = len(proof.chosen(c, sampled))

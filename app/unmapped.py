@@ -154,7 +154,7 @@ class Proving:
             if c is None:
                 return
             try:
-                findings = proof.prove(self.db, c, records=FIRST_READ_RECORDS)
+                findings = proof.confirmed(self.db, c, records=FIRST_READ_RECORDS)
             except DatabaseUnavailable:
                 return  # the request's own read answers 503; the next one tries again
             except QueryFailed:  # records itself fails: each read says so (check-sql too)

@@ -325,11 +325,16 @@ def run(target: Target, read: dict[str, str], work: Path, seconds: float, scale:
             [sys.executable, __file__, "write", "--seconds", str(seconds), "--scale",
              str(scale), "--seed", str(seed), *_target_args(target)],
             stdout=subprocess.PIPE, text=True)
-        while writer.poll() is None:
-            started = time.monotonic()
-            copy.poll(server.base)
-            time.sleep(max(0.0, POLL - (time.monotonic() - started)))
-        written = json.loads(writer.communicate()[0] or "{}")  # and closes the pipe
+        with writer:  # a poll that fails stops the writer and closes its pipe on the way out
+            try:
+                while writer.poll() is None:
+                    started = time.monotonic()
+                    copy.poll(server.base)
+                    time.sleep(max(0.0, POLL - (time.monotonic() - started)))
+            except BaseException:
+                writer.kill()
+                raise
+            written = json.loads(writer.communicate()[0] or "{}")  # and closes the pipe
         if writer.returncode:
             raise RuntimeError(f"the writer failed ({writer.returncode})")
         # Until the records stamped ahead have settled, then until nothing more comes.

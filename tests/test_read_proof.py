@@ -384,3 +384,30 @@ def test_a_mapping_the_first_read_disproves_is_not_served(engine: str, tmp_path:
         "tgl_dt1: the range on=dt1 from its own moment to it does not find id 1, id 2: "
         "tgl_dt1 holds '2026-11-24 07:05:00', a date with a time after it: on SQLite write "
         'date("WaktuTimbang1") for tgl_dt1 and time("WaktuTimbang1") for jam_dt1;')
+
+
+# -- a live table: a record changed between the proof's reads ---------------------------------
+
+LIVE = [{"id": n, "tgl_dt1": "2026-11-24", "jam_dt1": f"07:{n:02d}:00", "vehno": f"B {n} X",
+         "productcode": "P1", "tgl_update": "2026-11-24", "jam_update": f"08:{n:02d}:00"}
+        for n in range(1, 13)]
+
+
+def test_a_record_a_writer_changes_between_the_reads_is_no_finding(tmp_path: Path) -> None:
+    """The sample read, then the plant's program deletes a voided ticket before the reads
+    ask for it: one proof misses it, but a second proof on records sampled afresh finds
+    nothing about that field, so neither check-sql nor the first read refuses the mapping."""
+    from app import proof
+    from tests.conftest import build_database
+
+    path = build_database(tmp_path / "live.sqlite3", {"transactions": LIVE})
+    app = create_app({"database": {"sqlite": str(path)},
+                      "collections": {"serve": ["transactions"]}})
+    db = app.extensions["jembatan"]["db"]
+    sampled = proof.sample(db, TRANSACTIONS)
+    writer = sqlite3.connect(path)  # the last sampled record: a ticket voided
+    writer.execute('DELETE FROM "transactions" WHERE "id" = 12')
+    writer.commit()
+    writer.close()
+    assert {f.field for f in proof.prove(db, TRANSACTIONS, sampled)} >= {"id"}  # the race
+    assert proof.confirmed(db, TRANSACTIONS, sampled) == []
