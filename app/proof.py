@@ -415,15 +415,27 @@ def prove(db: Database, c: Collection, sampled: Sample | None = None,
 
 def confirmed(db: Database, c: Collection, sampled: Sample | None = None,
               records: int = PROVEN) -> list[Finding]:
-    """prove(), keeping a finding about a field only when a second proof, on records sampled
-    afresh, makes one about that field too: on a live table a writer may change or add a
-    record between the proof's reads (an exit weighing, a new update stamp), and a right
-    read then misses it once. A read that failed is kept as it is."""
+    """prove(), keeping a finding only when its record reads the same in a sample read again
+    and a second proof, on that sample, makes a finding about the same field: on a live
+    table a writer may change or delete a record between the proof's reads (an exit
+    weighing, a new update stamp, a voided ticket), and a right read then misses it. A read
+    that failed is kept as it is."""
+    sampled = sampled if sampled is not None else sample(db, c)
     findings = prove(db, c, sampled, records)
     if not any(f.field for f in findings):
         return findings
-    again = {f.field for f in prove(db, c, None, records)}
-    return [f for f in findings if not f.field or f.field in again]
+    again = sample(db, c)
+    before, after = _records(c, sampled), _records(c, again)
+    steady = {label for label, row in before.items() if after.get(label) == row}
+    fields = {f.field for f in prove(db, c, again, records)}
+    return [f for f in findings if not f.field or (f.record in steady and f.field in fields)]
+
+
+def _records(c: Collection, sampled: Sample) -> dict[str, tuple[Any, ...]]:
+    """Each sampled record's values, by its key as a finding names it."""
+    return {r.label: r.row for r in (_Record(c, sampled.columns, row, position)
+                                     for row, position in zip(sampled.rows, sampled.positions,
+                                                              strict=True))}
 
 
 def chosen(c: Collection, sampled: Sample, records: int = PROVEN) -> list[int]:
