@@ -17,12 +17,13 @@ from werkzeug.exceptions import Unauthorized
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import errors, logs
-from .arguments import reject_all
+from .arguments import accepted_filters, reject_all
 from .check import check_sql_command
 from .collections import COLLECTIONS
 from .config import SHIPPED_SQL_DIR, Settings, load_settings
 from .db import Database
 from .mapping import draft_mapping_command
+from .mcp_tools import describe_collection, make_tools
 from .metrics import Metrics, route_kind
 from .queries import NAMES_FILE, load_queries
 from .reads import Runner
@@ -145,6 +146,8 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     app.json = JsonProvider(app)
     app.extensions["jembatan"] = {"settings": settings, "db": db, "metrics": metrics,
                                   "collections": served, "unmapped": unmapped}
+    app.extensions["jembatan"]["tools"] = make_tools(lambda: {"collections": [
+        describe_collection(c, accepted_filters(c.schema, c.fields)) for c in served]})
     prefix = settings.api.url_prefix
     app.config.update(
         API_TITLE="Jembatan",
