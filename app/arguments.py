@@ -24,7 +24,6 @@ from typing import Any
 
 import marshmallow as ma
 from flask import request
-from flask_smorest import abort
 from werkzeug.datastructures import MultiDict
 
 from . import params
@@ -39,6 +38,7 @@ from .filters import (
     for_kind,
     usage,
 )
+from .problems import Invalid
 from .queries import Where
 from .schemas import Date, Integer, Number, Time
 
@@ -75,7 +75,7 @@ _FORMATS = {
 
 
 def _bad(argument: str, message: str) -> None:
-    abort(400, messages={"query": {argument: [message]}})
+    raise Invalid(message, argument)
 
 
 def _read(kind: str, text: str, argument: str) -> Any:
@@ -87,7 +87,7 @@ def _read(kind: str, text: str, argument: str) -> Any:
                            f"value can match")
         return text
     if kind == "integer":
-        if not params._INTEGER.fullmatch(text):
+        if not params.INTEGER.fullmatch(text):
             _bad(argument, accepted)
         # int() of at most 20 digits: past that bounded_int stands in ±2**63 for the rest.
         value = int(text) if len(text.lstrip("-").lstrip("0")) <= 20 else 2**64
@@ -98,7 +98,7 @@ def _read(kind: str, text: str, argument: str) -> Any:
     if kind == "number":
         if not _NUMBER.fullmatch(text):
             _bad(argument, accepted)
-        if params._INTEGER.fullmatch(text) and len(text.lstrip("-").lstrip("0")) <= 19:
+        if params.INTEGER.fullmatch(text) and len(text.lstrip("-").lstrip("0")) <= 19:
             value = int(text)
             if -params.INT64_MAX - 1 <= value <= params.INT64_MAX:
                 return value
@@ -109,13 +109,13 @@ def _read(kind: str, text: str, argument: str) -> Any:
         return number
     if kind == "date":
         try:
-            if params._DATE.fullmatch(text):
+            if params.DATE.fullmatch(text):
                 return dt.date.fromisoformat(text)
         except ValueError:
             _bad(argument, f"{argument}: {text!r} is not a date of the calendar; it takes "
                            f"{_FORMATS['date']}")
         _bad(argument, accepted)
-    m = params._TIME.fullmatch(text)  # time
+    m = params.TIME.fullmatch(text)  # time
     if m:
         hour, minute, second = (int(g or 0) for g in m.groups())
         if hour < 24 and minute < 60 and second < 60:

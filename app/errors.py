@@ -13,6 +13,7 @@ from . import logs
 from .collections import COLLECTIONS
 from .db import Database, DatabaseUnavailable, ValueRefused
 from .metrics import Metrics
+from .problems import Absent, Invalid
 from .schemas import ValueMisfit
 from .unmapped import NotMapped
 
@@ -104,6 +105,18 @@ def handle_http(exc: HTTPException) -> Response:
     return response
 
 
+def handle_invalid(exc: Invalid) -> Response:
+    """A read asked wrongly: a 400 naming the argument at fault, when one is."""
+    if exc.argument is None:
+        return error_response(400, exc.message)
+    messages = {"query": {exc.argument: [exc.message]}}
+    return error_response(400, _validation_message(messages), errors=messages)
+
+
+def handle_absent(exc: Absent) -> Response:
+    return error_response(404, exc.message)
+
+
 def handle_unavailable(exc: DatabaseUnavailable) -> Response:
     response = error_response(503, f"The database is unavailable ({exc.reason}); try again "
                                    f"in a few seconds.")
@@ -163,6 +176,8 @@ def handle_unexpected(exc: BaseException) -> Response:
 
 def register(app: Flask) -> None:
     app.register_error_handler(HTTPException, handle_http)
+    app.register_error_handler(Invalid, handle_invalid)
+    app.register_error_handler(Absent, handle_absent)
     app.register_error_handler(DatabaseUnavailable, handle_unavailable)
     app.register_error_handler(ValueRefused, handle_refused)
     app.register_error_handler(NotMapped, handle_not_mapped)

@@ -32,13 +32,13 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from flask import Response, g, request, url_for
-from werkzeug.exceptions import BadRequest
 
 from . import formats
 from .clock import plant_now, server_clock, stamp_of
 from .collections import DATE_PAIRS
 from .config import FeedSettings
 from .db import QueryFailed
+from .problems import Invalid
 from .queries import Where
 from .reads import Read, read_response
 
@@ -225,27 +225,27 @@ def decode(token: str, collection: str, on: str, filters: bytes) -> Bookmark:
         raw = b""
     if len(token) > 4 * MAX_TOKEN or not re.fullmatch(r"[A-Za-z0-9_-]+", token) or \
             len(raw) < 1 + _CHECK:
-        raise BadRequest(f"after: not a bookmark; {_WHAT}.")
+        raise Invalid(f"after: not a bookmark; {_WHAT}.")
     if raw[0] != VERSION:
-        raise BadRequest(f"after: a bookmark of another version of Jembatan; {_WHAT}.")
+        raise Invalid(f"after: a bookmark of another version of Jembatan; {_WHAT}.")
     body = raw[1 + _CHECK:]
     check = hashlib.blake2b(body, digest_size=_CHECK, person=b"jembatan-feed").digest()
     if check != raw[1:1 + _CHECK]:
-        raise BadRequest(f"after: the bookmark is damaged (cut short or changed on the way); "
+        raise Invalid(f"after: the bookmark is damaged (cut short or changed on the way); "
                          f"{_WHAT}.")
     try:
         b = _read(_Reader(body))
     except (ValueError, IndexError, OverflowError, UnicodeDecodeError, zlib.error):
-        raise BadRequest(f"after: the bookmark is damaged; {_WHAT}.") from None
+        raise Invalid(f"after: the bookmark is damaged; {_WHAT}.") from None
     if b.collection != collection:
-        raise BadRequest(f"after: this bookmark belongs to /{b.collection}/changes, not "
+        raise Invalid(f"after: this bookmark belongs to /{b.collection}/changes, not "
                          f"/{collection}/changes: each collection's feed has its own.")
     if b.on != on:
-        raise BadRequest(f"after: this bookmark was made with on={b.on}, and this request "
+        raise Invalid(f"after: this bookmark was made with on={b.on}, and this request "
                          f"asks on={on}: send the on it was made with (each stamp pair is a "
                          f"feed of its own).")
     if b.filters != filters:
-        raise BadRequest("after: this bookmark was made with other filters than this "
+        raise Invalid("after: this bookmark was made with other filters than this "
                          "request's: send the filters it was made with, or start a new feed "
                          "without after for these filters.")
     return b
@@ -380,7 +380,7 @@ def start(collection: str, on: str, where: Where | None, after: str | None,
     """The bookmark a request starts from: its `after`, its `since`, or the oldest stamp."""
     digest = filters_digest(where)
     if after is not None and since is not None:
-        raise BadRequest("give after (a bookmark) or since (a time to start from), not both")
+        raise Invalid("give after (a bookmark) or since (a time to start from), not both")
     if after is not None:
         return decode(after, collection, on, digest)
     floor = None
@@ -391,7 +391,7 @@ def start(collection: str, on: str, where: Where | None, after: str | None,
             # Nothing is older than OLDEST: SQL Server's datetime could not compare it.
             floor = max(dt.datetime.fromisoformat(since), OLDEST)
         except ValueError:
-            raise BadRequest(f"since must be a date and time YYYY-MM-DDTHH:MM:SS, e.g. "
+            raise Invalid(f"since must be a date and time YYYY-MM-DDTHH:MM:SS, e.g. "
                              f"2026-11-01T07:00:00; got {since[:40]!r}") from None
     return Bookmark(collection, on, digest, floor=floor)
 

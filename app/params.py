@@ -1,4 +1,5 @@
-"""Path parameters: parsed strictly, with a 400 that says what is accepted (CONTRACT §3)."""
+"""Path parameters: parsed strictly, `Invalid` saying what is accepted (a 400, CONTRACT §3).
+Nothing here knows HTTP: the MCP tools read their dates and times with the same functions."""
 
 from __future__ import annotations
 
@@ -6,12 +7,12 @@ import datetime as dt
 import re
 from typing import Any
 
-from werkzeug.exceptions import BadRequest
+from .problems import Invalid
 
 # ASCII digits only: str.isdigit() and int() also accept '١٢٣' and full-width digits.
-_INTEGER = re.compile(r"-?[0-9]+", re.ASCII)
-_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", re.ASCII)
-_TIME = re.compile(r"([0-9]{2}):([0-9]{2})(?::([0-9]{2}))?", re.ASCII)
+INTEGER = re.compile(r"-?[0-9]+", re.ASCII)
+DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", re.ASCII)
+TIME = re.compile(r"([0-9]{2}):([0-9]{2})(?::([0-9]{2}))?", re.ASCII)
 # The largest value an INTEGER/BIGINT column holds; past it no row can match.
 INT64_MAX = 2**63 - 1
 MIDNIGHT = dt.time(0, 0, 0)
@@ -27,31 +28,31 @@ def bounded_int(text: str) -> int:
 
 
 def integer(text: str, what: str, minimum: int | None = None) -> int:
-    if not _INTEGER.fullmatch(text) or (minimum is not None and bounded_int(text) < minimum):
+    if not INTEGER.fullmatch(text) or (minimum is not None and bounded_int(text) < minimum):
         kind = "an integer" if minimum is None else f"an integer of at least {minimum}"
-        raise BadRequest(f"{what} must be {kind} written in digits, e.g. "
+        raise Invalid(f"{what} must be {kind} written in digits, e.g. "
                          f"{max(minimum or 1, 1)}; got {text[:40]!r}")
     return bounded_int(text)
 
 
 def date(text: str, what: str) -> dt.date:
     try:
-        if _DATE.fullmatch(text):
+        if DATE.fullmatch(text):
             return dt.date.fromisoformat(text)
     except ValueError:
-        raise BadRequest(f"{what} {text!r} is not a date of the calendar; "
+        raise Invalid(f"{what} {text!r} is not a date of the calendar; "
                          f"expected YYYY-MM-DD, e.g. 2026-11-01") from None
-    raise BadRequest(f"{what} must be a date written YYYY-MM-DD, e.g. 2026-11-01; "
+    raise Invalid(f"{what} must be a date written YYYY-MM-DD, e.g. 2026-11-01; "
                      f"got {text[:40]!r}")
 
 
 def time(text: str, what: str) -> dt.time:
-    m = _TIME.fullmatch(text)
+    m = TIME.fullmatch(text)
     if m:
         hour, minute, second = (int(g or 0) for g in m.groups())
         if hour < 24 and minute < 60 and second < 60:
             return dt.time(hour, minute, second)
-    raise BadRequest(f"{what} must be a 24-hour time HH:MM or HH:MM:SS with two digits each "
+    raise Invalid(f"{what} must be a 24-hour time HH:MM or HH:MM:SS with two digits each "
                      f"(00:00 to 23:59:59; HH:MM means HH:MM:00), e.g. 07:30; "
                      f"got {text[:40]!r}")
 
@@ -61,7 +62,7 @@ def date_range(tglawal: str, jam_awal: str, tglakhir: str, jam_akhir: str) -> di
     start = (date(tglawal, "tglawal"), time(jam_awal, "jam_awal"))
     end = (date(tglakhir, "tglakhir"), time(jam_akhir, "jam_akhir"))
     if start > end:
-        raise BadRequest(f"the range starts after it ends: {tglawal} {jam_awal} is later than "
+        raise Invalid(f"the range starts after it ends: {tglawal} {jam_awal} is later than "
                          f"{tglakhir} {jam_akhir}; give the earlier date and time first")
     return {"start_date": start[0], "start_time": start[1], "end_date": end[0],
             "end_time": end[1], "midnight": MIDNIGHT}

@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from flask import Response, g, request, url_for
-from werkzeug.exceptions import NotFound
 
 from . import errors, logs, params
 from .db import Database, QueryFailed, Result
 from .formats import Encoder, Format, Writer
+from .problems import Absent
 from .queries import Where
 from .schemas import ValueMisfit
 from .streaming import SpooledStream
@@ -93,7 +93,7 @@ class Runner:
     def _one(self, read: Read) -> Response:
         found = self._window(read, params.INT64_MAX) if read.window else self._rows(read, 1)
         if not found:
-            raise NotFound(read.absent)
+            raise Absent(read.absent)
         return _whole(read, read.format.one(read.encoder, found, read.fields, read.name))
 
     def _page(self, read: Read) -> Response:

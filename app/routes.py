@@ -78,7 +78,7 @@ class QueryInteger(fields.Integer):
     """An integer query argument in ASCII digits (int() would take '١٢٣' and '１２３')."""
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> int:
-        if not isinstance(value, str) or not params._INTEGER.fullmatch(value):
+        if not isinstance(value, str) or not params.INTEGER.fullmatch(value):
             raise ma.ValidationError("Not a valid integer: write it in digits, e.g. 50.")
         return params.bounded_int(value)
 

@@ -17,10 +17,10 @@ from fractions import Fraction
 from typing import Any
 
 import marshmallow as ma
-from flask_smorest import abort
 
 from .collections import Collection
 from .encoding import _cell, dumps
+from .problems import Invalid
 from .queries import DEFAULT_BY
 from .schemas import GROUPS, Integer, String, ValueMisfit, _wire_date, summary_schema
 
@@ -169,10 +169,10 @@ def read_by(c: Collection, names: Sequence[str] | None,
     elif len(set(names)) < len(names):
         problem = "a group is named twice"
     if problem:
-        abort(400, messages={"query": {"by": [
+        raise Invalid(
             f"{problem}. by takes up to {MAX_GROUPS} comma-separated groups, in order: "
             f"{', '.join(named_groups(c))}, or a text or integer field of {c.name}: "
-            f"{', '.join(fields)}; e.g. by=day,{sample_field(c)}"]}})
+            f"{', '.join(fields)}; e.g. by=day,{sample_field(c)}", "by")
     return names
 
 

@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 
 from flask import Response, redirect, request, send_from_directory, url_for
 from swagger_ui_bundle import swagger_ui_path
-from werkzeug.exceptions import NotFound, Unauthorized
+from werkzeug.exceptions import Unauthorized
 
 from . import feed, formats, params, summaries
 from .clock import plant_today
@@ -25,6 +25,7 @@ from .db import Database, DatabaseUnavailable, QueryFailed
 from .encoding import RecordEncoder
 from .metrics import Metrics
 from .pages import Page
+from .problems import Absent
 from .queries import Where
 from .reads import Read, RowEncoder, Runner, Window
 from .unmapped import Unmapped
@@ -105,7 +106,7 @@ def get_one(s: Served, format: str | None = None, fields: list[str] | None = Non
                      window=Window(n, 1, None))
     k = params.integer(key, "ID")
     if abs(k) > params.INT64_MAX:  # no stored ID can be that large: no query needed
-        raise NotFound(absent)
+        raise Absent(absent)
     # A legacy table may repeat an ID: the first record is the answer.
     return s.run("by_key", format, fields, filename, absent=absent, values={"key": k})
 

@@ -20,9 +20,9 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from contract import COLLECTIONS, PAIRS, expected
-from werkzeug.exceptions import BadRequest
 
 from app import create_app, feed
+from app.problems import Invalid
 from tests import postgres
 
 FEED_ON = {"transactions": "update", "weighing": "update", "timbangan1": "update",
@@ -553,7 +553,7 @@ def test_a_forged_count_of_forgotten_records_is_refused():
     mark = dt.datetime(2026, 11, 25, 12)
     bookmark = feed.Bookmark("transactions", "update", bytes(6), mark=mark, forgotten=mark,
                              forgotten_count=feed.MAX_FORGOTTEN + 1)
-    with pytest.raises(BadRequest, match="the bookmark is damaged"):
+    with pytest.raises(Invalid, match="the bookmark is damaged"):
         feed.decode(feed.encode(bookmark), "transactions", "update", bytes(6))
 
 
