@@ -17,6 +17,7 @@ from werkzeug.exceptions import Unauthorized
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import errors, logs
+from .answers import Answers
 from .arguments import accepted_filters, reject_all
 from .check import check_sql_command
 from .collections import COLLECTIONS
@@ -25,6 +26,7 @@ from .db import Database
 from .mapping import draft_mapping_command
 from .mcp_tools import describe_collection, make_tools
 from .metrics import Metrics, route_kind
+from .plan import Planner
 from .queries import NAMES_FILE, load_queries
 from .reads import Runner
 from .routes import (
@@ -110,7 +112,10 @@ class Api(flask_smorest.Api):
 
 class _Flask(Flask):
     """Flask, remembering which functions are sync: it asks inspect about every handler and
-    view on every request (a dozen calls, the cost of a whole SQLite lookup)."""
+    view on every request (a dozen calls, the cost of a whole SQLite lookup); its responses
+    say how many records they sent (app/logs.py)."""
+
+    response_class = logs.Counted
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
@@ -146,6 +151,8 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     app.json = JsonProvider(app)
     app.extensions["jembatan"] = {"settings": settings, "db": db, "metrics": metrics,
                                   "collections": served, "unmapped": unmapped}
+    # One planner per collection, shared by the faces: the HTTP routes and the MCP tools.
+    planners = {c.name: Planner(c) for c in served}
     app.extensions["jembatan"]["tools"] = make_tools(lambda: {"collections": [
         describe_collection(c, accepted_filters(c.schema, c.fields)) for c in served]})
     prefix = settings.api.url_prefix
@@ -180,8 +187,9 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     for converter in CONVERTERS.values():
         api.register_converter(converter, lambda conv: dict(conv.openapi))
     runner = Runner(db)
-    for collection in served:
-        api.register_blueprint(collection_blueprint(collection, runner, settings.api, keyed,
+    answers = Answers(runner)
+    for planner in planners.values():
+        api.register_blueprint(collection_blueprint(planner, answers, settings.api, keyed,
                                                       settings.feed, unmapped))
     api.register_blueprint(meta_blueprint(Service(served, db, settings.site.name, unmapped),
                                           settings.api, keyed))

@@ -13,10 +13,7 @@ never read from its first value alone.
 
 from __future__ import annotations
 
-import datetime as dt
 import difflib
-import math
-import re
 import textwrap
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -26,8 +23,8 @@ import marshmallow as ma
 from flask import request
 from werkzeug.datastructures import MultiDict
 
-from . import params
 from .filters import (
+    KIND_TEXTS,
     OPERATORS,
     ORDERED_DOC,
     Filter,
@@ -36,10 +33,10 @@ from .filters import (
     boolean,
     doc_list,
     for_kind,
+    read_value,
     usage,
 )
 from .problems import Invalid
-from .queries import Where
 from .schemas import Date, Integer, Number, Time
 
 __all__ = ["FILTERS_DOC", "WHERE", "Accepted", "Filter", "accepted_filters",
@@ -53,8 +50,6 @@ JOINED = ("fields", "by")
 # no client can send (one that is not `_`-ignored and not a filter is a 400).
 WHERE = "__where"
 
-# Decimal notation, with an exponent allowed (1e3, 2.5E-4: what JSON and OpenAPI call a number).
-_NUMBER = re.compile(r"-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?", re.ASCII)
 
 
 def _kind(field: ma.fields.Field) -> str:
@@ -65,63 +60,8 @@ def _kind(field: ma.fields.Field) -> str:
     return "string"
 
 
-_FORMATS = {
-    "integer": "an integer in digits, e.g. 42 or -7",
-    "number": "a number in decimal notation, e.g. 12500, 12500.5 or 1.25e4",
-    "date": "a date YYYY-MM-DD, e.g. 2026-11-01",
-    "time": "a time HH:MM or HH:MM:SS, 24-hour, e.g. 07:30",
-    "string": "any text, compared as the database compares text",
-}
-
-
 def _bad(argument: str, message: str) -> None:
     raise Invalid(message, argument)
-
-
-def _read(kind: str, text: str, argument: str) -> Any:
-    """A value of the field's kind, or a 400 that says what the kind accepts."""
-    accepted = f"{argument} takes {_FORMATS[kind]}; got {text[:40]!r}"
-    if kind == "string":
-        if "\x00" in text:  # no database compares it: PostgreSQL refuses it in any text
-            _bad(argument, f"{argument}: the text holds a NUL character, which no stored "
-                           f"value can match")
-        return text
-    if kind == "integer":
-        if not params.INTEGER.fullmatch(text):
-            _bad(argument, accepted)
-        # int() of at most 20 digits: past that bounded_int stands in ±2**63 for the rest.
-        value = int(text) if len(text.lstrip("-").lstrip("0")) <= 20 else 2**64
-        if not -params.INT64_MAX - 1 <= value <= params.INT64_MAX:
-            _bad(argument, f"{argument} takes an integer from -{params.INT64_MAX + 1} to "
-                           f"{params.INT64_MAX}; got {text[:40]!r}")
-        return value
-    if kind == "number":
-        if not _NUMBER.fullmatch(text):
-            _bad(argument, accepted)
-        if params.INTEGER.fullmatch(text) and len(text.lstrip("-").lstrip("0")) <= 19:
-            value = int(text)
-            if -params.INT64_MAX - 1 <= value <= params.INT64_MAX:
-                return value
-        number = float(text)
-        if not math.isfinite(number):
-            _bad(argument, f"{argument} takes a finite number, at most about 1.8e308; "
-                           f"got {text[:40]!r}")
-        return number
-    if kind == "date":
-        try:
-            if params.DATE.fullmatch(text):
-                return dt.date.fromisoformat(text)
-        except ValueError:
-            _bad(argument, f"{argument}: {text!r} is not a date of the calendar; it takes "
-                           f"{_FORMATS['date']}")
-        _bad(argument, accepted)
-    m = params.TIME.fullmatch(text)  # time
-    if m:
-        hour, minute, second = (int(g or 0) for g in m.groups())
-        if hour < 24 and minute < 60 and second < 60:
-            return dt.time(hour, minute, second)
-    _bad(argument, accepted)
-    raise AssertionError("not reached")
 
 
 @dataclass(frozen=True)
@@ -200,7 +140,7 @@ class Accepted:
             else:
                 sent.append((name, *split, text))
         if self.filters is not None:
-            out[WHERE] = Where.of(self._filters(sent))
+            out[WHERE] = tuple(self._filters(sent))
         return out
 
     def _filters(self, sent: list[tuple[str, str, str, str]]) -> list[Filter]:
@@ -218,7 +158,7 @@ class Accepted:
                 found.append(Filter(field, op, (flag,)))
                 continue
             texts = text.split(",") if form.split else [text]
-            values = tuple(_read(kind, t, name) for t in texts)
+            values = tuple(read_value(kind, t, name) for t in texts)
             total += len(values)
             if total > MAX_VALUES:
                 _bad(name, f"at most {MAX_VALUES} filter values in one request")
@@ -251,7 +191,7 @@ def filter_parameters(filters: Mapping[str, str]) -> list[dict[str, Any]]:
     """The OpenAPI query parameter of each field's equality filter; the operators are in
     the operation's description (FILTERS_DOC)."""
     return [{"in": "query", "name": field, "required": False, "schema": dict(_SCHEMAS[kind]),
-             "description": f"Only records whose {field} equals this ({_FORMATS[kind]}). "
+             "description": f"Only records whose {field} equals this ({KIND_TEXTS[kind]}). "
                             f"Also {usage(field, for_kind(kind))}."}
             for field, kind in filters.items()]
 

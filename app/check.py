@@ -19,8 +19,8 @@ from .clock import stamps_ahead
 from .collections import COLLECTIONS, NAMINGS, Collection
 from .db import Database, DatabaseUnavailable, QueryFailed
 from .encoding import RecordEncoder
-from .feed import CLOCK
 from .filters import OPERATORS
+from .plan import CLOCK
 from .queries import (
     DEFAULT_BY,
     FILTER_PLACEHOLDERS,

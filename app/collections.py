@@ -57,6 +57,38 @@ NAMINGS: dict[str, tuple[Naming, ...]] = {
 }
 
 
+# The kinds of read a collection's queries serve; a dated kind is written once per `on`.
+UNDATED = ("all", "count", "page", "by_key")
+DATED = ("range", "range_count", "range_page", "summary", "changes")
+
+
+@dataclass(frozen=True)
+class QueryName:
+    """One of a collection's queries, as a value: its kind (UNDATED, DATED) and, for a
+    dated kind, the `on` pair it reads (`range_page` on dt1 is the query range_dt1_page)."""
+
+    kind: str
+    on: str | None = None
+
+    def __str__(self) -> str:
+        if self.on is None:
+            return self.kind
+        head, _, tail = self.kind.partition("_")
+        return f"{head}_{self.on}" + (f"_{tail}" if tail else "")
+
+    @classmethod
+    def parse(cls, name: str) -> QueryName:
+        """range_dt1_page -> QueryName("range_page", "dt1"); any other name is its own kind."""
+        for kind in DATED:
+            head, _, tail = kind.partition("_")
+            end = len(name) - len(tail) - 1 if tail else len(name)
+            if name.startswith(head + "_") and (not tail or name.endswith("_" + tail)):
+                on = name[len(head) + 1:end]
+                if on in DATE_PAIRS:
+                    return cls(kind, on)
+        return cls(name)
+
+
 @dataclass(frozen=True)
 class Collection:
     name: str
@@ -91,22 +123,21 @@ class Collection:
         """What orders a range after its date and time: the canonical order less those."""
         return tuple(f for f in self.order if f not in DATE_PAIRS[on])
 
-    def reads(self) -> list[tuple[str, str, str | None]]:
-        """(query name, shape of sql/shapes.sql, `on`) of every query the views run on this
-        collection (numberrow lookups reuse `page`)."""
-        out = [(shape, shape, None) for shape in ("all", "count", "page")]
-        if not self.numbered:
-            out.append(("by_key", "by_key", None))
+    def reads(self) -> list[tuple[QueryName, str]]:
+        """Every query the reads run on this collection, with its shape in sql/shapes.sql
+        (numberrow lookups reuse `page`)."""
+        out = [(QueryName(kind), kind) for kind in UNDATED
+               if kind != "by_key" or not self.numbered]
         for on in self.dates:
-            out += [(f"range_{on}{suffix}", f"range{suffix}", on)
-                    for suffix in ("", "_count", "_page")]
+            out += [(QueryName(kind, on), kind) for kind in ("range", "range_count",
+                                                             "range_page")]
             if self.summary:
-                out.append((f"summary_{on}", f"summary_{self.summary}", on))
-        out += [(f"changes_{on}", "changes", on) for on in self.dates]
+                out.append((QueryName("summary", on), f"summary_{self.summary}"))
+        out += [(QueryName("changes", on), "changes") for on in self.dates]
         return out
 
     def query_names(self) -> list[str]:
-        return [name for name, _, _ in self.reads()]
+        return [str(name) for name, _ in self.reads()]
 
 
 _WEIGHING_DATES = ("dt1", "dt2", "create", "update")

@@ -17,11 +17,12 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from operator import itemgetter
 from typing import Any
 
 from .config import DatabaseSettings
+from .filters import Filter
 from .metrics import Metrics
 from .queries import Queries, Where, kind_of
 
@@ -401,11 +402,11 @@ class Database:
     # -- queries -------------------------------------------------------------------------
 
     def execute(self, stem: str, name: str, values: Mapping[str, Any] | None = None,
-                where: Where | None = None, by: tuple[str, ...] = (),
+                filters: Sequence[Filter] = (), by: tuple[str, ...] = (),
                 table: tuple[str, ...] = ()) -> Result:
-        """Run `name` of sql/<stem>.sql, with the filters of `where` if any (and a summary's
-        groups `by`, or the site's `table` (schema, name) it reads); the rows are read from
-        the Result as they are used.
+        """Run `name` of sql/<stem>.sql, with `filters` if any (composed into its text here,
+        app/queries.py Where), a summary's groups `by`, or the site's `table` (schema, name)
+        it reads; the rows are read from the Result as they are used.
 
         A query that fails on a connection that has served before, other than by running
         too long or by refusing a filter's value, runs once more on a fresh connection,
@@ -415,6 +416,7 @@ class Database:
         repeats on a fresh, working connection is the query's own (500).
         """
         what = f"{stem}.{name}"
+        where = Where.of(filters)
         if where is not None:
             values = {**(values or {}), **where.values}
         while True:
@@ -453,12 +455,12 @@ class Database:
             raise error
 
     def scalar(self, stem: str, name: str, values: Mapping[str, Any] | None = None,
-               where: Where | None = None) -> int:
+               filters: Sequence[Filter] = ()) -> int:
         """The first column of the first row as an integer (counts; ODBC may send text)."""
-        return _first_int(self.execute(stem, name, values, where).all())
+        return _first_int(self.execute(stem, name, values, filters).all())
 
     def count(self, stem: str, name: str, values: Mapping[str, Any] | None = None,
-              where: Where | None = None) -> int:
+              filters: Sequence[Filter] = ()) -> int:
         """A count query's answer, kept per connection for as long as the database's version
         (database.version) stays the same.
 
@@ -470,19 +472,18 @@ class Database:
         version is not asked again on that connection.
         """
         if not self._connection().versioned:  # its version query answered NULL before
-            return self.scalar(stem, name, values, where)
+            return self.scalar(stem, name, values, filters)
         found = self.execute("database", "version")
         conn, rows = found.connection, found.all()
         version = rows[0][0] if rows else None
         if version is None:
             conn.versioned = False  # no round trip for it again on this connection
-            return self.scalar(stem, name, values, where)
-        key = (stem, name, tuple(sorted((values or {}).items())),
-               None if where is None else (where.shape, tuple(where.values.items())))
+            return self.scalar(stem, name, values, filters)
+        key = (stem, name, tuple(sorted((values or {}).items())), tuple(filters))
         kept = conn.counts.get(key)
         if kept is not None and kept[0] == version:
             return kept[1]
-        result = self.execute(stem, name, values, where)
+        result = self.execute(stem, name, values, filters)
         total = _first_int(result.all())
         if result.connection is conn:  # not a connection made afresh in between
             if len(conn.counts) >= COUNTS_KEPT:

@@ -114,7 +114,11 @@ def handle_invalid(exc: Invalid) -> Response:
 
 
 def handle_absent(exc: Absent) -> Response:
-    return error_response(404, exc.message)
+    """No such record: a 404, the read having sent no record."""
+    response = error_response(404, exc.message)
+    if isinstance(response, logs.Counted):
+        response.rows = 0
+    return response
 
 
 def handle_unavailable(exc: DatabaseUnavailable) -> Response:

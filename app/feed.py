@@ -1,5 +1,6 @@
-"""GET /<c>/changes (CONTRACT §11): every new or changed record once, by its stamp, behind
-an opaque bookmark that the client stores and sends back.
+"""The feed (CONTRACT §11, GET /<c>/changes and the MCP tool `changes`): every new or
+changed record once, by its stamp, behind an opaque bookmark that the client stores and sends
+back. `read` runs one call through the runner; the faces send its `Changes`.
 
 No state is kept on the server: the bookmark token carries it all.
 
@@ -29,29 +30,20 @@ import re
 import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from flask import Response, g, request, url_for
-
-from . import formats
 from .clock import plant_now, server_clock, stamp_of
-from .collections import DATE_PAIRS
+from .collections import DATE_PAIRS, Collection
 from .config import FeedSettings
-from .db import QueryFailed
+from .filters import Filter
+from .plan import Planner
 from .problems import Invalid
 from .queries import Where
-from .reads import Read, read_response
+from .reads import Runner
 
-if TYPE_CHECKING:  # app/views.py imports this module
-    from .collections import Collection
-    from .views import Served
+__all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "MAX_TOKEN", "SEEN", "Bookmark", "Changes", "advance",
+           "decode", "encode", "fitted", "keyed", "read", "server_clock"]
 
-__all__ = ["MAX_LIMIT", "MAX_TOKEN", "SEEN", "Bookmark", "advance", "changes", "decode",
-           "encode", "fitted", "keyed", "server_clock"]
-
-# The column of sql/shapes.sql's changes that holds the server's local clock, which the feed
-# compares the stamps with when [site] timezone is not set (app/clock.py).
-CLOCK = "feed_now"
 DEFAULT_LIMIT = 1000
 MAX_LIMIT = 10_000
 SEEN = 200  # records remembered inside the lookback window (CONTRACT §11)
@@ -98,9 +90,10 @@ def window_start(mark: dt.datetime, lookback: dt.timedelta) -> dt.datetime:
     return (mark - lookback).replace(microsecond=0)
 
 
-def filters_digest(where: Where | None) -> bytes:
-    """The filters as a digest, the same whatever their order: each condition with its
-    values written in place of its parameters."""
+def filters_digest(filters: Sequence[Filter]) -> bytes:
+    """The filters as a digest, the same whatever their order: each condition (as the SQL
+    layer writes it) with its values written in place of its parameters."""
+    where = Where.of(filters)
     if where is None:
         return bytes(_FILTERS)
     values = where.values
@@ -373,12 +366,12 @@ def fitted(b: Bookmark) -> str:
     return token
 
 
-# -- the request -----------------------------------------------------------------------------
+# -- the read ---------------------------------------------------------------------------------
 
-def start(collection: str, on: str, where: Where | None, after: str | None,
+def start(collection: str, on: str, filters: Sequence[Filter], after: str | None,
           since: str | None) -> Bookmark:
-    """The bookmark a request starts from: its `after`, its `since`, or the oldest stamp."""
-    digest = filters_digest(where)
+    """The bookmark a call starts from: its `after`, its `since`, or the oldest stamp."""
+    digest = filters_digest(filters)
     if after is not None and since is not None:
         raise Invalid("give after (a bookmark) or since (a time to start from), not both")
     if after is not None:
@@ -392,61 +385,45 @@ def start(collection: str, on: str, where: Where | None, after: str | None,
             floor = max(dt.datetime.fromisoformat(since), OLDEST)
         except ValueError:
             raise Invalid(f"since must be a date and time YYYY-MM-DDTHH:MM:SS, e.g. "
-                             f"2026-11-01T07:00:00; got {since[:40]!r}") from None
+                          f"2026-11-01T07:00:00; got {since[:40]!r}") from None
     return Bookmark(collection, on, digest, floor=floor)
 
 
-def changes(served: Served, feed: FeedSettings, on: str, limit: int, after: str | None,
-            since: str | None, where: Where | None, format: str | None,
-            fields: list[str] | None) -> Response:
-    """The answer to GET /<c>/changes (served: app/views.py Served)."""
-    c, encoder, db = served.collection, served.encoder, served.runner.db
-    b = start(c.name, on, where, after, since)
-    lookback = dt.timedelta(seconds=feed.lookback_seconds)
-    frm = b.lower_bound(lookback)
+@dataclass(frozen=True)
+class Changes:
+    """One call's answer: the records sent, the bookmark to send back, the repeats."""
+
+    values: list[tuple[Any, ...]]
+    bookmark: str
+    repeats: int
+
+
+def read(runner: Runner, planner: Planner, feed: FeedSettings, on: str, limit: int,
+         after: str | None = None, since: str | None = None,
+         filters: Sequence[Filter] = ()) -> Changes:
+    """What changed since `after` (or `since`, or the oldest stamp), at most `limit`."""
+    c, db = planner.collection, runner.db
+    b = start(c.name, on, filters, after, since)
+    frm = b.lower_bound(dt.timedelta(seconds=feed.lookback_seconds))
     row_count = limit + len(b.seen) + b.forgotten_count
     # With the plant's zone set, its "now": the server's UTC clock in that zone, read before
     # the records (a clock read first can only hold a record back, never skip one).
     zoned = plant_now(db, feed.zone) if feed.zone is not None else None
-    result = db.execute(c.name, f"changes_{on}", {
+    rows = runner.run(planner.changes(on, {
         "from_date": frm.date(), "from_time": frm.time(), "midnight": dt.time(0),
-        "row_count": row_count}, where)
-    missing = encoder.columns_missing(result.columns)
-    if missing:
-        result.close()
-        raise QueryFailed(f"{result.what} returns no column {', '.join(missing)}")
-    raw = result.all()
-    now = (zoned or server_clock(raw[0][result.columns.index(CLOCK)])) if raw else None
-    values = encoder.values(result.columns, raw, None)
-    step = advance(b, list(keyed(c, on, encoder.output, values)), now,
-                   len(raw) < row_count, limit, feed)
+        "row_count": row_count}, filters))
+    now = (zoned or server_clock(rows.also[0][0])) if rows.values else None
+    step = advance(b, list(keyed(c, on, planner.encoder.output, rows.values)), now,
+                   len(rows.values) < row_count, limit, feed)
     if db.metrics is not None and step.lateness:
         db.metrics.feed_lateness(c.name, step.lateness)
-    g.rows = len(step.sent)
-    read = Read(c.name, f"changes_{on}", encoder, formats.negotiate(
-        format, request.headers.get("Accept")), f"{c.name}-changes", fields=fields)
-    token = fitted(step.bookmark)
-    headers = {"X-Bookmark": token, "Link": f'<{_next(token)}>; rel="next"',
-               "Cache-Control": "no-store"}
-    if step.repeats:
-        headers["X-Bookmark-Repeats"] = str(step.repeats)
-    body = read.format.whole(encoder, step.sent, fields, read.name)
-    return read_response(read, body, headers)
+    return Changes(step.sent, fitted(step.bookmark), step.repeats)
 
 
 def keyed(c: Collection, on: str, output: list[str], values: Sequence[tuple[Any, ...]]
-           ) -> Iterator[tuple[Key, dt.datetime, tuple[Any, ...]]]:
+          ) -> Iterator[tuple[Key, dt.datetime, tuple[Any, ...]]]:
     """Each record's key (what orders it after its stamp) and stamp, with its values."""
     day, clock = (output.index(f) for f in DATE_PAIRS[on])
     keys = [output.index(f) for f in c.range_order(on)]
     for v in values:
         yield tuple(v[i] for i in keys), stamp_of(v[day], v[clock]), v
-
-
-def _next(token: str) -> str:
-    """This request's URL with after=<token> (and no since): the next call."""
-    args: dict[str, Any] = dict(request.view_args or {})
-    args.update((k, v[0] if len(v) == 1 else v) for k, v in request.args.lists()
-                if k not in ("after", "since") and not k.startswith("_"))
-    args["after"] = token
-    return url_for(request.endpoint or "", _external=True, **args)

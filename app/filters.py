@@ -5,14 +5,21 @@ by the SQL layer (app/queries.py: `Where`, one condition per filter).
 An operator is one entry of OPERATORS: its argument suffix (`field__gt`), the field kinds
 that take it, how its value is read, its SQL condition and what the docs say of it. Adding
 one is adding an entry (and its tests); the docs and error messages are written from here.
-This module imports nothing from Flask or the web layer, so that the SQL layer need not.
+A filter's value is read from its text here too (`read_value`), for every face. This module
+imports nothing from Flask or the web layer, so that the SQL layer need not.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, NoReturn
+
+from . import params
+from .problems import Invalid
 
 # The kinds a filter value is read as; app/arguments.py maps the record's fields to them.
 KINDS = ("integer", "number", "date", "time", "string")
@@ -91,6 +98,8 @@ OPERATORS: dict[str, Operator] = {op.suffix: op for op in (
     Operator("isnull", BOOLEAN, "{f} IS NULL", "", negated="{f} IS NOT NULL"),
 )}
 
+# Decimal notation, with an exponent allowed (1e3, 2.5E-4: what JSON and OpenAPI call a number).
+_NUMBER = re.compile(r"-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?", re.ASCII)
 _BOOLEANS = {"true": True, "false": False}
 
 
@@ -134,3 +143,63 @@ def doc_list() -> str:
                              for i, op in enumerate(group))
         parts.append(text + (f" ({group[0].doc})" if group[0].doc else ""))
     return ", ".join(parts)
+
+
+# What a value of each kind is written as, as the errors and the docs say it.
+KIND_TEXTS = {
+    "integer": "an integer in digits, e.g. 42 or -7",
+    "number": "a number in decimal notation, e.g. 12500, 12500.5 or 1.25e4",
+    "date": "a date YYYY-MM-DD, e.g. 2026-11-01",
+    "time": "a time HH:MM or HH:MM:SS, 24-hour, e.g. 07:30",
+    "string": "any text, compared as the database compares text",
+}
+
+
+def _bad(argument: str, message: str) -> NoReturn:
+    raise Invalid(message, argument)
+
+
+def read_value(kind: str, text: str, argument: str) -> Any:
+    """A filter's value of the field's kind, read from its text, or `Invalid` saying what
+    the kind accepts."""
+    accepted = f"{argument} takes {KIND_TEXTS[kind]}; got {text[:40]!r}"
+    if kind == "string":
+        if "\x00" in text:  # no database compares it: PostgreSQL refuses it in any text
+            _bad(argument, f"{argument}: the text holds a NUL character, which no stored "
+                           f"value can match")
+        return text
+    if kind == "integer":
+        if not params.INTEGER.fullmatch(text):
+            _bad(argument, accepted)
+        # int() of at most 20 digits: past that bounded_int stands in ±2**63 for the rest.
+        value = int(text) if len(text.lstrip("-").lstrip("0")) <= 20 else 2**64
+        if not -params.INT64_MAX - 1 <= value <= params.INT64_MAX:
+            _bad(argument, f"{argument} takes an integer from -{params.INT64_MAX + 1} to "
+                           f"{params.INT64_MAX}; got {text[:40]!r}")
+        return value
+    if kind == "number":
+        if not _NUMBER.fullmatch(text):
+            _bad(argument, accepted)
+        if params.INTEGER.fullmatch(text) and len(text.lstrip("-").lstrip("0")) <= 19:
+            value = int(text)
+            if -params.INT64_MAX - 1 <= value <= params.INT64_MAX:
+                return value
+        number = float(text)
+        if not math.isfinite(number):
+            _bad(argument, f"{argument} takes a finite number, at most about 1.8e308; "
+                           f"got {text[:40]!r}")
+        return number
+    if kind == "date":
+        try:
+            if params.DATE.fullmatch(text):
+                return dt.date.fromisoformat(text)
+        except ValueError:
+            _bad(argument, f"{argument}: {text!r} is not a date of the calendar; it takes "
+                           f"{KIND_TEXTS['date']}")
+        _bad(argument, accepted)
+    m = params.TIME.fullmatch(text)  # time
+    if m:
+        hour, minute, second = (int(g or 0) for g in m.groups())
+        if hour < 24 and minute < 60 and second < 60:
+            return dt.time(hour, minute, second)
+    _bad(argument, accepted)

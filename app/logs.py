@@ -120,6 +120,15 @@ def _write_access(line: str, args: tuple[Any, ...], fields: dict[str, Any]) -> N
                                         None, function, {"fields": fields}))
 
 
+class Counted(Response):
+    """A response that says how many records it sends, for its access line and the metrics:
+    a number, or for a stream a function that counts them as they are read; and the stream,
+    which says whether it broke off."""
+
+    rows: int | Callable[[], int] | None = None
+    stream: Any = None
+
+
 def install(app: Flask, done: Callable[[str | None, int, float, int | None, bool], None]
             | None = None) -> None:
     """Request ids, and the access line written when the response is done (for a stream,
@@ -141,8 +150,9 @@ def install(app: Flask, done: Callable[[str | None, int, float, int | None, bool
             started = time.monotonic()
         method, path, status = req.method, req.full_path.rstrip("?"), response.status_code
         client = req.remote_addr or "-"
-        rows = kept.get("rows")
-        stream, endpoint = kept.get("stream"), req.endpoint
+        rows, stream = ((response.rows, response.stream) if isinstance(response, Counted)
+                        else (None, None))
+        endpoint = req.endpoint
 
         def line() -> None:
             sent = rows() if callable(rows) else rows

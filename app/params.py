@@ -70,6 +70,9 @@ def date_range(tglawal: str, jam_awal: str, tglakhir: str, jam_akhir: str) -> di
 
 def window(page: int, page_size: int) -> dict[str, int]:
     """Rows of page `page` (1-based) as both ROW_NUMBER bounds and LIMIT/OFFSET."""
-    skip = (page - 1) * page_size
-    return {"first_row": skip + 1, "last_row": skip + page_size, "row_count": page_size,
-            "skip": skip}
+    return rows((page - 1) * page_size, page_size)
+
+
+def rows(skip: int, size: int) -> dict[str, int]:
+    """`size` rows after the first `skip` as both ROW_NUMBER bounds and LIMIT/OFFSET."""
+    return {"first_row": skip + 1, "last_row": skip + size, "row_count": size, "skip": skip}

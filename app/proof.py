@@ -38,7 +38,7 @@ from . import params
 from .collections import DATE_PAIRS, Collection
 from .db import Database, DatabaseUnavailable, QueryFailed, ValueRefused
 from .filters import Filter
-from .queries import PARAMETERS, Where, kind_of
+from .queries import PARAMETERS, kind_of
 from .schemas import Integer
 from .summaries import MEASURES
 
@@ -187,10 +187,10 @@ class _Prover:
         self.findings: list[Finding] = []
         self.lines: dict[str, str] = {}  # field -> its line of records, read once
 
-    def rows(self, name: str, values: dict[str, Any], where: Where | None = None,
+    def rows(self, name: str, values: dict[str, Any], filters: Sequence[Filter] = (),
              by: tuple[str, ...] = ()) -> tuple[list[str], list[tuple[Any, ...]]]:
         result = self.db.execute(self.c.name, name, {
-            k: v for k, v in values.items() if k in PARAMETERS[kind_of(name)]}, where, by)
+            k: v for k, v in values.items() if k in PARAMETERS[kind_of(name)]}, filters, by)
         return list(result.columns), result.all()
 
     def judge(self, record: _Record, read: str, field: str, found: int, cause: str) -> bool:
@@ -298,11 +298,11 @@ class _Prover:
                 sent = kind._serialize(value, None, None)
             except ValueError:
                 continue
-            where = Where.of([Filter(field, "", (sent,))])
+            filters = [Filter(field, "", (sent,))]
             cause = self.code_cause(field, value)
             try:
-                columns, rows = (self.rows(f"range_{on}", _bounds(*span), where)
-                                 if span else self.rows("all", {}, where))
+                columns, rows = (self.rows(f"range_{on}", _bounds(*span), filters)
+                                 if span else self.rows("all", {}, filters))
             except ValueError:  # a site's own read that takes no filters: none to prove
                 continue
             except (QueryFailed, ValueRefused) as exc:  # a column that is not text, say
@@ -323,8 +323,8 @@ class _Prover:
         span = _span(record.values.get(day), record.values.get(clock))
         assert span is not None and self.c.summary is not None
         sent = self.c.schema._declared_fields[code]._serialize(record.values[code], None, None)
-        where = Where.of([Filter(code, "", (sent,))])
-        columns, rows = self.rows(f"summary_{on}", _bounds(*span), where,
+        filters = [Filter(code, "", (sent,))]
+        columns, rows = self.rows(f"summary_{on}", _bounds(*span), filters,
                                   ("day", code))
         measure = MEASURES[self.c.summary].entries[0].name  # records, batches
         counted = sum(int(r[columns.index(measure)] or 0) for r in rows)

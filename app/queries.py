@@ -44,7 +44,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from .collections import DATE_PAIRS, NAMINGS, Collection, Naming
+from .collections import DATE_PAIRS, NAMINGS, Collection, Naming, QueryName
 from .filters import OPERATORS, Filter
 
 DIALECTS = ("sqlite", "postgresql")
@@ -638,17 +638,9 @@ def _check_params(name: str, params: tuple[str, ...], where: str) -> None:
 
 
 def kind_of(name: str) -> str:
-    """range_dt1_page -> range_page; summary_dt1 -> summary; all -> all."""
-    if name.startswith("summary_") and name not in SUMMARY_SHAPES:
-        return "summary"
-    if name.startswith("changes_"):  # changes_update -> changes
-        return "changes"
-    if name.startswith("range_"):
-        for suffix in ("_count", "_page"):
-            if name.endswith(suffix):
-                return "range" + suffix
-        return "range"
-    return name
+    """range_dt1_page -> range_page; summary_dt1 -> summary; all -> all; a shape's or
+    another query's name is its own kind."""
+    return QueryName.parse(name).kind
 
 
 def _own_or_shipped(sql_dir: Path, shipped_dir: Path, stem: str) -> Path:
@@ -692,7 +684,7 @@ def load_queries(sql_dir: Path, collections: Sequence[Collection],
                                  f"without {c.name} leaves it out of collections.serve")
         queries.files[c.name] = path
         queries.namings[c.name] = c.namings
-        names = [n for read in c.reads() for n in read[:2]]
+        names = [n for name, shape in c.reads() for n in (str(name), shape)]
         own = _File(path, ["records", *dict.fromkeys(names)])
         first = own.blocks[0]
         if first.name != "records" or first.dialect is not None:
@@ -741,7 +733,8 @@ def _fill_collection(queries: Queries, c: Collection, own: _File, shapes: _File,
     mapping = without_comments(records.text)
     queries.add(c.name, Query("records", records.dialect, convert(mapping)[0], (),
                               records.source, records.description))
-    for name, shape, on in c.reads():
+    for query_name, shape in c.reads():
+        name, on = str(query_name), query_name.on
         source = own if own.has(name) or own.has(shape) else shapes
         written = name if source.has(name) else shape
         block, main = source.get(written, dialect), source.get(written, None)

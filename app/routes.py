@@ -26,12 +26,13 @@ from webargs.flaskparser import FlaskParser
 from werkzeug.routing import BaseConverter
 
 from . import feed, formats, params, summaries, views
+from .answers import Answers
 from .arguments import FILTERS_DOC, WHERE, Accepted, accepted_filters, filter_parameters
 from .collections import DATE_PAIRS, Collection
 from .config import ApiSettings, FeedSettings, SiteSettings
 from .metrics import Metrics
 from .pages import Page
-from .reads import Runner
+from .plan import Planner
 from .schemas import HealthSchema, IndexSchema, example
 from .unmapped import NOT_MAPPED, Unmapped
 from .views import Served, Service
@@ -40,7 +41,7 @@ Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
 # A query argument's metadata key: the route takes it, the OpenAPI document does not list it
 # (app/__init__.py's Api leaves such fields out of the parameters): `format` (the formats'
-# own paragraphs say how to ask, app/formats.py) and a list's `where`.
+# own paragraphs say how to ask, app/formats.py) and a list's filters (`__where`).
 UNDOCUMENTED = "undocumented"
 
 
@@ -198,19 +199,20 @@ ROUTES: tuple[Route, ...] = (
 )
 
 
-def collection_blueprint(c: Collection, runner: Runner, api: ApiSettings,
+def collection_blueprint(planner: Planner, answers: Answers, api: ApiSettings,
                          keys: bool = False, feed: FeedSettings | None = None,
                          unmapped: Unmapped | None = None) -> Blueprint:
     """The routes of one collection (CONTRACT §3), driven by its row of the table; `keys`:
     API keys are configured, so a request without one can be a 401 (CONTRACT §5); `feed`:
     the windows of /<c>/changes; `unmapped`: the collections not mapped yet, which the
     document lists as they are and says so of."""
-    served = Served(c, runner, api.page_size, feed)
+    c = planner.collection
+    served = Served(planner, answers, api.page_size, feed)
     note = (f" {NOT_MAPPED.capitalize()} at this site: every operation answers 503 until "
             f"{', '.join(unmapped.fields(c.name))} are mapped."
             if unmapped and c.name in unmapped else "")
     blp = Blueprint(c.name, __name__, url_prefix=f"{api.url_prefix}/{c.name}",
-                    description=f"{c.schema.Meta.description} Key: {served.key_name}. "
+                    description=f"{c.schema.Meta.description} Key: {served.plan.key_name}. "
                                 f"Canonical order: {', '.join(c.order)} (ascending, NULLs "
                                 f"first).{note}")
     arguments = _arguments(served, api)
@@ -234,14 +236,14 @@ def collection_blueprint(c: Collection, runner: Runner, api: ApiSettings,
         view = blp.arguments(arguments[route.args], location="query", as_kwargs=True)(view)
         path = _key_path(served) if route.path is None else route.path
         rule = route.rule.format(key=f"{'pagenumber' if c.numbered else 'recordid'}:"
-                                     f"{served.key_name}")
+                                     f"{served.plan.key_name}")
         blp.route(rule, parameters=[*path, *(filter_params if route.filtered else ())])(view)
     return blp
 
 
 def _key_path(served: Served) -> tuple[dict[str, str], ...]:
     c = served.collection
-    return (_path(served.key_name, "1-based position of the record in the canonical order, "
+    return (_path(served.plan.key_name, "1-based position of the record in the canonical order, "
                                    f"as numbered in GET /{c.name}." if c.numbered
                   else "The record's id, an integer."),)
 
@@ -290,7 +292,7 @@ def _doc_only(*decorators: Decorator) -> Decorator:
 def _arguments(served: Served, api: ApiSettings) -> dict[str, ma.Schema]:
     """The argument schema of each route kind, each knowing what else its route takes (its
     filters: app/arguments.py)."""
-    c, output = served.collection, served.encoder.output
+    c, output = served.collection, served.plan.encoder.output
     representation = {"format": _format_field(), "fields": _fields_field(c.name, output)}
     page_size = QueryInteger(
         load_default=api.page_size, validate=validate.Range(1, api.max_page_size),
@@ -315,7 +317,7 @@ def _arguments(served: Served, api: ApiSettings) -> dict[str, ma.Schema]:
                                 "pattern": _SINCE_PATTERN, "example": "2026-11-01T07:00:00"}),
                             **representation}
     if c.summary:
-        kinds["summary"] = {"on": _on_field(c), "by": _by_field(c, served.groupable),
+        kinds["summary"] = {"on": _on_field(c), "by": _by_field(c, served.plan.groupable),
                             "format": representation["format"]}
     filters = accepted_filters(c.schema, c.fields)
     return {kind: _taking(f"{c.name}{kind.title()}Args", declared,
@@ -326,10 +328,10 @@ def _arguments(served: Served, api: ApiSettings) -> dict[str, ma.Schema]:
 def _taking(name: str, declared: dict[str, fields.Field], filters: Mapping[str, str] | None,
             paged_by_path: bool = False) -> ma.Schema:
     """An argument schema, which also knows what else its route takes; a route with filters
-    gets them as one more argument, `where` (app/arguments.py WHERE)."""
+    gets them as one more argument, `filters` (app/arguments.py WHERE)."""
     own = tuple(declared)
     if filters is not None:
-        declared = {**declared, "where": fields.Raw(data_key=WHERE, load_default=None,
+        declared = {**declared, "filters": fields.Raw(data_key=WHERE, load_default=None,
                                                     metadata={UNDOCUMENTED: True})}
     instance = ma.Schema.from_dict(declared, name=name)()
     instance.accepted = Accepted(own, filters, paged_by_path)  # type: ignore[attr-defined]

@@ -1,14 +1,13 @@
-"""The views, one short function per read kind: each says what to read and hands it to the
-runner (app/reads.py). app/routes.py registers them from its table of routes, once per
-collection, with the collection's `Served` as the first argument; a view's docstring is its
-operation's summary and description in the OpenAPI document.
+"""The views, one short function per read kind: each asks the collection's planner
+(app/plan.py) for the read and hands it to the HTTP face (app/answers.py). app/routes.py
+registers them from its table of routes, once per collection, with the collection's
+`Served` as the first argument; a view's docstring is its operation's summary and
+description in the OpenAPI document.
 """
 
 from __future__ import annotations
 
-import functools
 import hmac
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -17,43 +16,28 @@ from flask import Response, redirect, request, send_from_directory, url_for
 from swagger_ui_bundle import swagger_ui_path
 from werkzeug.exceptions import Unauthorized
 
-from . import feed, formats, params, summaries
+from . import params
+from .answers import Answers, Paging
 from .clock import plant_today
 from .collections import Collection
 from .config import FeedSettings
 from .db import Database, DatabaseUnavailable, QueryFailed
-from .encoding import RecordEncoder
+from .filters import Filter
 from .metrics import Metrics
 from .pages import Page
-from .problems import Absent
-from .queries import Where
-from .reads import Read, RowEncoder, Runner, Window
+from .plan import Planner
 from .unmapped import Unmapped
 
 
 class Served:
     """One collection as its views need it, built once when the app is made."""
 
-    def __init__(self, collection: Collection, runner: Runner, page_size: int,
+    def __init__(self, planner: Planner, answers: Answers, page_size: int,
                  feed: FeedSettings | None = None):
-        self.collection, self.runner = collection, runner
+        self.plan, self.answers = planner, answers
+        self.collection = planner.collection
         self.page_size = page_size  # api.page_size: a page's size when the client names none
         self.feed = feed or FeedSettings()  # /<c>/changes' windows
-        self.key_name = "numberrow" if collection.numbered else "ID"
-        self.encoder = RecordEncoder(collection.schema)
-        self.groupable = tuple(summaries.groupable(collection)) if collection.summary else ()
-        # A summary's encoder, made once per `by` asked (a handful in practice).
-        self.summary_encoder: Callable[[tuple[str, ...]], summaries.SummaryEncoder] = (
-            functools.lru_cache(maxsize=64)(
-                functools.partial(summaries.SummaryEncoder, collection)))
-
-    def run(self, query: str, format: str | None, fields: list[str] | None, filename: str,
-            encoder: RowEncoder | None = None, **read: Any) -> Response:
-        """Read `query` of this collection, sent in the format the client asked for."""
-        return self.runner.run(Read(
-            self.collection.name, query, encoder or self.encoder,
-            formats.negotiate(format, request.headers.get("Accept")), filename, fields=fields,
-            **read))
 
 
 @dataclass(frozen=True)
@@ -66,7 +50,7 @@ class Service:
     unmapped: Unmapped = field(default_factory=Unmapped)  # the collections not mapped yet
 
 
-def get_all(s: Served, where: Where | None = None, format: str | None = None,
+def get_all(s: Served, filters: tuple[Filter, ...] = (), format: str | None = None,
             fields: list[str] | None = None) -> Response:
     """gets all
 
@@ -74,11 +58,10 @@ def get_all(s: Served, where: Where | None = None, format: str | None = None,
     (a chunked JSON array or CSV; the table may hold millions of rows). A collection of
     fewer than 2,000 records is read whole and sent with a Content-Length.
     """
-    return s.run("all", format, fields, s.collection.name, where=where,
-                 numbered=where is None)
+    return s.answers.answer(s.plan.all(filters, fields), format, s.collection.name)
 
 
-def get_page(s: Served, pagenumber: str, page_size: int, where: Where | None = None,
+def get_page(s: Served, pagenumber: str, page_size: int, filters: tuple[Filter, ...] = (),
              format: str | None = None, fields: list[str] | None = None) -> Response:
     """gets by page
 
@@ -86,8 +69,9 @@ def get_page(s: Served, pagenumber: str, page_size: int, where: Where | None = N
     A page beyond the last is an empty array.
     """
     page = params.integer(pagenumber, "pagenumber", minimum=1)
-    return s.run("page", format, fields, f"{s.collection.name}-page-{page}", where=where,
-                 numbered=where is None, window=Window(page, page_size, "count"))
+    read = s.plan.part((page - 1) * page_size, page_size, filters, fields)
+    return s.answers.answer(read, format, f"{s.collection.name}-page-{page}",
+                            Paging(page, page_size))
 
 
 def get_one(s: Served, format: str | None = None, fields: list[str] | None = None,
@@ -97,22 +81,12 @@ def get_one(s: Served, format: str | None = None, fields: list[str] | None = Non
     One record: by its integer ID, or in the collections without a usable key by its
     1-based position (numberrow) in the canonical order.
     """
-    key = path[s.key_name]
-    absent = f"no {s.collection.name} record with {s.key_name} {key}"
-    filename = f"{s.collection.name}-{key}"
-    if s.collection.numbered:  # the n-th record of the canonical order: a page of one
-        n = params.integer(key, "numberrow", minimum=1)
-        return s.run("page", format, fields, filename, absent=absent, numbered=True,
-                     window=Window(n, 1, None))
-    k = params.integer(key, "ID")
-    if abs(k) > params.INT64_MAX:  # no stored ID can be that large: no query needed
-        raise Absent(absent)
-    # A legacy table may repeat an ID: the first record is the answer.
-    return s.run("by_key", format, fields, filename, absent=absent, values={"key": k})
+    key = path[s.plan.key_name]
+    return s.answers.answer(s.plan.one(key, fields), format, f"{s.collection.name}-{key}")
 
 
 def get_range(s: Served, tglawal: str, jam_awal: str, tglakhir: str, jam_akhir: str,
-              on: str, where: Where | None = None, page: int | None = None,
+              on: str, filters: tuple[Filter, ...] = (), page: int | None = None,
               page_size: int | None = None, format: str | None = None,
               fields: list[str] | None = None) -> Response:
     """gets by date
@@ -124,19 +98,18 @@ def get_range(s: Served, tglawal: str, jam_awal: str, tglakhir: str, jam_akhir: 
     00:00:00. numberrow is null here. Unpaged, the range is streamed (one of fewer
     than 2,000 records is read whole and sent with a Content-Length).
     """
-    values = params.date_range(tglawal, jam_awal, tglakhir, jam_akhir)
-    query, filename = f"range_{on}", f"{s.collection.name}-{tglawal}_{tglakhir}"
+    bounds = params.date_range(tglawal, jam_awal, tglakhir, jam_akhir)
+    filename = f"{s.collection.name}-{tglawal}_{tglakhir}"
     if page is None and page_size is None:
-        return s.run(query, format, fields, filename, values=values, where=where)
+        return s.answers.answer(s.plan.range(on, bounds, filters, fields), format, filename)
     page, page_size = page or 1, page_size or s.page_size
-    window = Window(page, page_size, f"{query}_count", page_arg="page",
-                    links={"on": on, "page": page, "page_size": page_size})
-    return s.run(f"{query}_page", format, fields, filename, values=values, where=where,
-                 window=window)
+    read = s.plan.range(on, bounds, filters, fields, ((page - 1) * page_size, page_size))
+    paging = Paging(page, page_size, "page", {"on": on, "page": page, "page_size": page_size})
+    return s.answers.answer(read, format, filename, paging)
 
 
 def get_summary(s: Served, tglawal: str, jam_awal: str, tglakhir: str, jam_akhir: str,
-                on: str, where: Where | None = None, by: list[str] | None = None,
+                on: str, filters: tuple[Filter, ...] = (), by: list[str] | None = None,
                 format: str | None = None) -> Response:
     """sums by date
 
@@ -146,15 +119,13 @@ def get_summary(s: Served, tglawal: str, jam_awal: str, tglakhir: str, jam_akhir
     production: batches, sv and pv per material with their deviation, average
     temperatures; vehicle: records). Sent whole when small, streamed when not.
     """
-    values = params.date_range(tglawal, jam_awal, tglakhir, jam_akhir)
-    groups = summaries.read_by(s.collection, by, s.groupable)
-    return s.run(f"summary_{on}", format, None,
-                 f"{s.collection.name}-summary-{tglawal}_{tglakhir}", values=values,
-                 where=where, by=groups, encoder=s.summary_encoder(groups))
+    bounds = params.date_range(tglawal, jam_awal, tglakhir, jam_akhir)
+    return s.answers.answer(s.plan.summary(on, bounds, by, filters), format,
+                            f"{s.collection.name}-summary-{tglawal}_{tglakhir}")
 
 
 def get_changes(s: Served, on: str, limit: int, after: str | None = None,
-                since: str | None = None, where: Where | None = None,
+                since: str | None = None, filters: tuple[Filter, ...] = (),
                 format: str | None = None, fields: list[str] | None = None) -> Response:
     """gets what changed
 
@@ -170,7 +141,8 @@ def get_changes(s: Served, on: str, limit: int, after: str | None = None,
     records inside that window some may come again, counted in X-Bookmark-Repeats. A
     bookmark of another collection, `on` or filters is a 400.
     """
-    return feed.changes(s, s.feed, on, limit, after, since, where, format, fields)
+    return s.answers.changes(s.plan, s.feed, on, limit, after, since, filters, format,
+                             fields)
 
 
 def index(service: Service) -> Any:
