@@ -18,7 +18,7 @@ SCRIPT = textwrap.dedent("""
     import json, sys
     from pathlib import Path
     import app
-    from app import create_app
+    from app import create_app, glossary
     from app.demo import build_demo_database
 
     here = Path.cwd()
@@ -33,7 +33,8 @@ SCRIPT = textwrap.dedent("""
                 "/report/2026-11-20", "/metrics"]:
         response = client.get(url)
         answers[url] = [response.status_code, response.mimetype]
-    print(json.dumps({"app": app.__file__, "answers": answers}))
+    print(json.dumps({"app": app.__file__, "answers": answers,
+                      "glossary": glossary.meaning("NumberedWeighing", "weigh1")}))
 """)
 
 
@@ -46,7 +47,8 @@ def test_a_wheel_installed_in_a_fresh_venv_serves(tmp_path: Path) -> None:
     # The queries and draft-mapping's table of the trade's words.
     shipped = {p.name for p in (ROOT / "sql").iterdir() if p.suffix in (".sql", ".toml")}
     assert {n.removeprefix("app/sql/") for n in names if n.startswith("app/sql/")} == shipped
-    assert {"app/static/dashboard.html", "app/static/report.html"} <= set(names)
+    assert {"app/static/dashboard.html", "app/static/report.html",
+            "app/glossary.toml"} <= set(names)
 
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
@@ -71,3 +73,5 @@ def test_a_wheel_installed_in_a_fresh_venv_serves(tmp_path: Path) -> None:
         "/report/2026-11-20": [200, "text/html"],
         "/metrics": [200, "text/plain"],
     }
+    # glossary.toml is read from the installed package.
+    assert result["glossary"] == "The weight at the entry weighing."
