@@ -18,13 +18,13 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import errors, logs
 from .answers import Answers
-from .arguments import accepted_filters, reject_all
+from .arguments import reject_all
 from .check import check_sql_command
 from .collections import COLLECTIONS
 from .config import SHIPPED_SQL_DIR, Settings, load_settings
 from .db import Database
 from .mapping import draft_mapping_command
-from .mcp_tools import describe_collection, make_tools
+from .mcp_tools import Tools, make_tools
 from .metrics import Metrics, route_kind
 from .plan import Planner
 from .queries import NAMES_FILE, load_queries
@@ -153,8 +153,6 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
                                   "collections": served, "unmapped": unmapped}
     # One planner per collection, shared by the faces: the HTTP routes and the MCP tools.
     planners = {c.name: Planner(c) for c in served}
-    app.extensions["jembatan"]["tools"] = make_tools(lambda: {"collections": [
-        describe_collection(c, accepted_filters(c.schema, c.fields)) for c in served]})
     prefix = settings.api.url_prefix
     app.config.update(
         API_TITLE="Jembatan",
@@ -201,7 +199,9 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     _register_auth(app, settings)
     proving = (Proving(db, served, queries.files, unmapped)
                if settings.database.prove_on_first_read else None)
-    _register_unmapped(app, unmapped, proving)  # after the key: a stranger learns nothing
+    guard = _guard(unmapped, proving)
+    _register_unmapped(app, guard)  # after the key: a stranger learns nothing
+    app.extensions["jembatan"]["tools"] = make_tools(Tools(planners, runner, settings, guard))
     app.before_request(_no_arguments)
     _register_headers(app, settings)
     app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1, x_proto=1, x_host=1, x_port=1,
@@ -260,19 +260,26 @@ def _register_auth(app: Flask, settings: Settings) -> None:
             raise exc
 
 
-def _register_unmapped(app: Flask, unmapped: Unmapped, proving: Proving | None) -> None:
+def _guard(unmapped: Unmapped, proving: Proving | None) -> Callable[[str], None]:
+    """What a read of a collection passes first, whatever face asks: its proof on the first
+    read, and NotMapped for one not mapped yet."""
+    def guard(collection: str) -> None:
+        if proving is not None:
+            proving.ensure(collection)
+        if unmapped:
+            unmapped.check(collection)
+    return guard
+
+
+def _register_unmapped(app: Flask, guard: Callable[[str], None]) -> None:
     """Every route of a collection not mapped yet answers 503 (app/errors.py), before its
-    arguments are read, and its first read proves it first (`proving`); a CORS preflight
+    arguments are read, and its first read proves it first (`guard`); a CORS preflight
     (OPTIONS) reads nothing and passes."""
 
     @app.before_request
     def refuse_unmapped() -> None:
-        if request.method == "OPTIONS":
-            return
-        if proving is not None:
-            proving.ensure(request.blueprint or "")
-        if unmapped:
-            unmapped.check(request.blueprint or "")
+        if request.method != "OPTIONS":
+            guard(request.blueprint or "")
 
 
 # What a browser page may read of an answer: the paging and the feed's headers among them.

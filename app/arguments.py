@@ -25,6 +25,7 @@ from werkzeug.datastructures import MultiDict
 
 from .filters import (
     KIND_TEXTS,
+    MAX_VALUES,
     OPERATORS,
     ORDERED_DOC,
     Filter,
@@ -42,7 +43,6 @@ from .schemas import Date, Integer, Number, Time
 __all__ = ["FILTERS_DOC", "WHERE", "Accepted", "Filter", "accepted_filters",
            "filter_parameters", "reject_all"]
 
-MAX_VALUES = 1000  # bound values of all filters together; SQL Server takes 2,100 a query
 # The arguments whose repeats join their values, as `__in` does: the lists, which generated
 # clients send as by=day&by=productcode (openapi-python-client ignores `explode: false`).
 JOINED = ("fields", "by")

@@ -98,6 +98,7 @@ OPERATORS: dict[str, Operator] = {op.suffix: op for op in (
     Operator("isnull", BOOLEAN, "{f} IS NULL", "", negated="{f} IS NOT NULL"),
 )}
 
+MAX_VALUES = 1000  # bound values of all filters together; SQL Server takes 2,100 a query
 # Decimal notation, with an exponent allowed (1e3, 2.5E-4: what JSON and OpenAPI call a number).
 _NUMBER = re.compile(r"-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?", re.ASCII)
 _BOOLEANS = {"true": True, "false": False}
