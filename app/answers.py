@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flask import Response, request, url_for
+from werkzeug.datastructures import MIMEAccept
+from werkzeug.http import parse_accept_header
 
 from . import errors, feed, formats, logs
 from .config import FeedSettings
@@ -30,6 +32,9 @@ from .schemas import ValueMisfit
 from .streaming import SpooledStream
 
 __all__ = ["Answers", "Paging"]
+
+MEDIA_TYPES = [f.media_type for f in formats.FORMATS.values()]
+BY_MEDIA_TYPE = {f.media_type: f for f in formats.FORMATS.values()}
 
 
 @dataclass(frozen=True)
@@ -52,7 +57,7 @@ class Answers:
     def answer(self, read: Read, format: str | None, filename: str,
                paging: Paging | None = None) -> Response:
         """The response to a read: one record, a page, or the whole result."""
-        fmt = formats.negotiate(format, request.headers.get("Accept"))
+        fmt = _negotiate(format, request.headers.get("Accept"))
         if read.streams and request.method == "HEAD":
             # Headers only: no need to read a whole table, but a database that cannot be
             # reached still answers 503 as GET would.
@@ -92,7 +97,7 @@ class Answers:
         """The answer to GET /<c>/changes: the records, and the bookmark in X-Bookmark and
         in the Link to the next call."""
         found = feed.read(self.runner, planner, settings, on, limit, after, since, filters)
-        fmt = formats.negotiate(format, request.headers.get("Accept"))
+        fmt = _negotiate(format, request.headers.get("Accept"))
         name = planner.collection.name
         headers = {"X-Bookmark": found.bookmark, "Link": f'<{_next(found.bookmark)}>; rel="next"',
                    "Cache-Control": "no-store"}
@@ -123,6 +128,17 @@ class _Batches:
         if self.position is not None:
             self.position += len(rows)
         return self.writer.part(values, first_batch)
+
+
+def _negotiate(name: str | None, accept: str | None) -> Format:
+    """?format= wins; else the best of the Accept header; JSON by default (also for none, or
+    */*, which need no parsing)."""
+    if name is not None:
+        return formats.FORMATS[name]
+    if not accept or accept == "*/*":
+        return formats.DEFAULT
+    best = parse_accept_header(accept, MIMEAccept).best_match(MEDIA_TYPES)
+    return BY_MEDIA_TYPE.get(best or "", formats.DEFAULT)
 
 
 def _response(fmt: Format, filename: str, body: Any,

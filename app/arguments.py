@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import difflib
 import textwrap
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import marshmallow as ma
 from flask import request
 from werkzeug.datastructures import MultiDict
 
@@ -38,9 +37,8 @@ from .filters import (
     usage,
 )
 from .problems import Invalid
-from .schemas import Date, Integer, Number, Time
 
-__all__ = ["FILTERS_DOC", "WHERE", "Accepted", "Filter", "accepted_filters",
+__all__ = ["FILTERS_DOC", "WHERE", "Accepted", "Filter",
            "filter_parameters", "reject_all"]
 
 # The arguments whose repeats join their values, as `__in` does: the lists, which generated
@@ -50,14 +48,6 @@ JOINED = ("fields", "by")
 # no client can send (one that is not `_`-ignored and not a filter is a 400).
 WHERE = "__where"
 
-
-
-def _kind(field: ma.fields.Field) -> str:
-    for kind, cls in (("integer", Integer), ("number", Number), ("date", Date),
-                      ("time", Time)):
-        if type(field) is cls:
-            return kind
-    return "string"
 
 
 def _bad(argument: str, message: str) -> None:
@@ -164,13 +154,6 @@ class Accepted:
                 _bad(name, f"at most {MAX_VALUES} filter values in one request")
             found.append(Filter(field, op, values))
         return found
-
-
-def accepted_filters(schema: type[ma.Schema], fields: Iterable[str]) -> dict[str, str]:
-    """{field: kind} of the fields a list of this record shape filters on (its stored
-    fields: not numberrow, not computed ones)."""
-    declared = schema._declared_fields
-    return {name: _kind(declared[name]) for name in fields}
 
 
 def reject_all(args: MultiDict[str, str]) -> None:

@@ -14,12 +14,15 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, NoReturn
 
+import marshmallow as ma
+
 from . import params
 from .problems import Invalid
+from .schemas import Date, Integer, Number, Time
 
 # The kinds a filter value is read as; app/arguments.py maps the record's fields to them.
 KINDS = ("integer", "number", "date", "time", "string")
@@ -107,6 +110,21 @@ _BOOLEANS = {"true": True, "false": False}
 def boolean(text: str) -> bool | None:
     """A boolean form's value: true or false in any letter case; None for anything else."""
     return _BOOLEANS.get(text.lower())
+
+
+def _kind(field: ma.fields.Field) -> str:
+    for kind, cls in (("integer", Integer), ("number", Number), ("date", Date),
+                      ("time", Time)):
+        if type(field) is cls:
+            return kind
+    return "string"
+
+
+def accepted_filters(schema: type[ma.Schema], fields: Iterable[str]) -> dict[str, str]:
+    """{field: kind} of the fields a list of this record shape filters on (its stored
+    fields: not numberrow, not computed ones)."""
+    declared = schema._declared_fields
+    return {name: _kind(declared[name]) for name in fields}
 
 
 def for_kind(kind: str) -> tuple[Operator, ...]:

@@ -14,12 +14,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from werkzeug.datastructures import MIMEAccept
-from werkzeug.http import parse_accept_header
-
 from . import xlsx
 
-__all__ = ["DEFAULT", "FORMATS", "Encoder", "Format", "Writer", "descriptions", "negotiate"]
+__all__ = ["DEFAULT", "FORMATS", "Encoder", "Format", "Writer", "descriptions"]
 
 Values = list[tuple[Any, ...]]
 Fields = Sequence[str] | None
@@ -146,19 +143,6 @@ header row. Not among the responses documented here: fetch it over plain HTTP.""
 
 FORMATS: dict[str, Format] = {f.name: f for f in (JSON, CSV, XLSX)}
 DEFAULT = JSON
-_MEDIA_TYPES = [f.media_type for f in FORMATS.values()]
-_BY_MEDIA_TYPE = {f.media_type: f for f in FORMATS.values()}
-
-
-def negotiate(name: str | None, accept: str | None) -> Format:
-    """?format= wins; else the best of the Accept header; JSON by default (also for none, or
-    */*, which need no parsing)."""
-    if name is not None:
-        return FORMATS[name]
-    if not accept or accept == "*/*":
-        return DEFAULT
-    best = parse_accept_header(accept, MIMEAccept).best_match(_MEDIA_TYPES)
-    return _BY_MEDIA_TYPE.get(best or "", DEFAULT)
 
 
 def descriptions() -> tuple[str, ...]:

@@ -14,8 +14,8 @@ nothing from Flask.
 from __future__ import annotations
 
 import base64
-import functools
 import binascii
+import functools
 import hashlib
 import json
 import re
@@ -24,11 +24,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import feed, glossary, params, summaries
-from .arguments import accepted_filters
 from .clock import plant_today
 from .collections import DATE_PAIRS, Collection
 from .config import Settings
-from .filters import MAX_VALUES, OPERATORS, Filter, boolean, for_kind, read_value
+from .filters import (
+    MAX_VALUES,
+    OPERATORS,
+    Filter,
+    accepted_filters,
+    boolean,
+    for_kind,
+    read_value,
+)
 from .formats import FORMATS
 from .plan import Planner
 from .problems import Absent, Invalid

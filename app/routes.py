@@ -27,9 +27,10 @@ from werkzeug.routing import BaseConverter
 
 from . import feed, formats, params, summaries, views
 from .answers import Answers
-from .arguments import FILTERS_DOC, WHERE, Accepted, accepted_filters, filter_parameters
+from .arguments import FILTERS_DOC, WHERE, Accepted, filter_parameters
 from .collections import DATE_PAIRS, Collection
 from .config import ApiSettings, FeedSettings, SiteSettings
+from .filters import accepted_filters
 from .metrics import Metrics
 from .pages import Page
 from .plan import Planner
