@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -87,6 +88,15 @@ class SiteSettings:
 
 
 @dataclass(frozen=True)
+class McpSettings:
+    """The Model Context Protocol endpoint (app/mcp.py): POST <url_prefix>/mcp served or not,
+    and the web origins whose pages may call it (a request with any other Origin is a 403)."""
+
+    enabled: bool = True
+    allowed_origins: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Settings:
     database: DatabaseSettings
     api: ApiSettings
@@ -96,6 +106,7 @@ class Settings:
     site: SiteSettings
     source: str  # where the settings came from, for the start-up log line
     feed: FeedSettings = FeedSettings()
+    mcp: McpSettings = McpSettings()
 
 
 # Every key of CONTRACT §6: its type and default. Paths are resolved separately.
@@ -135,6 +146,10 @@ _SPEC: dict[str, dict[str, tuple[type | tuple[type, ...], Any]]] = {
         # {}: the defaults of app/labels.py; a site's table renames some of them
         "collections": (dict, {}),
         "dates": (dict, {}),
+    },
+    "mcp": {
+        "enabled": (bool, True),
+        "allowed_origins": (list, []),  # []: only requests that carry no Origin header
     },
 }
 _PATH_KEYS = (("database", "sqlite"), ("database", "sql_dir"))
@@ -221,6 +236,20 @@ def _zone(name: str) -> ZoneInfo | None:
                       f"\"Asia/Jayapura\" (WIT)")
 
 
+# An origin as a browser sends it: scheme://host[:port], no path, no trailing slash.
+_ORIGIN = re.compile(r"https?://[^/\s?#]+")
+
+
+def _origins(given: list[str]) -> tuple[str, ...]:
+    """mcp.allowed_origins checked: each an origin as a browser sends it (lower case)."""
+    for origin in given:
+        if not _ORIGIN.fullmatch(origin):
+            raise ConfigError(f"mcp.allowed_origins: {origin!r} is not an origin; give each as "
+                              f"a browser sends it, scheme://host[:port] with no path or "
+                              f"trailing slash, e.g. \"https://assistant.plant.local\"")
+    return tuple(o.lower() for o in given)
+
+
 def _environment(environ: Mapping[str, str]) -> dict[str, dict[str, Any]]:
     layer: dict[str, dict[str, Any]] = {}
     if "JEMBATAN_SQLITE" in environ:
@@ -304,4 +333,6 @@ def load_settings(overrides: Mapping[str, Any] | None = None,
         source=source,
         feed=FeedSettings(settle_seconds=float(feed["settle_seconds"]),
                           lookback_seconds=float(feed["lookback_seconds"]), zone=zone),
+        mcp=McpSettings(enabled=merged["mcp"]["enabled"],
+                        allowed_origins=_origins(merged["mcp"]["allowed_origins"])),
     )
