@@ -153,16 +153,21 @@ def install(app: Flask, done: Callable[[str | None, int, float, int | None, bool
         rows, stream = ((response.rows, response.stream) if isinstance(response, Counted)
                         else (None, None))
         endpoint = req.endpoint
+        note = kept.get("access_note")  # what a view adds to its line (app/mcp.py: the tool)
 
         def line() -> None:
             sent = rows() if callable(rows) else rows
             took = time.monotonic() - started
             if done is not None:
                 done(endpoint, status, took, sent, bool(stream and stream.broken))
-            _write_access("%s %s %s %s %d %.3fs rows=%s", (
-                client, rid, method, path, status, took, "-" if sent is None else sent),
-                {"request_id": rid, "client": client, "method": method, "path": path,
-                 "status": status, "seconds": round(took, 4), "rows": sent})
+            fields = {"request_id": rid, "client": client, "method": method, "path": path,
+                      "status": status, "seconds": round(took, 4), "rows": sent}
+            args = (client, rid, method, path, status, took, "-" if sent is None else sent)
+            if note is None:
+                _write_access("%s %s %s %s %d %.3fs rows=%s", args, fields)
+            else:
+                _write_access("%s %s %s %s %d %.3fs rows=%s %s", (*args, note),
+                              fields | {"note": note})
 
         response.call_on_close(line)
         return response

@@ -25,7 +25,7 @@ CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 # What a route does, from its endpoint's view name (app/views.py, registered by app/routes.py):
 # the `kind` label.
 _KINDS = {"get_all": "list", "get_page": "page", "get_one": "key", "get_range": "range",
-          "get_summary": "summary", "get_changes": "changes"}
+          "get_summary": "summary", "get_changes": "changes", "mcp": "mcp"}
 # Request latency: from a record by id (a few ms) to a summary of a year or a stream.
 _REQUEST_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300)
 # How far a record's stamp was behind the database clock when the feed first sent it: at
@@ -76,6 +76,11 @@ class Metrics:
                                   "later than feed.settle_seconds + feed.lookback_seconds "
                                   "can be missed.", ["collection"],
                                   buckets=_LATENESS_BUCKETS, registry=r)
+        self.tool_calls = Counter("jembatan_mcp_tool_calls", "MCP tool calls (app/mcp.py), "
+                                  "by tool and outcome: ok, refused (arguments the tool cannot "
+                                  "take), unavailable (the database), failed (a query the "
+                                  "database refused), error (unexpected), unknown_tool.",
+                                  ["tool", "outcome"], registry=r)
         # The series each request touches, by their labels: `labels()` checks and joins the
         # label values and takes a lock on every call (about 1.8 µs, four times a request);
         # the child it returns is the same each time, so it is looked up once.
@@ -107,6 +112,10 @@ class Metrics:
         kind = ("query_failed" if reason is None else "timeout" if reason == "query timed out"
                 else "unreachable")
         self.db_errors.labels(kind, reason or "query failed").inc()
+
+    def tool_call(self, tool: str, outcome: str) -> None:
+        """One MCP tool call and how it ended (`tool` one of the table's names)."""
+        self.tool_calls.labels(tool, outcome).inc()
 
     def mapping_error(self, collection: str, field: str, expected: str) -> None:
         self.misfits.labels(collection, field, expected).inc()
