@@ -16,7 +16,7 @@ from flask_smorest.spec.plugins import FlaskPlugin
 from werkzeug.exceptions import Unauthorized
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from . import errors, logs
+from . import errors, logs, mcp
 from .answers import Answers
 from .arguments import reject_all
 from .check import check_sql_command
@@ -192,6 +192,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     api.register_blueprint(meta_blueprint(Service(served, db, settings.site.name, unmapped),
                                           settings.api, keyed))
     register_service_routes(app, prefix, metrics, settings.api.metrics_key, settings.site)
+    mcp.register(app, prefix, settings.mcp, metrics)  # POST /mcp (app/mcp.py)
     errors.register(app)
     logs.install(app, done=lambda endpoint, status, seconds, rows, broken: metrics.request(
         route_kind(endpoint), status, seconds, rows if isinstance(rows, int) else None,
@@ -208,6 +209,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
                             x_prefix=1)  # type: ignore[method-assign]
     app.cli.add_command(check_sql_command)
     app.cli.add_command(draft_mapping_command)
+    app.cli.add_command(mcp.mcp_command)  # flask --app wsgi mcp: MCP on stdio
     # `flask --app wsgi demo-db` comes from setup.cfg's flask.commands entry point, which
     # Flask loads without building the app: the database it creates need not exist yet.
     log.info("Jembatan serves %s (settings: %s)", db.describe, settings.source)
@@ -224,7 +226,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
 # on the record routes, whose argument schemas say what they take (app/routes.py).
 _NO_ARGUMENTS = {"service.index", "service.health", "api-docs.openapi_json",
                  "api-docs.openapi_swagger_ui", "docs_slash", "dashboard.dashboard",
-                 "report.report_today", "report.report", "metrics"}
+                 "report.report_today", "report.report", "metrics", "mcp"}
 
 
 def _no_arguments() -> None:
@@ -234,7 +236,8 @@ def _no_arguments() -> None:
 
 _OPEN_ENDPOINTS = {"api-docs.openapi_json", "api-docs.openapi_swagger_ui", "docs_static",
                    "docs_slash", "favicon", "service.health", "dashboard.dashboard", "metrics",
-                   "report.report_today", "report.report"}
+                   "report.report_today", "report.report",
+                   "mcp_refused"}  # a 405 for any method but POST, as elsewhere before a key
 
 
 def _register_auth(app: Flask, settings: Settings) -> None:
