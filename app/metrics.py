@@ -78,8 +78,9 @@ class Metrics:
                                   buckets=_LATENESS_BUCKETS, registry=r)
         self.tool_calls = Counter("jembatan_mcp_tool_calls", "MCP tool calls (app/mcp.py), "
                                   "by tool and outcome: ok, refused (arguments the tool cannot "
-                                  "take), unavailable (the database), failed (a query the "
-                                  "database refused), error (unexpected), unknown_tool.",
+                                  "take), unmapped (a collection not mapped yet), unavailable "
+                                  "(the database), failed (a query the database refused), "
+                                  "error (unexpected), unknown_tool.",
                                   ["tool", "outcome"], registry=r)
         # The series each request touches, by their labels: `labels()` checks and joins the
         # label values and takes a lock on every call (about 1.8 µs, four times a request);
