@@ -73,6 +73,7 @@ CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
 SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
 
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
+INTERNAL_ERROR = -32603
 HEADER_MISMATCH, UNSUPPORTED_VERSION = -32020, -32022  # the 2026-07-28 schema's codes
 
 MAX_MESSAGE = 1024 * 1024  # bytes of one message (a POST body, a stdio line)
@@ -156,7 +157,14 @@ class Server:
         except orjson.JSONDecodeError:
             return Reply(_error(None, RpcError(PARSE_ERROR, "Parse error: the message is "
                                                             "not JSON")), 400, "mcp=unreadable")
-        return self.answer(message, headers, request_id)
+        try:
+            return self.answer(message, headers, request_id)
+        except Exception:  # a fault of Jembatan's own, outside any tool: logged, not shown
+            log.exception("request %s: MCP message failed", request_id)
+            ident = message.get("id") if isinstance(message, dict) else None
+            failure = RpcError(INTERNAL_ERROR, f"Internal error, request id {request_id}")
+            return Reply(_error(ident if isinstance(ident, str | int) else None, failure),
+                         500, "mcp=failed")
 
     def answer(self, message: Any, headers: Mapping[str, str] | None,
                request_id: str) -> Reply:

@@ -547,3 +547,15 @@ def test_serve_stdio_keeps_stdout_for_messages(tmp_path: Path) -> None:
         serve_stdio(app.extensions["jembatan"]["mcp"], source, sink)
     assert [json.loads(line)["result"]["structuredContent"]
             for line in sink.getvalue().splitlines()] == [{}]
+
+
+def test_a_fault_outside_any_tool_is_an_internal_error(tmp_path: Path) -> None:
+    app = create_app({"database": {"sqlite": str(build_database(tmp_path / "p.sqlite3",
+                                                                ROWS))}})
+    app.extensions["jembatan"]["tools"] = None  # a broken table: listing it fails
+    response = app.test_client().post("/mcp", json=rpc("tools/list", ident="a"))
+    assert response.status_code == 500
+    body = response.get_json()
+    assert body["id"] == "a" and body["error"]["code"] == -32603
+    assert body["error"]["message"] == \
+        f"Internal error, request id {response.headers['X-Request-ID']}"
