@@ -117,6 +117,11 @@ async def sdk_session(url: str, mode: str, seen: list[tuple[str, dict[str, str],
     async with http, Client(streamable_http_client(url, http_client=http), mode=mode) as client:
         listing = await client.list_tools()
         described = await client.call_tool("describe", {})
+        # a read, its answer checked by the client against the tool's outputSchema
+        read = await client.call_tool("read_records", {"collection": "customers", "limit": 1})
+        assert not read.is_error, read.content
+        assert (read.structured_content["total"], len(read.structured_content["records"])) \
+            == (2, 1)
         return client.session.protocol_version, listing, described
 
 
@@ -129,7 +134,8 @@ def test_the_sdk_client_in_each_mode(server: Gunicorn, table: tuple[Tool, ...],
                                             answers, {"X-API-Key": KEY})
     check_listing(listing, table)
     check_describe(described, index(server))
-    methods = [body["method"] for _, _, body in seen]
+    methods = [body["method"] for _, _, body in seen][:-1]  # the read last
+    seen = seen[:-1]
     versions = [headers.get("mcp-protocol-version") for _, headers, _ in seen]
     if mode == "legacy":  # the handshake at 2025-11-25, the version header after it
         assert version == "2025-11-25"
@@ -559,3 +565,18 @@ def test_a_fault_outside_any_tool_is_an_internal_error(tmp_path: Path) -> None:
     assert body["id"] == "a" and body["error"]["code"] == -32603
     assert body["error"]["message"] == \
         f"Internal error, request id {response.headers['X-Request-ID']}"
+
+
+def test_a_read_while_the_database_is_gone(tmp_path: Path) -> None:
+    """The table's own read_records on a SQLite file removed before the first read: a tool
+    error with the reason and when to try again, counted as unavailable."""
+    gone = build_database(tmp_path / "gone.sqlite3", ROWS)
+    app = create_app({"database": {"sqlite": str(gone)}})
+    gone.unlink()
+    result = call_in(app, "read_records", {"collection": "customers"})
+    assert result == {"content": [{"type": "text", "text": (
+        f"The database is unavailable (database file unreadable); try again in "
+        f"{DatabaseUnavailable.retry_after} seconds.")}], "isError": True}
+    metrics = app.test_client().get("/metrics").text
+    assert 'jembatan_mcp_tool_calls_total{outcome="unavailable",tool="read_records"} 1.0' \
+        in metrics
