@@ -122,11 +122,12 @@ def _write_access(line: str, args: tuple[Any, ...], fields: dict[str, Any]) -> N
 
 class Counted(Response):
     """A response that says how many records it sends, for its access line and the metrics:
-    a number, or for a stream a function that counts them as they are read; and the stream,
-    which says whether it broke off."""
+    a number, or for a stream a function that counts them as they are read; the stream,
+    which says whether it broke off; and a note for the end of its access line."""
 
     rows: int | Callable[[], int] | None = None
     stream: Any = None
+    note: str | None = None  # what the view adds to its line (app/mcp.py: the tool called)
 
 
 def install(app: Flask, done: Callable[[str | None, int, float, int | None, bool], None]
@@ -150,10 +151,9 @@ def install(app: Flask, done: Callable[[str | None, int, float, int | None, bool
             started = time.monotonic()
         method, path, status = req.method, req.full_path.rstrip("?"), response.status_code
         client = req.remote_addr or "-"
-        rows, stream = ((response.rows, response.stream) if isinstance(response, Counted)
-                        else (None, None))
+        rows, stream, note = ((response.rows, response.stream, response.note)
+                              if isinstance(response, Counted) else (None, None, None))
         endpoint = req.endpoint
-        note = kept.get("access_note")  # what a view adds to its line (app/mcp.py: the tool)
 
         def line() -> None:
             sent = rows() if callable(rows) else rows

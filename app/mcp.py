@@ -46,7 +46,7 @@ from typing import Any, BinaryIO
 
 import click
 import orjson
-from flask import Flask, Response, current_app, g, request
+from flask import Flask, Response, current_app, request
 from flask.cli import with_appcontext
 
 from . import logs
@@ -567,12 +567,14 @@ def _post() -> Response:
         return _transport_error(413, f"An MCP message is at most {MAX_MESSAGE} bytes")
     server: Server = current_app.extensions["jembatan"]["mcp"]
     reply = server.handle(data, request.headers, logs.request_id())
-    g.access_note = reply.note
     if reply.body is None:
-        response = Response(status=reply.status)
+        response = logs.Counted(status=reply.status)
         del response.headers["Content-Type"]
-        return response
-    return Response(orjson.dumps(reply.body), reply.status, mimetype="application/json")
+    else:
+        response = logs.Counted(orjson.dumps(reply.body), reply.status,
+                                mimetype="application/json")
+    response.note = reply.note  # the access line names the method and the tool
+    return response
 
 
 # -- stdio: flask --app wsgi mcp --------------------------------------------------------------
