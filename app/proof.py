@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import params
-from .collections import DATE_PAIRS, Collection
+from .collections import DATE_PAIRS, Collection, QueryName
 from .db import Database, DatabaseUnavailable, QueryFailed, ValueRefused
 from .filters import Filter
 from .queries import PARAMETERS, kind_of
@@ -258,16 +258,16 @@ class _Prover:
             return None
         moment, end = span
         cause = self.range_cause(record, on)
-        columns, rows = self.rows(f"range_{on}", _bounds(moment, end))
+        columns, rows = self.rows(str(QueryName("range", on)), _bounds(moment, end))
         found = self.judge(record, f"the range on={on} from its own moment to it", day,
                            record.count_in(self.c, columns, rows), cause)
         across = _bounds(_moved(moment, -dt.timedelta(days=1)), end)
-        total = self.db.scalar(self.c.name, f"range_{on}_count", across)
+        total = self.db.scalar(self.c.name, str(QueryName("range_count", on)), across)
         size = max(len(rows), 1)  # the records of its moment come last
         window = params.window(1, size) | {"first_row": max(total - size, 0) + 1,
                                            "last_row": max(total, 1),
                                            "skip": max(total - size, 0)}
-        columns, last = self.rows(f"range_{on}_page", across | window)
+        columns, last = self.rows(str(QueryName("range_page", on)), across | window)
         self.judge(record, f"the range on={on} from a day before its moment to it (across "
                            f"the midnight before it), paged", day,
                    record.count_in(self.c, columns, last), cause)
@@ -277,7 +277,7 @@ class _Prover:
     def feed(self, record: _Record, on: str, moment: dt.datetime, at: int, cause: str) -> None:
         """/<c>/changes from its stamp: the records of its moment come first (`at`, those
         the range at its moment found, and the record if that range missed it)."""
-        columns, rows = self.rows(f"changes_{on}", {
+        columns, rows = self.rows(str(QueryName("changes", on)), {
             "from_date": moment.date(), "from_time": moment.time(),
             "midnight": params.MIDNIGHT, "row_count": at + 1})
         self.judge(record, f"the feed (/{self.c.name}/changes?on={on}) from its stamp",
@@ -301,7 +301,7 @@ class _Prover:
             filters = [Filter(field, "", (sent,))]
             cause = self.code_cause(field, value)
             try:
-                columns, rows = (self.rows(f"range_{on}", _bounds(*span), filters)
+                columns, rows = (self.rows(str(QueryName("range", on)), _bounds(*span), filters)
                                  if span else self.rows("all", {}, filters))
             except ValueError:  # a site's own read that takes no filters: none to prove
                 continue
@@ -324,7 +324,7 @@ class _Prover:
         assert span is not None and self.c.summary is not None
         sent = self.c.schema._declared_fields[code]._serialize(record.values[code], None, None)
         filters = [Filter(code, "", (sent,))]
-        columns, rows = self.rows(f"summary_{on}", _bounds(*span), filters,
+        columns, rows = self.rows(str(QueryName("summary", on)), _bounds(*span), filters,
                                   ("day", code))
         measure = MEASURES[self.c.summary].entries[0].name  # records, batches
         counted = sum(int(r[columns.index(measure)] or 0) for r in rows)
