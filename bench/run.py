@@ -71,8 +71,12 @@ FRANGE_SQL = (f"select * from transactions {RANGE_WHERE} and vehno = :vehno"
 FPAGE_SQL = ("select * from transactions where custcode = :custcode order by id"
              " limit 100 offset :offset")
 FEED_WINDOW = 30  # records inside the lookback window of the feed poll (issue 23)
+# The most [feed] lookback_seconds may be (app/config.py refuses more): on a small database
+# (100,000 rows, about 27 a day) the FEED_WINDOW newest records span more than that, and the
+# window then holds those of them within it.
+MAX_LOOKBACK = 86400
 # The [feed] windows the Jembatan contenders run with: make_plan sets the lookback so that
-# the window of the poll's bookmark holds FEED_WINDOW records.
+# the window of the poll's bookmark holds FEED_WINDOW records (fewer past MAX_LOOKBACK).
 FEED_SETTINGS = {"settle_seconds": 30, "lookback_seconds": 600}
 
 
@@ -159,9 +163,11 @@ def feed_plan(conn: sqlite3.Connection) -> dict[str, Any]:
         'SELECT "id", "tgl_update", COALESCE("jam_update", \'00:00:00\') FROM "transactions" '
         'WHERE "tgl_update" IS NOT NULL ORDER BY "tgl_update" DESC, "jam_update" DESC, '
         '"id" DESC LIMIT ?', (FEED_WINDOW,)).fetchall()
-    seen = frozenset(((key,), dt.datetime.fromisoformat(f"{day}T{clock}"))
-                     for key, day, clock in newest)
-    mark = max(stamp for _, stamp in seen)
+    stamps = [((key,), dt.datetime.fromisoformat(f"{day}T{clock}"))
+              for key, day, clock in newest]
+    mark = max(stamp for _, stamp in stamps)
+    seen = frozenset((key, stamp) for key, stamp in stamps
+                     if (mark - stamp).total_seconds() <= MAX_LOOKBACK)
     lookback = math.ceil((mark - min(stamp for _, stamp in seen)).total_seconds())
     FEED_SETTINGS["lookback_seconds"] = lookback
     token = encode(Bookmark("transactions", "update", filters_digest(None), mark=mark,
