@@ -1,5 +1,5 @@
 """bench/RESULTS.md and the terminal's tables from the results of bench/run.py, and the targets
-of issues 4, 11, 12 and 21."""
+of issues 4, 11, 12 and 21; issue 33's MCP call beside the same summary over HTTP."""
 
 from __future__ import annotations
 
@@ -13,6 +13,11 @@ WORKS = (("row", "Row by id"), ("page", "100-row page, deep offset"),
          ("fpage", "Filtered deep page: one customer (custcode=), upper half of its pages"),
          ("summary", "Summary: a month of tonnage by day and material"),
          ("feed", "Feed poll: /changes?after=, 30 records in the lookback window"))
+# Issue 33: one MCP call against the same summary over HTTP, measured on one server (the
+# contender "mcp") in the same rounds; no target, the figures and their paired ratio.
+MCP_WORKS = (("summary_http", "HTTP: GET /transactions/summary/...?by=productcode"),
+             ("summary_mcp", "MCP: POST /mcp, tools/call summarize, by [productcode]"))
+MCP_TITLE = "MCP: a month of tonnage by material, over HTTP and over MCP (issue 33)"
 STREAM_KEYS = ("jembatan", "deploy", "odbc")
 # Issue 4's reference run on a quiet machine of this kind: Datasette 0.65 and the limit.
 REFERENCE = {("datasette", "row"): 1066, ("datasette", "page"): 27, ("datasette", "range"): 39,
@@ -295,6 +300,35 @@ def requests_table(results: dict[str, Any]) -> list[str]:
     return L
 
 
+def paired_rounds(a: dict[str, Any] | None, b: dict[str, Any] | None) -> list[float]:
+    """Each round's ratio of a's figure over b's (the rounds _paired takes the median of)."""
+    ra, rb = (a or {}).get("rounds") or [], (b or {}).get("rounds") or []
+    if len(ra) != len(rb) or not all(rb):
+        return []
+    return [x / y for x, y in zip(ra, rb, strict=True)]
+
+
+def mcp_table(results: dict[str, Any]) -> list[str]:
+    """Issue 33's work: req/s (p99 ms) of each side, the bytes of an answer, every round's
+    req/s; then MCP / HTTP paired by round, with the rounds' lowest and highest ratio."""
+    works = _get(results, "contenders", "mcp", "works") or {}
+    if not all(works.get(w) for w, _ in MCP_WORKS):
+        return []
+    L = ["| Work | req/s (p99 ms) | Bytes per answer | Every round's req/s |",
+         "|---|---|---|---|"]
+    for work, label in MCP_WORKS:
+        w = works[work]
+        L.append(f"| {label} | {_num(w['req_s'])} ({_num(w['p99_ms'])}) | "
+                 f"{_num(w['bytes_per_request'], 0)} | "
+                 f"{', '.join(_num(x) for x in w['rounds'])} |")
+    mcp, http = works["summary_mcp"], works["summary_http"]
+    each = paired_rounds(mcp, http)
+    L.append(f"\nMCP / HTTP: {_num(_paired(mcp, http), 2)} (the median of the rounds' ratios; "
+             f"{_num(min(each), 2)} to {_num(max(each), 2)} over the {len(each)} rounds: "
+             f"{', '.join(_num(x, 2) for x in each)}).")
+    return L
+
+
 def ceiling_table(results: dict[str, Any]) -> list[str]:
     found = ceilings(results)
     if not found:
@@ -319,6 +353,8 @@ def summary(results: dict[str, Any]) -> str:
         lines += ["", f"Each work's ceiling: its limit plus the framework floor, "
                       f"{found['floor_ms']:.3f} ms a request at best", *table]
     lines += ["", *feature_lines(results)] if feature_costs(results) else []
+    table = mcp_table(results)
+    lines += ["", MCP_TITLE + ":", *table] if table else []
     lines += ["", "Targets:"]
     for t in results["targets"]:
         lines.append(f"  {_met(t):<13} {t['target']}: {t['value']} ({t['margin']})")
@@ -451,6 +487,31 @@ def _streams(results: dict[str, Any]) -> list[str]:
     return L
 
 
+def _mcp(results: dict[str, Any]) -> list[str]:
+    table = mcp_table(results)
+    if not table:
+        return []
+    probe = _get(results, "contenders", "mcp", "probe") or {}
+    return [f"\n## {MCP_TITLE}\n",
+            "A month of transactions by material, drawn as the summary work draws its month, "
+            "asked of one Jembatan server (one sync worker, pinned, as the first contender) "
+            "over HTTP (`GET /transactions/summary/{start}/00:00/{end}/23:59:59?by=productcode`) "
+            "and over MCP (a JSON-RPC `tools/call` of the tool `summarize`, "
+            "`{\"collection\": \"transactions\", \"from\": start, \"to\": end 23:59:59, "
+            "\"by\": [\"productcode\"]}`, POSTed to `/mcp` with `Content-Type` and `Accept` "
+            "`application/json` and `MCP-Protocol-Version: 2025-11-25`; bench/wrk/post.lua), "
+            "the two one after the other in each of "
+            f"{results['settings'].get('rounds', 2)} rounds, HTTP first in odd rounds and "
+            "last in even ones. The figures are each side's best round; the ratio is the "
+            "median of the rounds' ratios, as in the tables above. A probe before timing "
+            "checked that the tool's groups are the HTTP answer's, value for value "
+            f"({probe.get('summary_http', '?')} groups; an answer of "
+            f"{probe.get('summary_http_bytes', '?')} bytes over HTTP, "
+            f"{probe.get('summary_mcp_bytes', '?')} over MCP, which carries the groups twice: "
+            "as structuredContent and as their JSON text).\n",
+            *table]
+
+
 def _targets(results: dict[str, Any]) -> list[str]:
     L = ["\n## Targets (issues 4, 11, 12 and 21)\n", "| Target | Measured | Met | Margin |",
          "|---|---|---|---|"]
@@ -496,7 +557,7 @@ def _commands(results: dict[str, Any]) -> list[str]:
          "make bench    # all of the below; BENCH_SECONDS=3 BENCH_ROWS=100000 for a quick run"]
     for v in results["contenders"].values():
         L += [f"# {v['label']}", v["command"]]
-        for work in (*(w for w, _ in WORKS), "json", "csv", "xlsx"):
+        for work in (*(w for w, _ in (*WORKS, *MCP_WORKS)), "json", "csv", "xlsx"):
             if "command" in v["works"].get(work, {}):
                 L.append(v["works"][work]["command"])
     for driver, v in results["limit"].items():
@@ -559,6 +620,7 @@ def earlier_studies(published: Path) -> list[str]:
 def render(results: dict[str, Any], published: Path) -> str:
     """RESULTS.md; `published` is the RESULTS.md in the repository, whose earlier studies
     the new one keeps."""
-    L = [*_header(results), *_requests(results), *_streams(results), *_targets(results),
-         *_commands(results), *_profile(results), *earlier_studies(published)]
+    L = [*_header(results), *_requests(results), *_streams(results), *_mcp(results),
+         *_targets(results), *_commands(results), *_profile(results),
+         *earlier_studies(published)]
     return "\n".join(L).rstrip() + "\n"

@@ -4,8 +4,9 @@
 
 Environment: BENCH_DB (the SQLite file, default bench/data/bench.sqlite3), BENCH_SECONDS
 (seconds per measured wrk run and per limit in each round, default 4), BENCH_ONLY (a
-comma-separated subset of limit,jembatan,floor,deploy,odbc,datasette,profile,shape; shape
-is bench/shape.py, the gunicorn shapes at 1 to 64 clients, `make bench-shape`). Figures are
+comma-separated subset of limit,jembatan,floor,deploy,odbc,datasette,mcp,profile,shape; mcp
+is one MCP call against the same summary over HTTP, issue 33; shape is bench/shape.py, the
+gunicorn shapes at 1 to 64 clients, `make bench-shape`). Figures are
 printed as they come, and the tables at the end. Every run writes its figures to
 bench/data/results.json; a whole run on the default database writes bench/RESULTS.md, any
 other run (another BENCH_DB, a BENCH_ONLY) bench/data/RESULTS.md, except that a run of
@@ -260,9 +261,25 @@ JEMBATAN_PATHS = {"row": "/transactions/{id}", "page": "/transactions/page/{page
                   "feed": "/transactions/changes?after={token}",
                   "json": "/transactions", "csv": "/transactions?format=csv",
                   "xlsx": "/transactions?format=xlsx"}
+# Issue 33: one MCP call, a month of transactions by material through the tool `summarize`
+# (a JSON-RPC tools/call POSTed to /mcp, answered as one application/json body), against the
+# same summary over HTTP, both on one server in the same rounds (report.MCP_WORKS). The
+# legacy era's request (app/mcp.py): no handshake is needed, as no session is held; `to` is
+# the month's last day at 23:59:59, as the HTTP path's end.
+MCP_PROTOCOL = "2025-11-25"
+MCP_HEADERS = ("Content-Type: application/json", "Accept: application/json",
+               f"MCP-Protocol-Version: {MCP_PROTOCOL}")
+MCP_BY = "productcode"
+MCP_BODY = ('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"summarize",'
+            '"arguments":{"collection":"transactions","from":"{start}","to":"{end}T{end_time}",'
+            f'"by":["{MCP_BY}"]}}}}}}')
+MCP_PATHS = {"summary_http": "/transactions/summary/{start}/00:00/{end}/{end_time}"
+                             f"?by={MCP_BY}",
+             "summary_mcp": "/mcp"}
 # The wrk script of each work (a filtered work draws its arguments as its plain one does).
 SCRIPTS = {"row": "row.lua", "page": "page.lua", "range": "range.lua", "frange": "range.lua",
-           "fpage": "page.lua", "summary": "range.lua", "feed": "row.lua"}
+           "fpage": "page.lua", "summary": "range.lua", "feed": "row.lua",
+           "summary_http": "range.lua", "summary_mcp": "post.lua"}
 # Jembatan had no CSV when this benchmark was written: CSV is measured once this page comes
 # back as text/csv, and reported "not implemented" until then.
 JEMBATAN_CSV_PROBE = "/transactions/page/1?page_size=1&format=csv"
@@ -324,6 +341,14 @@ def contenders() -> list[dict[str, Any]]:
         {"key": "datasette", "label": "Datasette (--immutable, pinned)", "argv": None,
          "paths": DATASETTE_PATHS, "streams": ("csv",), "server_cores": SERVER_CORE,
          "client_cores": CLIENT_CORE, "wrk_threads": 1},
+        # Issue 33: Jembatan as the first contender, a server of its own that measures no
+        # work of report.WORKS, only report.MCP_WORKS: the same summary over HTTP and over
+        # MCP, one after the other in each round (measure_mcp).
+        {"key": "mcp", "label": "Jembatan, sqlite3, 1 sync worker (pinned): a month by "
+                                "material over HTTP and over MCP",
+         "argv": [gunicorn, *one], "config": ("jembatan-sqlite", False), "paths": MCP_PATHS,
+         "works": (), "streams": (), "server_cores": SERVER_CORE, "client_cores": CLIENT_CORE,
+         "wrk_threads": 1},
     ]
 
 
@@ -359,6 +384,8 @@ def probe(port: int, c: dict[str, Any], plan: dict[str, Any]) -> dict[str, int]:
     if c["key"] == "floor":
         with urllib.request.urlopen(f"http://127.0.0.1:{port}{FLOOR_PATH}", timeout=60) as resp:
             return {"floor_bytes": len(resp.read())}
+    if c["key"] == "mcp":
+        return probe_mcp(port, plan)
     r = plan["range"]
     end = dt.date.fromisoformat(r["first_day"]) + dt.timedelta(days=r["window_days"] - 1)
     page, fpage = plan["page"]["first"], plan["fpage"]["first"]
@@ -389,6 +416,34 @@ def probe(port: int, c: dict[str, Any], plan: dict[str, Any]) -> dict[str, int]:
     return counts
 
 
+def probe_mcp(port: int, plan: dict[str, Any]) -> dict[str, int]:
+    """The first month of the MCP work over HTTP and over MCP: both answer 200, the tool
+    call is no error and not cut short, and its groups are the HTTP answer's, value for
+    value; how many groups and bytes each answer holds."""
+    month = plan["summary"]
+    start = dt.date.fromisoformat(plan["range"]["first_day"])
+    values = {"start": start.isoformat(),
+              "end": (start + dt.timedelta(days=month["window_days"] - 1)).isoformat(),
+              "end_time": "23:59:59"}
+    url = f"http://127.0.0.1:{port}"
+    with urllib.request.urlopen(url + fill(MCP_PATHS["summary_http"], **values),
+                                timeout=120) as resp:
+        http_body = resp.read()
+    headers = dict(h.split(": ", 1) for h in MCP_HEADERS)
+    call = urllib.request.Request(url + MCP_PATHS["summary_mcp"], method="POST",
+                                  data=fill(MCP_BODY, **values).encode(), headers=headers)
+    with urllib.request.urlopen(call, timeout=120) as resp:
+        mcp_body = resp.read()
+    answer = json.loads(mcp_body)
+    result = answer.get("result") or {}
+    found = result.get("structuredContent") or {}
+    groups = json.loads(http_body)
+    if result.get("isError") or found.get("truncated") or found.get("groups") != groups:
+        raise RuntimeError(f"the MCP summary is not the HTTP summary: {mcp_body[:500]!r}")
+    return {"summary_http": len(groups), "summary_mcp": len(found["groups"]),
+            "summary_http_bytes": len(http_body), "summary_mcp_bytes": len(mcp_body)}
+
+
 def serves_csv(port: int, c: dict[str, Any]) -> bool:
     if c["key"] == "datasette":
         return True
@@ -415,9 +470,10 @@ def wrk_args(work: str, template: str, plan: dict[str, Any]) -> list[object]:
     r = plan["range"]
     first_day = int(dt.datetime.fromisoformat(r["first_day"]).replace(
         tzinfo=dt.UTC).timestamp())
-    if work == "summary":
+    if work in ("summary", "summary_http", "summary_mcp"):  # a month, as the summary's
         s = plan["summary"]
-        return [template, first_day, s["days"], s["window_days"], "23:59:59"]
+        month = [first_day, s["days"], s["window_days"], "23:59:59"]
+        return [template, MCP_BODY, *month] if work == "summary_mcp" else [template, *month]
     return [template, first_day, r["days"], r["window_days"], r["end_time"]]
 
 
@@ -427,10 +483,23 @@ def measure_work(key: str, c: dict[str, Any], server: Server, work: str,
     script, args = (("row.lua", [FLOOR_PATH, 1]) if key == "floor"
                     else (SCRIPTS[work], wrk_args(work, c["paths"][work], plan)))
     result = harness.wrk(server.port, script, args, SECONDS, WARMUP, threads=c["wrk_threads"],
-                         cores=c["client_cores"])
+                         cores=c["client_cores"],
+                         headers=MCP_HEADERS if work == "summary_mcp" else ())
     say(f"   {key:<10} {result['req_s']:9.1f} req/s   p99 {result['p99_ms']:8.1f} ms"
         f"   errors {result['errors']}")
     return result
+
+
+def measure_mcp(c: dict[str, Any], server: Server, plan: dict[str, Any],
+                results: dict[str, Any]) -> None:
+    """Issue 33: the same month by material over HTTP and over MCP, on one server, one after
+    the other in each of WORK_ROUNDS rounds, HTTP first in odd rounds and last in even ones;
+    their ratio is paired by round as the others are (report._paired)."""
+    for n in range(WORK_ROUNDS):
+        say(f"   round {n + 1} of {WORK_ROUNDS}")
+        for work, _label in report.MCP_WORKS if n % 2 == 0 else report.MCP_WORKS[::-1]:
+            result = measure_work(work, c, server, work, plan)
+            keep_best(results["contenders"][c["key"]]["works"], work, result, "req_s")
 
 
 def measure_stream(key: str, c: dict[str, Any], server: Server, kind: str,
@@ -493,6 +562,10 @@ def run_all(plan: dict[str, Any], results: dict[str, Any]) -> None:
                         keep_best(results["contenders"][c["key"]]["works"], work,
                                   measure_work(c["key"], c, servers[c["key"]], work, plan),
                                   "req_s")
+        for c in chosen:
+            if c["key"] == "mcp":
+                say(f"\n== {report.MCP_TITLE}")
+                measure_mcp(c, servers[c["key"]], plan, results)
         for kind in ("json", "csv", "xlsx"):
             say(f"\n== the full table, {kind.upper()}")
             # The limit of a CSV export is measured through sqlite3, as issue 4's was; an
