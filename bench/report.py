@@ -314,7 +314,7 @@ def mcp_table(results: dict[str, Any]) -> list[str]:
     works = _get(results, "contenders", "mcp", "works") or {}
     if not all(works.get(w) for w, _ in MCP_WORKS):
         return []
-    L = ["| Work | req/s (p99 ms) | Bytes per answer | Every round's req/s |",
+    L = ["| Work | req/s (p99 ms) | Bytes per answer, headers included | Every round's req/s |",
          "|---|---|---|---|"]
     for work, label in MCP_WORKS:
         w = works[work]
@@ -505,9 +505,9 @@ def _mcp(results: dict[str, Any]) -> list[str]:
             "last in even ones. The figures are each side's best round; the ratio is the "
             "median of the rounds' ratios, as in the tables above. A probe before timing "
             "checked that the tool's groups are the HTTP answer's, value for value "
-            f"({probe.get('summary_http', '?')} groups; an answer of "
-            f"{probe.get('summary_http_bytes', '?')} bytes over HTTP, "
-            f"{probe.get('summary_mcp_bytes', '?')} over MCP, which carries the groups twice: "
+            f"({probe.get('summary_http', '?')} groups; an answer's body of "
+            f"{probe.get('summary_http_bytes', 0):,} bytes over HTTP, "
+            f"{probe.get('summary_mcp_bytes', 0):,} over MCP, which carries the groups twice: "
             "as structuredContent and as their JSON text).\n",
             *table]
 
@@ -595,14 +595,15 @@ def _profile(results: dict[str, Any]) -> list[str]:
 EARLIER = "## Earlier studies"
 COST = "## Cost of a request (issue 21, item 3)"
 TSQL = "## The TDS path (T-SQL server, both drivers)"  # written by `make bench-tsql` alone
-KEPT = (COST, TSQL, EARLIER)  # the sections no `make bench` run writes, in this order
+READ_CORE = "## MCP and the read core (issue 33)"  # by hand: bench/before_after.py's figures
+KEPT = (COST, TSQL, READ_CORE, EARLIER)  # the sections no `make bench` run writes, in order
 
 
 def earlier_studies(published: Path) -> list[str]:
     """The hand-written sections of the published RESULTS.md (KEPT), carried into the one
-    being written: "Cost of a request" (issue 21's profiles and the changes they led to) and
-    "Earlier studies" (the findings of studies whose code has left bench/), which no run can
-    measure again."""
+    being written: "Cost of a request" (issue 21's profiles and the changes they led to),
+    "MCP and the read core" (issue 33's runs of bench/before_after.py) and "Earlier studies"
+    (the findings of studies whose code has left bench/), which no run can measure again."""
     if not published.is_file():
         return []
     text = published.read_text()
