@@ -154,36 +154,8 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     # One planner per collection, shared by the faces: the HTTP routes and the MCP tools.
     planners = {c.name: Planner(c) for c in served}
     prefix = settings.api.url_prefix
-    app.config.update(
-        API_TITLE="Jembatan",
-        API_VERSION="1.0",
-        OPENAPI_VERSION="3.0.3",
-        OPENAPI_URL_PREFIX=prefix or "/",
-        OPENAPI_JSON_PATH="openapi.json",
-        OPENAPI_SWAGGER_UI_PATH="docs",
-        # Relative, so that the page finds its files under any prefix a proxy adds.
-        OPENAPI_SWAGGER_UI_URL="docs/static/",
-        API_SPEC_OPTIONS={
-            "info": {"description": _API_DESCRIPTION,
-                     "license": {"name": "MIT", "url": "https://spdx.org/licenses/MIT.html"}},
-            # With keys configured every operation but /health needs one (CONTRACT §5);
-            # without, none does, and the document says so (an empty requirement) rather
-            # than declaring schemes nobody checks. 401 is documented only with keys.
-            "security": ([{"ApiKey": []}, {"Bearer": []}] if settings.auth.api_keys
-                         else []),
-        },
-    )
-    for name, converter in CONVERTERS.items():
-        app.url_map.converters[name] = converter
-    api = Api(app, prefix)
+    api = _api(app, settings)
     keyed = bool(settings.auth.api_keys)
-    if keyed:
-        # Both ways of sending a key, so that Swagger UI's "Authorize" button offers them.
-        api.spec.components.security_scheme(
-            "ApiKey", {"type": "apiKey", "in": "header", "name": "X-API-Key"})
-        api.spec.components.security_scheme("Bearer", {"type": "http", "scheme": "bearer"})
-    for converter in CONVERTERS.values():
-        api.register_converter(converter, lambda conv: dict(conv.openapi))
     runner = Runner(db)
     answers = Answers(runner)
     for planner in planners.values():
@@ -220,6 +192,42 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
                  queries.files[NAMES_FILE])
     unmapped.warn()
     return app
+
+
+def _api(app: Flask, settings: Settings) -> Api:
+    """flask-smorest's Api of this app: the OpenAPI document's settings, the path
+    converters, and the key schemes when keys are configured."""
+    prefix = settings.api.url_prefix
+    app.config.update(
+        API_TITLE="Jembatan",
+        API_VERSION="1.0",
+        OPENAPI_VERSION="3.0.3",
+        OPENAPI_URL_PREFIX=prefix or "/",
+        OPENAPI_JSON_PATH="openapi.json",
+        OPENAPI_SWAGGER_UI_PATH="docs",
+        # Relative, so that the page finds its files under any prefix a proxy adds.
+        OPENAPI_SWAGGER_UI_URL="docs/static/",
+        API_SPEC_OPTIONS={
+            "info": {"description": _API_DESCRIPTION,
+                     "license": {"name": "MIT", "url": "https://spdx.org/licenses/MIT.html"}},
+            # With keys configured every operation but /health needs one (CONTRACT §5);
+            # without, none does, and the document says so (an empty requirement) rather
+            # than declaring schemes nobody checks. 401 is documented only with keys.
+            "security": ([{"ApiKey": []}, {"Bearer": []}] if settings.auth.api_keys
+                         else []),
+        },
+    )
+    for name, converter in CONVERTERS.items():
+        app.url_map.converters[name] = converter
+    api = Api(app, prefix)
+    if settings.auth.api_keys:
+        # Both ways of sending a key, so that Swagger UI's "Authorize" button offers them.
+        api.spec.components.security_scheme(
+            "ApiKey", {"type": "apiKey", "in": "header", "name": "X-API-Key"})
+        api.spec.components.security_scheme("Bearer", {"type": "http", "scheme": "bearer"})
+    for converter in CONVERTERS.values():
+        api.register_converter(converter, lambda conv: dict(conv.openapi))
+    return api
 
 
 # The routes that take no query argument at all: one is a 400 (CONTRACT §3 "Arguments"), as

@@ -437,95 +437,111 @@ def _schemas(tools: Tools) -> dict[str, dict[str, Any]]:
     }
 
 
-def make_tools(tools: Tools) -> tuple[Tool, ...]:
-    """The table of tools of one app."""
-    s = _schemas(tools)
+# name -> (title, description): what tools/list tells the model of each tool.
+_TOOLS = {
+    "describe": (
+        "Describe the plant's data",
+        "What Jembatan serves: each collection with its key, canonical order, the date pairs "
+        "ranges read on, and the groups and measures of its summaries; each record shape's "
+        "fields with their type, unit and meaning, and the filter operators each field "
+        "takes. Call it first (all of it is about 36 kB; name a collection for less)."),
+    "read_records": (
+        "Read records",
+        f"Records of a collection in canonical order, or those whose date and time on a date "
+        f"pair lie between from and to (both inclusive, ordered by that date and time), "
+        f"filtered, at most `limit` (default {DEFAULT_LIMIT}, at most {MAX_LIMIT}) and about "
+        f"{BUDGET // 1000} kB; `total` counts them all, and `cursor`, passed back with the "
+        f"same arguments, reads the next ones. For totals use summarize, not many reads."),
+    "get_record": (
+        "Get one record",
+        "One record by its key: the integer id, or in a collection whose key is numberrow, "
+        "its 1-based position in the canonical order."),
+    "summarize": (
+        "Summarize a date range",
+        "Plant figures computed by the database over the records between from and to, per "
+        "group of `by` (day by default; also month, hour, direction of a weighing: in or "
+        "out, or text and integer fields; up to 4), each code of master data with its name "
+        "beside it: weighing records, weighed, net (kg), net_min, net_max; production "
+        "batches, sv (set) and pv (actual) per material with the deviation in %, average "
+        "temperatures. `measures` keeps only some."),
+    "changes": (
+        "Read what changed",
+        "Records new or changed since a bookmark (the last answer's `bookmark`; without it "
+        "from the oldest, or from `since` YYYY-MM-DDTHH:MM:SS), in stamp order, each once. "
+        "Keep the bookmark and pass it as `after` next time."),
+    "daily_report": (
+        "The daily report",
+        "The figures of one day's report (the page /report/{date}): per weighbridge the "
+        "totals (weighings, open ones, net in and out, kg) and per direction its materials "
+        "and parties by net; per batching plant its batches and sv/pv per material. The "
+        "date is plant local; default today."),
+}
+
+
+def _inputs(s: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Each tool's inputSchema, from the shared argument schemas `s` (_schemas)."""
+    limit = {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT}
+    words = {"type": "array", "items": {"type": "string"}, "minItems": 1}
+    return {
+        "describe": _object({"collection": s["collection"] | {
+            "description": "Only this collection (and its record's fields)."}}),
+        "read_records": _object(
+            {k: s[k] for k in ("collection", "filters", "on", "from", "to", "fields")}
+            | {"limit": limit, "cursor": {"type": "string"}}, ["collection"]),
+        "get_record": _object({"collection": s["collection"],
+                               "key": {"type": ["integer", "string"]}, "fields": s["fields"]},
+                              ["collection", "key"]),
+        "summarize": _object(
+            {k: s[k] for k in ("collection", "on", "from", "to", "filters")}
+            | {"by": words | {"maxItems": summaries.MAX_GROUPS}, "measures": words},
+            ["collection", "from", "to"]),
+        "changes": _object({k: s[k] for k in ("collection", "on", "filters", "fields")}
+                           | {"after": {"type": "string"}, "since": {"type": "string"},
+                              "limit": limit}, ["collection"]),
+        "daily_report": _object({"date": {"type": "string", "format": "date"}}),
+    }
+
+
+def _outputs() -> dict[str, dict[str, Any]]:
+    """Each tool's outputSchema."""
+    objects = {"type": "array", "items": {"type": "object"}}
+    integer, text = {"type": "integer"}, {"type": "string"}
     part = {"truncated": {"type": "boolean", "description": (
         "Some records were left out to keep the answer small: go on with the cursor, or "
         "narrow the read.")}}
-    return (
-        Tool("describe", "Describe the plant's data",
-             "What Jembatan serves: each collection with its key, canonical order, the date "
-             "pairs ranges read on, and the groups and measures of its summaries; each record "
-             "shape's fields with their type, unit and meaning, and the filter operators each "
-             "field takes. Call it first (all of it is about 36 kB; name a collection for less).",
-             _object({"collection": s["collection"] | {
-                 "description": "Only this collection (and its record's fields)."}}),
-             _object({"collections": {"type": "array",
-                                                   "items": {"type": "object"}},
-                                   "records": {"type": "object", "description": (
-                                       "Each record shape's fields: name, type and unit, "
-                                       "meaning, and the kind of filter it takes (see "
-                                       "operators); null where it takes none.")},
-                                   "operators": {"type": "object"}},
-                                  ["collections", "records", "operators"]),
-             functools.partial(_described, tools)),
-        Tool("read_records", "Read records",
-             f"Records of a collection in canonical order, or those whose date and time on a "
-             f"date pair lie between from and to (both inclusive, ordered by that date and "
-             f"time), filtered, at most `limit` (default {DEFAULT_LIMIT}, at most "
-             f"{MAX_LIMIT}) and about {BUDGET // 1000} kB; `total` counts them all, and "
-             f"`cursor`, passed back with the same arguments, reads the next ones. For totals "
-             f"use summarize, not many reads.",
-             _object({k: s[k] for k in ("collection", "filters", "on", "from", "to", "fields")}
-                     | {"limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT},
-                        "cursor": {"type": "string"}}, ["collection"]),
-             _object({"collection": {"type": "string"}, "records": _RECORDS,
-                      "count": {"type": "integer"}, "total": {"type": "integer"}, **part,
-                      "cursor": {"type": ["string", "null"]}},
-                     ["collection", "records", "count", "total", "truncated", "cursor"]),
-             _protected(tools.records)),
-        Tool("get_record", "Get one record",
-             "One record by its key: the integer id, or in a collection whose key is "
-             "numberrow, its 1-based position in the canonical order.",
-             _object({"collection": s["collection"],
-                      "key": {"type": ["integer", "string"]}, "fields": s["fields"]},
-                     ["collection", "key"]),
-             _object({"collection": {"type": "string"}, "record": {"type": "object"}},
-                     ["collection", "record"]),
-             _protected(tools.record)),
-        Tool("summarize", "Summarize a date range",
-             "Plant figures computed by the database over the records between from and to, "
-             "per group of `by` (day by default; also month, hour, direction of a weighing: "
-             "in or out, or text and integer fields; up to 4), each code of master data with "
-             "its name beside it: weighing records, weighed, net (kg), net_min, net_max; "
-             "production batches, sv (set) and pv (actual) per material with the deviation "
-             "in %, average temperatures. `measures` keeps only some.",
-             _object({k: s[k] for k in ("collection", "on", "from", "to", "filters")}
-                     | {"by": {"type": "array", "items": {"type": "string"}, "minItems": 1,
-                               "maxItems": summaries.MAX_GROUPS},
-                        "measures": {"type": "array", "items": {"type": "string"},
-                                     "minItems": 1}}, ["collection", "from", "to"]),
-             _object({"collection": {"type": "string"},
-                      "by": {"type": "array", "items": {"type": "string"}},
-                      "groups": {"type": "array", "items": {"type": "object"}},
-                      "count": {"type": "integer"}, **part},
-                     ["collection", "by", "groups", "count", "truncated"]),
-             _protected(tools.summary)),
-        Tool("changes", "Read what changed",
-             "Records new or changed since a bookmark (the last answer's `bookmark`; without "
-             "it from the oldest, or from `since` YYYY-MM-DDTHH:MM:SS), in stamp order, each "
-             "once. Keep the bookmark and pass it as `after` next time.",
-             _object({k: s[k] for k in ("collection", "on", "filters", "fields")}
-                     | {"after": {"type": "string"}, "since": {"type": "string"},
-                        "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT}},
-                     ["collection"]),
-             _object({"collection": {"type": "string"}, "on": {"type": "string"},
-                      "records": _RECORDS, "count": {"type": "integer"},
-                      "bookmark": {"type": "string"}, "repeats": {"type": "integer"}, **part},
-                     ["collection", "on", "records", "count", "bookmark", "repeats",
-                      "truncated"]),
-             _protected(tools.changes)),
-        Tool("daily_report", "The daily report",
-             "The figures of one day's report (the page /report/{date}): per weighbridge the "
-             "totals (weighings, open ones, net in and out, kg) and per direction its "
-             "materials and parties by net; per batching plant its batches and sv/pv per "
-             "material. The date is plant local; default today.",
-             _object({"date": {"type": "string", "format": "date"}}),
-             _object({"date": {"type": "string"}, "site": {"type": ["string", "null"]},
-                      "weighbridges": {"type": "array", "items": {"type": "object"}},
-                      "batching": {"type": "array", "items": {"type": "object"}},
-                      "unmapped": {"type": "array", "items": {"type": "string"}}},
-                     ["date", "weighbridges", "batching", "unmapped"]),
-             _protected(tools.report)),
-    )
+    return {
+        "describe": _object({"collections": objects, "records": {
+            "type": "object", "description": (
+                "Each record shape's fields: name, type and unit, meaning, and the kind of "
+                "filter it takes (see operators); none where it takes none.")},
+            "operators": {"type": "object"}}, ["collections", "records", "operators"]),
+        "read_records": _object({"collection": text, "records": _RECORDS, "count": integer,
+                                 "total": integer, **part,
+                                 "cursor": {"type": ["string", "null"]}},
+                                ["collection", "records", "count", "total", "truncated",
+                                 "cursor"]),
+        "get_record": _object({"collection": text, "record": {"type": "object"}},
+                              ["collection", "record"]),
+        "summarize": _object({"collection": text, "by": {"type": "array", "items": text},
+                              "groups": objects, "count": integer, **part},
+                             ["collection", "by", "groups", "count", "truncated"]),
+        "changes": _object({"collection": text, "on": text, "records": _RECORDS,
+                            "count": integer, "bookmark": text, "repeats": integer, **part},
+                           ["collection", "on", "records", "count", "bookmark", "repeats",
+                            "truncated"]),
+        "daily_report": _object({"date": text, "site": {"type": ["string", "null"]},
+                                 "weighbridges": objects, "batching": objects,
+                                 "unmapped": {"type": "array", "items": text}},
+                                ["date", "weighbridges", "batching", "unmapped"]),
+    }
+
+
+def make_tools(tools: Tools) -> tuple[Tool, ...]:
+    """The table of tools of one app."""
+    inputs, outputs = _inputs(_schemas(tools)), _outputs()
+    calls = {"describe": functools.partial(_described, tools),
+             "read_records": _protected(tools.records), "get_record": _protected(tools.record),
+             "summarize": _protected(tools.summary), "changes": _protected(tools.changes),
+             "daily_report": _protected(tools.report)}
+    return tuple(Tool(name, title, description, inputs[name], outputs[name], calls[name])
+                 for name, (title, description) in _TOOLS.items())
