@@ -46,7 +46,7 @@ __all__ = ["create_app"]
 
 
 class JsonProvider(DefaultJSONProvider):
-    sort_keys = False  # keys in the record shape's order (CONTRACT §2)
+    sort_keys = False  # keys in the record shape's order (docs/api.md §4)
     ensure_ascii = False  # UTF-8 text as it is, not \\u escapes
     compact = True
 
@@ -134,7 +134,7 @@ class _Flask(Flask):
 
 
 def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
-    """Build the service from settings (CONTRACT §6); `overrides` has the TOML's shape."""
+    """Build the service from settings (docs/api.md §12); `overrides` has the TOML's shape."""
     settings = load_settings(overrides)
     # Only the collections this site serves (collections.serve): the others need no mapping
     # file, have no routes, and their paths answer a 404 that says so (app/errors.py).
@@ -210,7 +210,7 @@ def _api(app: Flask, settings: Settings) -> Api:
         API_SPEC_OPTIONS={
             "info": {"description": _API_DESCRIPTION,
                      "license": {"name": "MIT", "url": "https://spdx.org/licenses/MIT.html"}},
-            # With keys configured every operation but /health needs one (CONTRACT §5);
+            # With keys configured every operation but /health needs one (docs/api.md §10);
             # without, none does, and the document says so (an empty requirement) rather
             # than declaring schemes nobody checks. 401 is documented only with keys.
             "security": ([{"ApiKey": []}, {"Bearer": []}] if settings.auth.api_keys
@@ -230,7 +230,7 @@ def _api(app: Flask, settings: Settings) -> Api:
     return api
 
 
-# The routes that take no query argument at all: one is a 400 (CONTRACT §3 "Arguments"), as
+# The routes that take no query argument at all: one is a 400 (docs/api.md §6.2), as
 # on the record routes, whose argument schemas say what they take (app/routes.py).
 _NO_ARGUMENTS = {"service.index", "service.health", "api-docs.openapi_json",
                  "api-docs.openapi_swagger_ui", "docs_slash", "dashboard.dashboard",
@@ -249,7 +249,7 @@ _OPEN_ENDPOINTS = {"api-docs.openapi_json", "api-docs.openapi_swagger_ui", "docs
 
 
 def _register_auth(app: Flask, settings: Settings) -> None:
-    """API keys (CONTRACT §5): X-API-Key or Authorization: Bearer, compared in constant time."""
+    """API keys (docs/api.md §10): X-API-Key or Authorization: Bearer, compared in constant time."""
     keys = [k.encode() for k in settings.auth.api_keys]
     if not keys:
         log.warning("no API key configured: every endpoint is open to anyone who can reach it")

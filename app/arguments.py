@@ -1,4 +1,4 @@
-"""Query arguments (CONTRACT §3 "Arguments" and "Filters"): which a route takes, what a
+"""Query arguments (docs/api.md §6.2 and §6.1): which a route takes, what a
 repeated one means, and the filters, read as their fields' types.
 
 A route takes its own arguments (`format`, `fields`, `page`, `page_size`, `on`, `by`, as

@@ -1,4 +1,4 @@
-"""The ten collections (CONTRACT §1): one row each drives its routes, queries and docs.
+"""The ten collections (docs/api.md §2): one row each drives its routes, queries and docs.
 
 Adding a collection is one row here and one `sql/<name>.sql`; a schema only if its shape
 is new.
@@ -22,7 +22,7 @@ from .schemas import (
     with_first,
 )
 
-# `on` value -> (date column, time column) of a date range (CONTRACT §1).
+# `on` value -> (date column, time column) of a date range (docs/api.md §2).
 DATE_PAIRS: dict[str, tuple[str, str]] = {
     "dt1": ("tgl_dt1", "jam_dt1"),
     "dt2": ("tgl_dt2", "jam_dt2"),
@@ -36,7 +36,7 @@ DATE_PAIRS: dict[str, tuple[str, str]] = {
 @dataclass(frozen=True)
 class Naming:
     """A code of master data that a summary may group by, and the master record's name sent
-    right after it (CONTRACT §8 "Names beside codes")."""
+    right after it (docs/api.md §7 "Names beside codes")."""
 
     code: str  # the group: a field of the summarised record (productcode)
     name: str  # the key sent right after it (productname)
@@ -96,7 +96,7 @@ class Collection:
     key: str  # "id" or "numberrow"
     order: tuple[str, ...]  # canonical order, ascending, NULLs first
     dates: tuple[str, ...] = ()  # `on` values, the default first; empty: no date range
-    summary: str | None = None  # its measures (sql/shapes.sql summary_<summary>, CONTRACT §8)
+    summary: str | None = None  # its measures (sql/shapes.sql summary_<summary>, docs/api.md §7)
 
     @property
     def numbered(self) -> bool:
@@ -111,7 +111,7 @@ class Collection:
 
     @property
     def feed_on(self) -> str:
-        """The default `on` of /<c>/changes (CONTRACT §11): the pair a change moves."""
+        """The default `on` of /<c>/changes (docs/api.md §5.11): the pair a change moves."""
         return next(on for on in ("update", "create", "tanggal") if on in self.dates)
 
     @property

@@ -63,7 +63,7 @@ class CollectionSettings:
 
 @dataclass(frozen=True)
 class FeedSettings:
-    """GET /<c>/changes (CONTRACT §11): how far behind the database clock a record must be
+    """GET /<c>/changes (docs/api.md §5.11): how far behind the database clock a record must be
     before it is sent, and how far behind the bookmark each call looks for late commits."""
 
     settle_seconds: float = 30
@@ -109,7 +109,7 @@ class Settings:
     mcp: McpSettings = McpSettings()
 
 
-# Every key of CONTRACT §6: its type and default. Paths are resolved separately.
+# Every key of docs/api.md §12: its type and default. Paths are resolved separately.
 _SPEC: dict[str, dict[str, tuple[type | tuple[type, ...], Any]]] = {
     "database": {
         "sqlite": (str, "instance/demo.sqlite3"),

@@ -1,4 +1,5 @@
-"""The demo database: a SQLite file of realistic plant data (CONTRACT §7).
+"""The demo database: a SQLite file of realistic plant data (docs/api.md §12, "The embedded
+default").
 
 `flask --app wsgi demo-db` writes it to the configured SQLite path; the tests and benchmarks call
 `build_demo_database` directly. The tables come from app/tables.py (generated from the record

@@ -235,7 +235,7 @@ class RecordEncoder:
 
     def _csv_writes_as_json(self, rows: Sequence[tuple[Any, ...]],
                             names: Sequence[str]) -> bool:
-        """Whether the csv module alone writes every value as CONTRACT §3 wants: it writes
+        """Whether the csv module alone writes every value as docs/api.md §5.8 wants: it writes
         None empty and str, int as they are, but a float in exponent form as 1e-06 where JSON
         has 1e-6 (or 0.000015), and NaN as nan; so floats must lie where str() writes no
         exponent. Floats are only in Number fields' columns (every other field dumps str or

@@ -1,4 +1,4 @@
-"""Every error as JSON in the shape of CONTRACT §4; nothing internal reaches a client."""
+"""Every error as JSON in the shape of docs/api.md §9; nothing internal reaches a client."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The feed (CONTRACT §11, GET /<c>/changes and the MCP tool `changes`): every new or
+"""The feed (docs/api.md §5.11, GET /<c>/changes and the MCP tool `changes`): every new or
 changed record once, by its stamp, behind an opaque bookmark that the client stores and sends
 back. `read` runs one call through the runner; the faces send its `Changes`.
 
@@ -46,7 +46,7 @@ __all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "MAX_TOKEN", "SEEN", "Bookmark", "Chang
 
 DEFAULT_LIMIT = 1000
 MAX_LIMIT = 10_000
-SEEN = 200  # records remembered inside the lookback window (CONTRACT §11)
+SEEN = 200  # records remembered inside the lookback window (docs/api.md §5.11)
 MAX_TOKEN = 2000  # characters; under 2 KB with room for the rest of a request line
 VERSION = 1
 # The oldest stamp a feed without a bookmark starts from: SQL Server's datetime begins here,

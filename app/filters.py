@@ -1,4 +1,4 @@
-"""Filter operators (CONTRACT §3 "Filters"): the one table of them, read by the HTTP layer
+"""Filter operators (docs/api.md §6.1): the one table of them, read by the HTTP layer
 (app/arguments.py: which arguments a list takes, their values, the docs and the 400s) and
 by the SQL layer (app/queries.py: `Where`, one condition per filter).
 

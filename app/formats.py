@@ -1,4 +1,4 @@
-"""The output formats (CONTRACT §2, §3 "CSV", "Excel workbooks"): one registry, an entry each.
+"""The output formats (docs/api.md §4, §5.8): one registry, an entry each.
 
 An entry says what a client asks for (`?format=` and the media type of `Accept:`), the file
 extension of a download, and how records and summaries are written: by a writer made for

@@ -1,4 +1,4 @@
-"""Prometheus metrics (CONTRACT §10), at GET /metrics in the text format.
+"""Prometheus metrics (docs/api.md §11), at GET /metrics in the text format.
 
 Under gunicorn every worker is a process of its own, and a scrape reaches one of them: so
 with PROMETHEUS_MULTIPROC_DIR set (gunicorn.conf.py creates the directory before the workers

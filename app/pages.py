@@ -1,4 +1,4 @@
-"""The pages Jembatan serves for people (CONTRACT §9): `/dashboard` and `/report/{date}`,
+"""The pages Jembatan serves for people (docs/api.md §8): `/dashboard` and `/report/{date}`,
 each one static file, read once at start and served as it is.
 
 A page is HTML with its CSS and JavaScript inline, so that it needs no other file and works

@@ -1,5 +1,6 @@
-"""Path parameters: parsed strictly, `Invalid` saying what is accepted (a 400, CONTRACT §3).
-Nothing here knows HTTP: the MCP tools read their dates and times with the same functions."""
+"""Path parameters: parsed strictly, `Invalid` saying what is accepted (a 400, docs/api.md
+§5.3-§5.5). Nothing here knows HTTP: the MCP tools read their dates and times with the same
+functions."""
 
 from __future__ import annotations
 

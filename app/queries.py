@@ -156,7 +156,7 @@ class Query:
 @dataclass(frozen=True)
 class Where:
     """A request's filters as SQL: conditions on the record's quoted field names joined by
-    AND, each value a :filter_N parameter (CONTRACT §3, "Filters")."""
+    AND, each value a :filter_N parameter (docs/api.md §6.1)."""
 
     conditions: tuple[str, ...]
     shape: tuple[tuple[str, str, int], ...]  # what the text depends on: field, op, values

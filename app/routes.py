@@ -47,7 +47,7 @@ UNDOCUMENTED = "undocumented"
 
 
 class _Parser(FlaskParser):
-    DEFAULT_VALIDATION_STATUS = 400  # CONTRACT §4: malformed input is 400, not 422
+    DEFAULT_VALIDATION_STATUS = 400  # docs/api.md §9: malformed input is 400, not 422
 
     def parse(self, argmap: Any, req: Any = None, *, location: str | None = None,
               **kwargs: Any) -> Any:
@@ -63,7 +63,7 @@ class _Parser(FlaskParser):
         return dict(defaults)
 
     def load_querystring(self, req: Any, schema: ma.Schema) -> Any:
-        """The query string with CONTRACT §3's rules applied first (app/arguments.py): a
+        """The query string with the rules of docs/api.md §6.2 applied first (app/arguments.py): a
         400 for an argument the route does not take or one given twice, `fields` given
         twice joined, `_` arguments dropped, a list's filters read. webargs alone would read
         the first value."""
@@ -129,7 +129,7 @@ _PAGE_HEADERS = {
 
 _SINCE_PATTERN = ("^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
                   "T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$")
-# /<c>/changes' headers (CONTRACT §11), documented so that generated clients read them.
+# /<c>/changes' headers (docs/api.md §5.11), documented so that generated clients read them.
 _FEED_HEADERS = {
     "X-Bookmark": {"description": "The bookmark after this answer: store it and send it back "
                                   "as ?after= on the next call (opaque, URL-safe, under 2 KB).",
@@ -203,8 +203,8 @@ ROUTES: tuple[Route, ...] = (
 def collection_blueprint(planner: Planner, answers: Answers, api: ApiSettings,
                          keys: bool = False, feed: FeedSettings | None = None,
                          unmapped: Unmapped | None = None) -> Blueprint:
-    """The routes of one collection (CONTRACT §3), driven by its row of the table; `keys`:
-    API keys are configured, so a request without one can be a 401 (CONTRACT §5); `feed`:
+    """The routes of one collection (docs/api.md §5), driven by its row of the table; `keys`:
+    API keys are configured, so a request without one can be a 401 (docs/api.md §10); `feed`:
     the windows of /<c>/changes; `unmapped`: the collections not mapped yet, which the
     document lists as they are and says so of."""
     c = planner.collection
@@ -273,7 +273,7 @@ def _described(doc: str, paragraphs: tuple[str, ...]) -> str:
 
 
 def _errors(blp: Blueprint, *codes: int) -> Decorator:
-    """Document the error responses a view can give (the shape of CONTRACT §4)."""
+    """Document the error responses a view can give (the shape of docs/api.md §9)."""
     return _doc_only(*(blp.alt_response(code, response=_ERRORS[code]) for code in codes))
 
 

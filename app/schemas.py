@@ -1,4 +1,4 @@
-"""Record shapes (CONTRACT §1) and the wire format of their values (CONTRACT §2).
+"""Record shapes (docs/api.md §3) and the wire format of their values (docs/api.md §4).
 
 The schemas dump database rows to JSON and describe them in the OpenAPI document. Values
 arrive as the driver returns them: sqlite3 gives ISO text for dates and times, ODBC gives
@@ -169,7 +169,7 @@ class Time(fields.Time):
 class JoinedDateTime(fields.DateTime):
     """"YYYY-MM-DDTHH:MM:SS" from a date column and a time column of the same record.
 
-    Null when the date is null; a null time counts as 00:00:00 (CONTRACT §1, vehicles).
+    Null when the date is null; a null time counts as 00:00:00 (docs/api.md §3, vehicle).
     """
 
     def __init__(self, date_field: str, time_field: str, **kwargs: Any):
@@ -334,7 +334,7 @@ def summary_schema(shape: str, measures: Sequence[tuple[str, str]],
 
 
 class ErrorSchema(ma.Schema):
-    """The body of every error (CONTRACT §4)."""
+    """The body of every error (docs/api.md §9)."""
 
     code = fields.Integer(required=True, metadata={"description": "HTTP status code"})
     status = fields.String(required=True, metadata={"description": "HTTP reason phrase"})

@@ -3,7 +3,7 @@
 - Errors gunicorn answers itself, before Flask sees the request (a request line over
   `limit_request_line`, 414; headers over `limit_request_field_size` or
   `limit_request_fields`, 431; a request that is not HTTP, 400), come in Jembatan's JSON error
-  shape instead of gunicorn's HTML page (CONTRACT §4): gunicorn writes every one of them
+  shape instead of gunicorn's HTML page (docs/api.md §9): gunicorn writes every one of them
   through `gunicorn.util.write_error`, which each worker replaces with `write_json_error`.
 - The metrics of all workers: PROMETHEUS_MULTIPROC_DIR is made before the workers start
   (gunicorn.conf.py, before anything imports prometheus_client), emptied at start, a dead
@@ -47,7 +47,7 @@ def metrics_directory() -> str:
 
 
 def json_error(status: int, reason: str, detail: str) -> bytes:
-    """A whole HTTP/1.1 error response in the error shape of CONTRACT §4."""
+    """A whole HTTP/1.1 error response in the error shape of docs/api.md §9."""
     message = _MESSAGES.get(status)
     if message is None or status == 400:
         base = message or "The server could not answer this request"

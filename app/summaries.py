@@ -1,4 +1,4 @@
-"""Summaries (CONTRACT §8): which groups a request may ask for, and the rows of a summary
+"""Summaries (docs/api.md §7): which groups a request may ask for, and the rows of a summary
 query (sql/shapes.sql, summary_<shape>) turned into what is sent.
 
 The database groups and sums (GROUP BY over `records`); this module only reads `?by=`, and
@@ -139,7 +139,7 @@ def named_groups(c: Collection) -> tuple[str, ...]:
 
 def output_of(c: Collection, by: Sequence[str]) -> list[str]:
     """The group keys of a summary grouped `by`, in order: each group, and right after a
-    code of master data the name of it (CONTRACT §8 "Names beside codes")."""
+    code of master data the name of it (docs/api.md §7 "Names beside codes")."""
     namings = c.namings
     return [k for g in by for k in ((g, namings[g].name) if g in namings else (g,))]
 

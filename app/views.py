@@ -203,14 +203,14 @@ def health(service: Service) -> Any:
 
 
 def dashboard(page: Page) -> Response:
-    """The dashboard (CONTRACT §9): one page, as read at start."""
+    """The dashboard (docs/api.md §8): one page, as read at start."""
     return page.response(request)
 
 
 def report(page: Page, day: str) -> Response:
-    """The daily report of `day` (CONTRACT §9): the same page for every day, which reads
-    its day from its own URL; a day that is not one of the calendar is a 400 here, as in
-    the API's ranges, before any page is sent."""
+    """The daily report of `day` (docs/api.md §8, "The daily report"): the same page for every
+    day, which reads its day from its own URL; a day that is not one of the calendar is a 400
+    here, as in the API's ranges, before any page is sent."""
     params.date(day, "the report's date")
     return page.response(request)
 
@@ -225,7 +225,7 @@ def report_today(zone: ZoneInfo | None) -> Response:
 
 
 def metrics(figures: Metrics, key: bytes) -> Response:
-    """GET /metrics (CONTRACT §10): open, or behind api.metrics_key alone (API keys do not
+    """GET /metrics (docs/api.md §11): open, or behind api.metrics_key alone (API keys do not
     apply: a Prometheus server holds the metrics key, not a client's)."""
     if key:
         auth = request.headers.get("Authorization", "")

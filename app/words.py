@@ -68,7 +68,7 @@ def normalized(name: str) -> str:
 
 
 def section_of(c: Collection) -> str:
-    """The words file's section for a collection: its record shape (CONTRACT §1), the
+    """The words file's section for a collection: its record shape (docs/api.md §3), the
     name its summaries go by, or for the master data its schema's."""
     return c.summary or c.schema.__name__.lower()
 

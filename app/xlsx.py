@@ -1,4 +1,4 @@
-"""Excel workbooks (CONTRACT §3 "Excel workbooks"): a small streaming writer of .xlsx.
+"""Excel workbooks (docs/api.md §5.8): a small streaming writer of .xlsx.
 
 A workbook is a zip of XML parts. `Workbook` writes it as a stream that never goes back: the
 zip module writes to a sink that cannot seek, so each entry's sizes and CRC follow its data
@@ -10,7 +10,7 @@ holds one batch and the deflater's window, whatever the size.
 Cells are typed by their column's kind (the encoders' `kinds`): integers and numbers as
 numbers, dates, times and date-times as Excel serial numbers with a display format, text as
 inline strings (never a formula: a cell only holds a formula in an <f> element, which is
-never written), NULL as no cell at all. The values arrive as JSON sends them (CONTRACT §2),
+never written), NULL as no cell at all. The values arrive as JSON sends them (docs/api.md §4),
 so a date is ISO text here and is converted.
 
 The row XML is built column by column, each column by one list comprehension of its kind

@@ -4,7 +4,8 @@
     BENCH_WITHOUT=log     ...                  (or metrics,log: both)
 
 The app of wsgi.py, built the same way, then changed here, in the benchmark only: Jembatan
-itself has no setting that turns either off (they are contract features, CONTRACT §10).
+itself has no setting that turns either off (the metrics are part of the API, docs/api.md §11;
+the access log, docs/deploy.md "Logs").
 
 - metrics: no figure is recorded (a request's counters and latency, each query's latency):
   the Metrics object's recording methods do nothing. /metrics still answers, with zeros.

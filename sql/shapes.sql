@@ -159,7 +159,7 @@ FROM "in_range"
 ORDER BY {date}, {time}, {order}
 LIMIT :row_count OFFSET :skip;
 
--- The summaries (CONTRACT §8): per group of the records a range holds, filters included,
+-- The summaries (docs/api.md §7): per group of the records a range holds, filters included,
 -- what the record shape measures, read from "in_range" (range_rows above) as "grouped".
 -- {by} is the request's groups (?by=day,productcode): those names or fields of the record;
 -- the groups come ascending, NULLs first (the CASE sorts only the groups, a few rows, on
@@ -183,7 +183,7 @@ SELECT {groups},
     MAX(CAST(ABS("weigh1" - "weigh2") AS float)) AS "net_max"
 FROM (
     -- "in": weighed heavier first, a delivery; "out": a dispatch; NULL when the weights are
-    -- equal or one is missing (CONTRACT §8). 'in' sorts before 'out' on every collation.
+    -- equal or one is missing (docs/api.md §7). 'in' sorts before 'out' on every collation.
     SELECT "day", "month", "hour", {fields},
         CASE WHEN "weigh1" > "weigh2" THEN 'in' WHEN "weigh2" > "weigh1" THEN 'out' END
             AS "direction"
@@ -229,7 +229,7 @@ GROUP BY {by}
 ORDER BY {by:CASE WHEN {} IS NULL THEN 0 ELSE 1 END, {}};
 
 -- name: name_of
--- The name beside a summary's group {group} (CONTRACT §8 "Names beside codes"): the {name} of the master collection's records ({master}, its own `records` query, so the site's mapping applies) whose {code} equals the group's value as the database compares strings (SQL Server: under the collation, so trailing blanks and, case-insensitive by default, case do not count; PostgreSQL and SQLite: exactly); of several, the one with the smallest "id" (one with a NULL id only when none has an id; the least name among equal ids); NULL when none has it or the code is NULL. Looked up per group after grouping, and one value whatever the master holds (MIN over the chosen records), so a name never splits, merges or drops a group.
+-- The name beside a summary's group {group} (docs/api.md §7 "Names beside codes"): the {name} of the master collection's records ({master}, its own `records` query, so the site's mapping applies) whose {code} equals the group's value as the database compares strings (SQL Server: under the collation, so trailing blanks and, case-insensitive by default, case do not count; PostgreSQL and SQLite: exactly); of several, the one with the smallest "id" (one with a NULL id only when none has an id; the least name among equal ids); NULL when none has it or the code is NULL. Looked up per group after grouping, and one value whatever the master holds (MIN over the chosen records), so a name never splits, merges or drops a group.
 SELECT MIN("named".{name})
 FROM {master} AS "named"
 WHERE "named".{code} = "grouped".{group}
@@ -246,7 +246,7 @@ SELECT MIN("named".{name})
 FROM {master} AS "named"
 WHERE "named".{code} = "grouped".{group};
 
--- The feed (CONTRACT §11, GET /<c>/changes): the records whose {date} + {time} (a NULL time
+-- The feed (docs/api.md §5.11, GET /<c>/changes): the records whose {date} + {time} (a NULL time
 -- counting as 00:00:00) is at or after the bookmark less the lookback, in stamp order then
 -- {order}, the first :row_count of them, each with the database server's clock read in the
 -- same statement ("feed_now", the server's own local time), which the feed compares with

@@ -1,4 +1,4 @@
-"""The record shapes of CONTRACT §1, written out again here so that tests do not take their
+"""The record shapes of docs/api.md §3, written out again here so that tests do not take their
 expected answers from the code under test."""
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def columns(collection: str) -> list[str]:
 
 def expected(collection: str, row: dict[str, Any], numberrow: int | None = None
              ) -> dict[str, Any]:
-    """The JSON object CONTRACT §1-2 promises for a row inserted as `row` (ISO text dates)."""
+    """The JSON object docs/api.md §3-§4 promise for a row inserted as `row` (ISO text dates)."""
     out: dict[str, Any] = {}
     for name in COLLECTIONS[collection][0]:
         if name == "numberrow":
@@ -66,10 +66,11 @@ def expected(collection: str, row: dict[str, Any], numberrow: int | None = None
 
 
 def same_text(engine: str) -> Any:
-    """How `engine` decides that two strings are equal (CONTRACT §3: "compared by the
-    database's own collation"). SQL Server's default collation (SQL_Latin1_General_CP1_CI_AS)
-    ignores case, and its `=` ignores trailing blanks (the ANSI padding rule: the shorter
-    string is padded with blanks before comparing); SQLite and PostgreSQL compare exactly."""
+    """How `engine` decides that two strings are equal (docs/api.md §6.1: "Strings compare
+    by the database's collation"). SQL Server's default collation
+    (SQL_Latin1_General_CP1_CI_AS) ignores case, and its `=` ignores trailing blanks (the ANSI
+    padding rule: the shorter string is padded with blanks before comparing); SQLite and
+    PostgreSQL compare exactly."""
     if engine == "mssql":
         return lambda a, b: a.rstrip(" ").casefold() == b.rstrip(" ").casefold()
     return lambda a, b: a == b

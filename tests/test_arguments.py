@@ -1,4 +1,4 @@
-"""Query arguments (CONTRACT §3 "Arguments"): each endpoint takes its own and, where it
+"""Query arguments (docs/api.md §6.2): each endpoint takes its own and, where it
 returns a list, the filters; anything else is a 400 that names it and lists what is
 accepted, so that a misspelt filter never answers with the unfiltered list. Names that start
 with `_` are ignored. `fields` and `__in` given twice join their values; any other argument

@@ -1,4 +1,4 @@
-"""GET /<c>/changes (CONTRACT §11): the ERP's bookmark.
+"""GET /<c>/changes (docs/api.md §5.11): the ERP's bookmark.
 
 Every expected answer is computed here from the rows each test writes: which records are
 new or changed since the bookmark, in stamp order (the `on` pair, a NULL time counting as

@@ -1,4 +1,4 @@
-"""Settings (CONTRACT §6): defaults, the TOML file, the environment, and loud errors."""
+"""Settings (docs/api.md §12): defaults, the TOML file, the environment, and loud errors."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from app.config import SHIPPED_SQL_DIR, ConfigError, load_settings
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "config.example.toml"
 
-# Every key of CONTRACT §6, by section.
-CONTRACT_KEYS = {
+# Every key of docs/api.md §12, by section.
+DOCUMENTED_KEYS = {
     "database": ["sqlite", "odbc", "query_timeout", "connect_timeout", "sql_dir"],
     "api": ["page_size", "max_page_size", "url_prefix"],
     "auth": ["api_keys"],
@@ -56,7 +56,7 @@ def test_defaults(workdir: Path) -> None:
 
 
 def test_feed_windows(workdir: Path) -> None:
-    """[feed] (CONTRACT §11): 30 s and 600 s by default; seconds from 0 to a day, else an
+    """[feed] (docs/api.md §5.11): 30 s and 600 s by default; seconds from 0 to a day, else an
     error at start that names the key."""
     s = load_settings(None, {})
     assert (s.feed.settle_seconds, s.feed.lookback_seconds) == (30, 600)
@@ -265,7 +265,7 @@ def test_example_config_parses_and_loads(example: Path, workdir: Path) -> None:
 def test_example_config_documents_every_key(example: Path) -> None:
     with open(example, "rb") as f:
         data = tomllib.load(f)
-    missing = [f"{section}.{key}" for section, keys in CONTRACT_KEYS.items()
+    missing = [f"{section}.{key}" for section, keys in DOCUMENTED_KEYS.items()
                for key in keys if key not in data.get(section, {})]
     assert not missing, f"{example.name} lacks {', '.join(missing)}"
 

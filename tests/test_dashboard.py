@@ -1,4 +1,4 @@
-"""/dashboard (CONTRACT §9) in a real headless Chromium against a real gunicorn: the page picks
+"""/dashboard (docs/api.md §8) in a real headless Chromium against a real gunicorn: the page picks
 the last 7 days holding data, and every figure it draws or writes equals what the API gives
 the test for the same question; its links reproduce them; nothing leaves localhost; values
 from the database are shown as text, never run as HTML; with API keys it asks for one, keeps
@@ -154,7 +154,7 @@ def week(end: date) -> tuple[str, str]:
 
 
 def deviation(sv: int, pv: int) -> float | None:
-    """CONTRACT §8's deviation, rounded half away from zero."""
+    """The deviation of docs/api.md §7, rounded half away from zero."""
     if not sv:
         return None
     exact = Decimal(pv - sv) * 100 / Decimal(sv)

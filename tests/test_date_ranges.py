@@ -1,4 +1,4 @@
-"""GET /<c>/date/{tglawal}/{jam_awal}/{tglakhir}/{jam_akhir} (CONTRACT §3 "Date ranges").
+"""GET /<c>/date/{tglawal}/{jam_awal}/{tglakhir}/{jam_akhir} (docs/api.md §5.5).
 
 Every expected answer is written out here from the rows each test inserts and the contract:
 which records lie in the range (both bounds inclusive, HH:MM = HH:MM:00, NULL date never,

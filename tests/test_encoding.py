@@ -161,7 +161,7 @@ def test_each_odd_value_alone_in_a_plain_batch(collection: str) -> None:
 
 
 def csv_from_json(array: bytes, names: list[str]) -> str:
-    """The CSV CONTRACT §3 asks for, derived from the JSON text: each value as written in
+    """The CSV docs/api.md §5.8 asks for, derived from the JSON text: each value as written in
     JSON (a string without its quotes), NULL empty."""
     records = json.loads(array, parse_float=str, parse_int=str,
                          parse_constant=str)  # numbers exactly as the JSON wrote them

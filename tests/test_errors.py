@@ -1,4 +1,4 @@
-"""Errors (CONTRACT §4): 405 for every method but GET and HEAD, 404 for unknown paths, 503
+"""Errors (docs/api.md §9): 405 for every method but GET and HEAD, 404 for unknown paths, 503
 when the database cannot answer, 500 with a request id for anything unexpected, and the
 refusals at start (a broken SQL directory, a SQLite path that does not exist)."""
 
@@ -260,7 +260,7 @@ def test_health_with_the_sqlite_file_replaced_by_garbage_is_503(tmp_path):
 
 def test_odbc_source_that_cannot_be_reached_is_503(tmp_path):
     missing = tmp_path / "gone" / "plant.sqlite3"
-    # The service starts even when an ODBC database cannot be reached (CONTRACT §6).
+    # The service starts even when an ODBC database cannot be reached (docs/api.md §12).
     app = create_app({"database": {"odbc": odbc_string(missing)}})
     assert_unavailable(app, str(tmp_path), missing.name)
     assert not missing.exists()

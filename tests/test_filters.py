@@ -1,4 +1,4 @@
-"""Filters on every list (CONTRACT §3 "Filters"): `field=v`, `field__not=v` (NULL
+"""Filters on every list (docs/api.md §6.1): `field=v`, `field__not=v` (NULL
 included), `__gt`, `__gte`, `__lt`, `__lte`, `__in`, `__isnull`, each value read as its
 field's type, ANDed with each other and with a date range, on lists, pages and ranges; the
 expected records are computed here from the rows each test inserts, with the contract's
@@ -65,8 +65,8 @@ KINDS = {"id": "integer", "vehno": "string", "custcode": "string", "productcode"
 
 
 def keeps(row: dict[str, Any], argument: str, value: str, engine: str = "sqlite3") -> bool:
-    """CONTRACT §3's table, for one filter argument on a row as inserted; strings are equal
-    as `engine` compares them."""
+    """The table of docs/api.md §6.1, for one filter argument on a row as inserted; strings
+    are equal as `engine` compares them."""
     field, _, op = argument.partition("__")
     stored = row.get(field)
     if op == "isnull":

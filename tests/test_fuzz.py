@@ -133,7 +133,7 @@ def _seconds(clock: str) -> str:
 
 
 def _bounds_in_order(case: Any) -> None:
-    """A range whose start is after its end is a 400 (CONTRACT §3), a rule between two
+    """A range whose start is after its end is a 400 (docs/api.md §5.5), a rule between two
     parameters that OpenAPI cannot state: a positive example gets its bounds in order, so
     that positive_data_acceptance judges the rest of it. Negative examples are left alone."""
     p = case.path_parameters or {}
@@ -155,7 +155,7 @@ def _bounds_in_order(case: Any) -> None:
 
 def _feed_arguments(case: Any) -> None:
     """A bookmark is valid only as the service wrote it, and `after` and `since` exclude each
-    other (CONTRACT §11), rules OpenAPI cannot state: a positive example of /<c>/changes
+    other (docs/api.md §5.11), rules OpenAPI cannot state: a positive example of /<c>/changes
     keeps neither a made-up `after` nor a `since` that is no date of the calendar (February
     30th fits the pattern). Malformed bookmarks are tests/test_changes.py's."""
     query = case.query

@@ -82,7 +82,7 @@ def _glossary() -> tuple[list[Claim], dict[str, str]]:
     claims: list[Claim] = []
     materials: dict[str, str] = {}
     suffix_rows: list[tuple[str, list[Collection], list[str]]] = []
-    for heading, header, rows in _tables(_section(DOCS, "### Field glossary")):
+    for heading, header, rows in _tables(_section(DOCS, "### 3.1 Field glossary")):
         collections = [BY_NAME[n] for n in re.findall(r"`([^`]+)`", heading)]
         assert collections, f"no collection named in {heading!r}"
         if header[0] == "group":

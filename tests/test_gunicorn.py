@@ -217,7 +217,7 @@ def test_hygiene_headers_over_http(server: Server) -> None:
         "/transactions/7", headers={"Origin": "https://elsewhere.example"}).headers
 
 
-# -- what gunicorn refuses before Flask sees it (CONTRACT §4): JSON all the same -----------
+# -- what gunicorn refuses before Flask sees it (docs/api.md §9): JSON all the same --------
 
 
 def raw_request(server: Server, data: bytes) -> tuple[int, dict[str, str], bytes]:

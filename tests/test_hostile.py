@@ -3,7 +3,7 @@ digits that are not ASCII, integers past 64 bits, empty and 10 kB segments, impo
 and times, repeated and conflicting query arguments: sent to every path parameter and query
 argument of every collection, filters included (issue 11).
 
-Every input gets the answer CONTRACT §3-4 gives it: 400 for a malformed value, 404 for a
+Every input gets the answer docs/api.md §5, §6 and §9 give it: 400 for a malformed value, 404 for a
 well-formed key that names no record or a path that names no route, both as JSON
 {"code", "status", "message"}; never a 500, a redirect or an HTML page, and never records
 that the value, read as the contract reads it, does not ask for. The answers are computed
@@ -33,7 +33,7 @@ from flask.testing import FlaskClient
 
 from app import create_app
 
-MAX_PAGE_SIZE = 1000  # the defaults of CONTRACT §6
+MAX_PAGE_SIZE = 1000  # the defaults of docs/api.md §12
 PAGE_SIZE = 100
 ROWS = 3  # in every table, keys 1..3, the k-th on 2026-11-0k at 0k:00 (NULL time for k=3)
 
@@ -94,7 +94,7 @@ CORPUS: list[str] = list(dict.fromkeys(
      + DATES + TIMES + LONG] + RAW))
 
 # -- what the contract answers --------------------------------------------------------------
-# The reference reading of each kind of value, written from CONTRACT §3 (not from app/).
+# The reference reading of each kind of value, written from docs/api.md §5-§6 (not from app/).
 
 
 def integer(text: str) -> int | None:
@@ -166,7 +166,7 @@ ENGINE: dict[str, str] = {}
 
 
 def filter_value(kind: str, text: str, field: str = "") -> Any:
-    """A filter value read as CONTRACT §3 reads its field's type; Malformed if it does not
+    """A filter value read as docs/api.md §6.1 reads its field's type; Malformed if it does not
     fit (an integer past 64 bits and a text holding NUL: Jembatan's documented decisions)."""
     if kind == "string":
         if "\x00" in text:
@@ -296,7 +296,7 @@ def expect(collection: str, route: str, segments: dict[str, str], args: dict[str
         if None in start + end or start > end:
             return BAD
         inside = [k for k in rows if start <= MOMENTS[k - 1] <= end]
-        if route == "summary":  # one group per day: row k is on day k (CONTRACT §8)
+        if route == "summary":  # one group per day: row k is on day k (docs/api.md §7)
             by = unquote(args.get("by", "day")).split(",")
             keys = {tuple({"day": MOMENTS[k - 1][0], "month": 11,
                            "hour": MOMENTS[k - 1][1].hour}[g] for g in by) for k in inside}
@@ -402,7 +402,7 @@ def routes(collection: str) -> dict[str, list[str]]:
 
 
 def arguments(collection: str, route: str) -> list[str]:
-    """The query arguments of a route (CONTRACT §3)."""
+    """The query arguments of a route (docs/api.md §6.2)."""
     return {"all": ["format", "fields"], "page": ["page_size", "format", "fields"],
             "record": ["format", "fields"],
             "range": ["on", "page", "page_size", "format", "fields"],
@@ -525,7 +525,7 @@ def test_an_injected_page_size_or_range_argument_is_not_a_bigger_answer(client):
 
 
 # -- repeated and conflicting query arguments -----------------------------------------------
-# CONTRACT §3 "Arguments": `fields` and a filter's `__in` given twice join their values in
+# docs/api.md §6.2: `fields` and a filter's `__in` given twice join their values in
 # order (generated clients send an array as fields=id&fields=vehno); any other argument given
 # twice is a 400, whether or not its values agree: never the first value alone.
 

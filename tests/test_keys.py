@@ -1,5 +1,5 @@
 """GET /<c>/{key}: one record by ID, or by numberrow where the table has no usable key
-(CONTRACT §1, §3 "Keys", §4)."""
+(docs/api.md §2, §5.4, §9)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ HUGE = "99999999999999999999999"
 
 
 def assert_error(response: Any, code: int, status: str) -> dict[str, Any]:
-    """CONTRACT §4: {"code", "status", "message"} as JSON."""
+    """docs/api.md §9: {"code", "status", "message"} as JSON."""
     assert response.status_code == code
     assert response.mimetype == "application/json"
     body = response.get_json()
@@ -27,7 +27,7 @@ def assert_error(response: Any, code: int, status: str) -> dict[str, Any]:
 
 
 def error_of(response: Any) -> tuple[int, str] | str:
-    """(code, status) of an error answer in the shape of CONTRACT §4, or what was wrong."""
+    """(code, status) of an error answer in the shape of docs/api.md §9, or what was wrong."""
     try:
         assert_error(response, response.status_code, response.get_json()["status"])
     except (AssertionError, KeyError, TypeError):
@@ -155,7 +155,7 @@ def test_key_that_is_not_an_integer_is_400(make_client, collection):
 
 @pytest.mark.parametrize("collection", COLLECTIONS)
 def test_trailing_slash_is_an_unknown_path_pointing_at_the_collection(make_client, collection):
-    # GET /<c>/ has no key at all: an unknown path (404, CONTRACT §4), not a malformed key;
+    # GET /<c>/ has no key at all: an unknown path (404, docs/api.md §9), not a malformed key;
     # the message shows the collection's URL (decision written in the README).
     client = make_client({collection: [sample_row(collection, 1)]})
     response = client.get(f"/{collection}/")

@@ -1,4 +1,4 @@
-"""GET /<c>: every record of a collection, streamed, in canonical order (CONTRACT §1-3).
+"""GET /<c>: every record of a collection, streamed, in canonical order (docs/api.md §2-§4, §5.2).
 
 Each test writes its own rows, and compares the whole response body with the records that
 tests/contract.py builds from those rows.
@@ -23,7 +23,7 @@ PRODUCTION_TEXTS = {"operator_name", "mode_operator"}
 
 
 def kind(collection: str, column: str) -> str:
-    """The type of a column as CONTRACT §1 gives it: int, real, date, time or text."""
+    """The type of a column as docs/api.md §3 gives it: int, real, date, time or text."""
     if column in REALS:
         return "real"
     if column.startswith("tgl_") or column == "tanggal":

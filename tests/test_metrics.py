@@ -1,4 +1,4 @@
-"""GET /metrics (CONTRACT §10): the Prometheus text format, read here with
+"""GET /metrics (docs/api.md §11): the Prometheus text format, read here with
 prometheus_client's own parser; under gunicorn one view of every worker (the metrics
 directory of gunicorn.conf.py), through the Flask app the figures of each kind of request,
 row and database error; open, or behind api.metrics_key alone; not in the OpenAPI document.

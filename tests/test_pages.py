@@ -1,5 +1,5 @@
 """GET /<c>/page/{pagenumber}: one page in canonical order, with flask-smorest's
-X-Pagination header and an RFC 8288 Link header (CONTRACT §3 "Pages", §4)."""
+X-Pagination header and an RFC 8288 Link header (docs/api.md §5.3, §9)."""
 
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ def answer(body: list[dict[str, Any]], pagination: dict[str, int],
 
 
 def error(response: Any) -> dict[str, Any]:
-    """CONTRACT §4: {"code", "status", "message"} (a validation error may add "errors")."""
+    """docs/api.md §9: {"code", "status", "message"} (a validation error may add "errors")."""
     body = response.get_json()
     assert response.mimetype == "application/json"
     assert isinstance(body, dict)

@@ -1,4 +1,4 @@
-"""/report/{date} (CONTRACT §9, "The daily report") in a real headless Chromium against a real
+"""/report/{date} (docs/api.md §8, "The daily report") in a real headless Chromium against a real
 gunicorn, printed to PDF through the DevTools protocol as the browser's print dialog would
 (A4 from the page's own @page rule) and read back with poppler's pdftotext and pdfinfo: the
 figures printed are those computed here from the rows the test wrote (tonnes, names beside

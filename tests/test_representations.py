@@ -1,5 +1,5 @@
 """CSV (`?format=csv`, `Accept: text/csv`), `?fields=` and conditional requests (ETag, 304),
-CONTRACT §3: what an ERP integrator or a spreadsheet user relies on."""
+docs/api.md §5.8-§5.10: what an ERP integrator or a spreadsheet user relies on."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ WEIGHINGS = [
 
 
 def json_cell(value: Any) -> str:
-    """What a CSV cell must hold for a JSON value (CONTRACT §3: as in JSON, NULL empty);
+    """What a CSV cell must hold for a JSON value (docs/api.md §5.8: as in JSON, NULL empty);
     numbers are kept as the JSON text wrote them (see as_written)."""
     return "" if value is None else value
 

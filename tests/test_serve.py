@@ -1,7 +1,7 @@
-"""Only the collections a site has (CONTRACT §6, `[collections] serve`): the others need no
-mapping file, are absent from the index, the OpenAPI document, the dashboard and `check-sql`,
-and every path under them answers 404 saying this site does not serve them; a name that is
-not one of the ten, or one given twice, stops the start."""
+"""Only the collections a site has (docs/api.md §2 and §12, `[collections] serve`): the
+others need no mapping file, are absent from the index, the OpenAPI document, the dashboard
+and `check-sql`, and every path under them answers 404 saying this site does not serve them;
+a name that is not one of the ten, or one given twice, stops the start."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The service around the collections: index, health, OpenAPI, Swagger UI, url_prefix, proxy
-headers, the wire format of driver values (CONTRACT §2) and API keys (CONTRACT §5)."""
+headers, the wire format of driver values (docs/api.md §4) and API keys (docs/api.md §10)."""
 
 from __future__ import annotations
 
@@ -339,7 +339,7 @@ def test_forwarded_headers_show_in_page_links(make_client: MakeClient) -> None:
         assert url.startswith("https://plant.example/customers/page/"), links
 
 
-# -- the wire format of driver values (CONTRACT §2) ----------------------------------------
+# -- the wire format of driver values (docs/api.md §4) -------------------------------------
 
 
 def dump(field: Any, value: Any) -> str:
@@ -397,7 +397,7 @@ def test_joined_datetime(day: Any, clock: Any, wire: str) -> None:
     assert json.dumps(field.serialize("x", {"d": day, "t": clock})) == wire
 
 
-# -- API keys (CONTRACT §5) ----------------------------------------------------------------
+# -- API keys (docs/api.md §10) ------------------------------------------------------------
 
 
 LOCKED_ROWS = {"weighing": [WEIGHING_ROW], "customers": [{"id": 1}]}

@@ -1,4 +1,4 @@
-"""A site's mapping (CONTRACT §1 "The site's mapping"; README "Adapting to your database"):
+"""A site's mapping (docs/api.md §2 "The site's mapping"; README "Adapting to your database"):
 the two worked examples of docs/examples, each served over a database named the way that
 site names it.
 

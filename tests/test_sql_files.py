@@ -29,7 +29,7 @@ from app.queries import (
 from app.schemas import shape
 from app.summaries import MEASURES
 from app.tables import script
-from tests.contract import COLLECTIONS as CONTRACT
+from tests.contract import COLLECTIONS as DOCUMENTED
 from tests.contract import PRODUCTION, WEIGHING, columns
 
 # A collection of the tests' own: its table names every column differently from its fields.
@@ -475,7 +475,7 @@ def ids(item: tuple[str, str, str | None]) -> str:
 def test_shipped_sql_holds_the_mappings_the_shapes_and_the_database_queries() -> None:
     assert {p.stem for p in SHIPPED_SQL_DIR.glob("*.sql")} == {
         c.name for c in COLLECTIONS} | {"shapes", "database"}
-    assert set(CONTRACT) == {c.name for c in COLLECTIONS}
+    assert set(DOCUMENTED) == {c.name for c in COLLECTIONS}
 
 
 @pytest.mark.parametrize("c", COLLECTIONS, ids=lambda c: c.name)
@@ -490,7 +490,7 @@ def test_each_collection_file_is_its_records_query_alone(c: Collection) -> None:
 def test_no_query_but_records_names_a_site_table_or_column() -> None:
     """The shapes speak of "records" and of the names they make; a field name they use comes
     from a placeholder, or is one of the API's own fields that a summary measures (weigh1,
-    adonan_sv...: CONTRACT §8 names them), never a site's column."""
+    adonan_sv...: docs/api.md §7 names them), never a site's column."""
     measured = {f for shape in (WEIGHING, PRODUCTION) for f in shape
                 if f.startswith(("weigh1", "weigh2", "temperature_sv", "temperature_pv"))
                 or f.endswith(("_sv", "_pv"))}

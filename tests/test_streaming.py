@@ -1,4 +1,4 @@
-"""Streaming (CONTRACT §3): `/<c>` and unpaged ranges are read at the database's pace into a
+"""Streaming (docs/api.md §5.6): `/<c>` and unpaged ranges are read at the database's pace into a
 spool (memory, then a temporary file) and sent at the client's pace, so a slow client never
 holds a cursor open on the plant's tables."""
 

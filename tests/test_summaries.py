@@ -1,4 +1,4 @@
-"""Summaries (CONTRACT §8): GET /<c>/summary/{tglawal}/{jam_awal}/{tglakhir}/{jam_akhir}
+"""Summaries (docs/api.md §7): GET /<c>/summary/{tglawal}/{jam_awal}/{tglakhir}/{jam_akhir}
 with ?on=, ?by= and the filters. Every expected figure is computed here, in Python, from the
 rows the test inserts (the range's records, grouped, summed, divided and rounded as the
 contract says), and compared whole, groups in order, on every engine.
@@ -107,7 +107,7 @@ def group_key(row: dict[str, Any], by: list[str], on: tuple[str, str]) -> tuple[
 
 
 # A code of master data -> the key of its name, sent right after it, and where the name
-# comes from: the master collection, its code field and its name field (CONTRACT §8).
+# comes from: the master collection, its code field and its name field (docs/api.md §7).
 NAMES = {"productcode": ("productname", "products", "ProductCode", "ProductName"),
          "custcode": ("custname", "customers", "CustCode", "CustName"),
          "transcode": ("transname", "transporters", "TransCode", "TransName"),
@@ -356,7 +356,7 @@ def test_what_a_summary_refuses(make_client, query, words) -> None:
 
 def test_by_given_twice_joins_in_order(make_client) -> None:
     """What generated clients send for an array (by=productcode&by=day): the groups joined
-    in order, as `fields` are (CONTRACT §3 "Arguments")."""
+    in order, as `fields` are (docs/api.md §6.2)."""
     client = make_client({"transactions": WEIGHINGS})
     url = "/transactions/summary/2025-12-31/00:00/2026-01-02/23:59:59"
     twice = client.get(f"{url}?by=productcode&by=day")

@@ -1,8 +1,8 @@
-"""Names beside codes (CONTRACT §8): a summary grouped by productcode, custcode or transcode
-(vehicles: TransCode) carries the master record's name right after each code, read through
-the master collection's own `records` query. Every expected answer is computed here from
-the rows the test inserts (tests/test_summaries.py `grouped`, `name_of`) and compared whole,
-keys in order, on every engine.
+"""Names beside codes (docs/api.md §7, "Names beside codes"): a summary grouped by
+productcode, custcode or transcode (vehicles: TransCode) carries the master record's name
+right after each code, read through the master collection's own `records` query. Every
+expected answer is computed here from the rows the test inserts (tests/test_summaries.py
+`grouped`, `name_of`) and compared whole, keys in order, on every engine.
 
 How codes are matched differs by engine, as the database compares strings: SQL Server (and
 Babelfish, which follows its default collation, sql_latin1_general_cp1_ci_as) ignores

@@ -217,7 +217,7 @@ def client(odbc: str) -> FlaskClient:
 
 
 def wire(value: Any) -> Any:
-    """A stored value as CONTRACT §2 sends it, written out independently of app/."""
+    """A stored value as docs/api.md §4 sends it, written out independently of app/."""
     if isinstance(value, dt.datetime):  # the legacy datetimes: a date, or a time of day
         return value.date().isoformat() if value.year != 1900 else wire(value.time())
     if isinstance(value, dt.date):
@@ -232,7 +232,7 @@ def wire(value: Any) -> Any:
 
 def record(collection: str, row: dict[str, Any], numberrow: int | None = None
            ) -> dict[str, Any]:
-    """A row as CONTRACT §2 sends its collection's record."""
+    """A row as docs/api.md §4 sends its collection's record."""
     return expected(collection, {k: wire(v) for k, v in row.items()}, numberrow)
 
 
@@ -272,7 +272,7 @@ def ranged(rows: list[dict[str, Any]], on: str, start: tuple[dt.date, dt.time],
 
 def test_every_record_reads_back_as_stored(client: FlaskClient) -> None:
     """time(0)..time(7), datetime, date, decimal, float, varchar and nvarchar: each value as
-    CONTRACT §2 writes it; codes exactly as stored, trailing blanks included."""
+    docs/api.md §4 writes it; codes exactly as stored, trailing blanks included."""
     assert get(client, "/transactions") == typed(
         [record("transactions", r) for r in in_order(TRANSACTIONS)])
     assert get(client, "/weighing") == typed(

@@ -162,7 +162,7 @@ def violations(sql: str) -> list[str]:
 
 
 def every_operator(field: str) -> Where | None:
-    """Filters on `field` with each operator of CONTRACT §3 once."""
+    """Filters on `field` with each operator of docs/api.md §6.1 once."""
     return Where.of([Filter(field, "", (1,)), Filter(field, "not", (1,)),
                      Filter(field, "gte", (1,)), Filter(field, "lt", (9,)),
                      Filter(field, "in", (1, 2, 3)), Filter(field, "isnull", (False,)),

@@ -6,7 +6,7 @@ a worker's pool and then started again, slower than query_timeout, asked with a 
 password, at its connection limit; and a port that accepts TCP but never answers TDS. No
 mocks: the server really goes away.
 
-Every 503 is checked as CONTRACT §4 and docs/api.md write it: the error body (or /health's
+Every 503 is checked as docs/api.md §9 writes it: the error body (or /health's
 {"status": "unavailable", "database": <reason>}), Retry-After: 5, and no password,
 connection string, SQL text or driver message in the body, nor the password in the log.
 
@@ -190,7 +190,7 @@ LEAKS = (PASSWORD, "PWD", "UID=", "Driver=", "FreeTDS", "SQL Server", "Microsoft
 
 
 def assert_unavailable(response: requests.Response, reason: str) -> None:
-    """A 503 as CONTRACT §4 has it, for a record route or /health."""
+    """A 503 as docs/api.md §9 has it, for a record route or /health."""
     assert response.status_code == 503, (response.status_code, response.text)
     assert response.headers.get("Retry-After") == "5", response.headers
     if response.url.endswith("/health"):

@@ -1,4 +1,4 @@
-"""Values that fit their fields (CONTRACT §2; README "When a value does not fit its field").
+"""Values that fit their fields (docs/api.md §4; README "When a value does not fit its field").
 
 A site's mapping can give a field a value of another type: SQL Server's `CAST(x AS date)`
 served from SQLite makes the year 2026 of a date, a misplaced column puts a plate number in
@@ -95,7 +95,7 @@ def test_check_sql_names_each_field_whose_values_do_not_fit(
                                          else "Decimal('3.5') (Decimal)")
             want.append(f"      {field}: {shown} is not {expected}; it comes from "
                         f"{line_of(site / f'{collection}.sql', wrong)}")
-        # Fields in the record's order (CONTRACT §1), each once.
+        # Fields in the record's order (docs/api.md §3), each once.
         order = next(c for c in COLLECTIONS if c.name == collection).fields
         assert got[1:] == sorted(want, key=lambda line: order.index(
             line.split(":", 1)[0].strip())), result.output

@@ -1,4 +1,4 @@
-"""Excel workbooks (`?format=xlsx`, CONTRACT §3 "Excel workbooks"): each workbook is read
+"""Excel workbooks (`?format=xlsx`, docs/api.md §5.8): each workbook is read
 back with openpyxl (and once with LibreOffice) and compared with the JSON answer of the same
 request, converted here on its own: what a spreadsheet user sees must be what an ERP gets."""
 
@@ -31,7 +31,7 @@ needs_soffice = pytest.mark.skipif(
     not os.access(SOFFICE, os.X_OK) and not os.environ.get("CI"),
     reason="LibreOffice (libreoffice-calc-nogui) is not installed (make test does)")
 
-# What each field is, by CONTRACT §1's names (not from the code under test).
+# What each field is, by the names of docs/api.md §3 (not from the code under test).
 DATETIMES = {"CreatedDate", "ExpireDate"}
 
 
@@ -49,7 +49,7 @@ def to_ms(value: Any) -> Any:
 
 
 def cell(name: str, value: Any) -> Any:
-    """What openpyxl reads from the cell of a JSON value (CONTRACT §3: typed cells)."""
+    """What openpyxl reads from the cell of a JSON value (docs/api.md §5.8: typed cells)."""
     if value is None:
         return None
     if name in DATETIMES:
@@ -160,7 +160,7 @@ def test_a_summary_as_a_workbook(make_client) -> None:
         'attachment; filename="transactions-summary-2026-11-01_2026-11-30.xlsx"')
     book = workbook(response)
     names = list(as_json[0])
-    # The name beside the code (CONTRACT §8), a text cell like any other.
+    # The name beside the code (docs/api.md §7), a text cell like any other.
     assert names[:4] == ["day", "productcode", "productname", "records"]
     assert_types(sheet_rows(book.active), expected_rows(names, as_json))
     assert_header(book.active, names, "summary", len(as_json) + 1)

@@ -1,7 +1,7 @@
 -- name: records
 -- Where each field of a transactions record comes from at a site whose weighbridge program
 -- keeps each weighing in one datetime column (WaktuMasuk for the entry, WaktuKeluar for the
--- exit, WaktuBuat, WaktuUbah) where the contract has a date and a time: CAST splits it, on
+-- exit, WaktuBuat, WaktuUbah) where Jembatan's record has a date and a time: CAST splits it, on
 -- SQL Server 2008 and later and on PostgreSQL (a NULL datetime gives a NULL date and time).
 SELECT
     "id" AS "id",
