@@ -318,13 +318,17 @@ def test_freetds_reaches_a_tls_1_0_server_as_it_is(legacy: LegacyServer) -> None
 
 # -- The strings the docs give -------------------------------------------------------------
 
-DOCUMENTS = ("README.md", "config.example.toml", "docs/deploy.md")
+# Every document a plant reads: the README, CONTRIBUTING.md, every guide in docs/ (the
+# driver strings are in docs/adapting.md, the deployment's in docs/deploy.md) and the example
+# configuration.
+DOCUMENTS = ("README.md", "CONTRIBUTING.md", "config.example.toml",
+             *sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "docs").glob("*.md")))
 DOCUMENTED = re.compile(r"Driver=\{?(?:ODBC Driver 18 for SQL Server|FreeTDS)\}?;[^'\"`\s]+")
 
 
 def documented_strings() -> list[str]:
-    """Every SQL Server connection string of README.md, config.example.toml and
-    docs/deploy.md, as written there."""
+    """Every SQL Server connection string of the README, CONTRIBUTING.md, docs/*.md and
+    config.example.toml, as written there."""
     found = {m.group(0) for doc in DOCUMENTS
              for m in DOCUMENTED.finditer((ROOT / doc).read_text(encoding="utf-8"))}
     return sorted(found)
