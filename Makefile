@@ -108,7 +108,7 @@ clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache
 
 # --- make bench: Jembatan against Datasette, the no-HTTP limit and the bare-Flask floor
-# (bench/floor.py); README.md, Benchmark ---
+# (bench/floor.py); CONTRIBUTING.md, Benchmark ---
 # `make bench BENCH_ROWS=100000 BENCH_SECONDS=3` is a quick run, on a database of its own.
 BENCH_ROWS ?= 1000000
 BENCH_SECONDS ?= 4

@@ -83,7 +83,8 @@ class SiteSettings:
     collections: Mapping[str, str]
     dates: Mapping[str, str]
     # The zone the plant's stamps are written in ([site] timezone, an IANA name), which
-    # "now" and "today" are read in; None: not set (each clock its own, see README).
+    # "now" and "today" are read in; None: not set (each clock its own, see
+    # docs/operations.md, "Configuration").
     timezone: ZoneInfo | None = None
 
 

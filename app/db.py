@@ -532,7 +532,8 @@ def _native_errors(exc: Exception) -> list[int]:
 # where only words tell the cause (MESSAGE_REASONS: TLS), then by the native error number
 # (SQL Server's own, which both FreeTDS and Microsoft's ODBC Driver 17/18 pass on, and
 # FreeTDS's library numbers), then by SQLSTATE; anything else is the query's. The FreeTDS
-# and Driver 18 rows marked in README.md were seen on the T-SQL server of the tests; SQL
+# and Driver 18 rows marked in docs/operations.md ("When the database is in trouble") were
+# seen on the T-SQL server of the tests; SQL
 # Server's other numbers are from its documentation (no SQL Server on these machines).
 NATIVE_REASONS: dict[int, str] = {
     18456: "login failed",  # Login failed for user

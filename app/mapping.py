@@ -88,7 +88,7 @@ __all__ = ["WORDS_FILE", "Column", "draft", "fits", "load_words", "read_words"]
 # time that way) and to which it converts a text filter's value ('SUP-007': conversion
 # failed); PostgreSQL's bare NULL is text there.
 _NULL_TYPES: dict[type, str] = {Integer: "int", Number: "float", Date: "date", Time: "time"}
-# SQLite has one schema, main; `dbo` is what the README's SQL Server example names.
+# SQLite has one schema, main; `dbo` is what docs/adapting.md's SQL Server example names.
 SQLITE_SCHEMAS = ("dbo", "main")
 
 

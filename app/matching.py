@@ -351,14 +351,14 @@ def text_key_id(c: Collection, found: dict[str, Pick], dialect: str | None,
         return (f"recno's column {name} is text; on a sample of {sampled} rows {why}. "
                 f"ROW_NUMBER() is no id: it renumbers the records whenever rows are added "
                 f"or removed. Ask your DBA for an integer identity column and map it here "
-                f"(README \"A key that is text\")")
+                f"(docs/adapting.md \"A key that is text\")")
     letters = f"; its letters differ ({', '.join(key.letters)}): check that its digits " \
               f"alone are unique" if len(key.letters) > 1 else ""
     found["id"] = Pick(column, f"digits of the text key {name} ({key.example} -> "
                                f"{key.number}), unique on a sample of {sampled} rows{letters}",
                        key_expression(key, name, dialect),
-                       "the whole table: its digits must be unique there (README \"A key "
-                       "that is text\")")
+                       "the whole table: its digits must be unique there (docs/adapting.md "
+                       "\"A key that is text\")")
     return ""
 
 
@@ -472,7 +472,7 @@ def gross_and_tare(c: Collection, columns: Sequence[Column], found: dict[str, Pi
     if found_way is None:
         check = ("a gross and a tare, not the first and second weighing: by=direction "
                  "answers 'in' for every record weighed twice and never 'out' "
-                 "(README \"Gross and tare\")")
+                 "(docs/adapting.md \"Gross and tare\")")
         found["weigh1"], found["weigh2"] = one._replace(check=check), two._replace(
             check="the tare: see weigh1")
         return

@@ -65,7 +65,8 @@ class Metrics:
                                  ["kind", "reason"], registry=r)
         self.misfits = Counter("jembatan_mapping_errors", "Values that a site's mapping "
                                "gives a field and that cannot be of its type (a date that is "
-                               "not a date): never sent, each an error (README, check-sql).",
+                               "not a date): never sent, each an error (docs/adapting.md, "
+                               "check-sql).",
                                ["collection", "field", "expected"], registry=r)
         self.queries = Histogram("jembatan_query_duration_seconds", "Time from sending a "
                                  "query to its last row read, by kind of query.", ["query"],

@@ -94,7 +94,7 @@ class String(fields.String):
 # Why a value that reads as a date or a time is still refused: a range compares the value
 # as the database holds it, and on SQLite that is text, which '2026-11-24 07:05:00' or
 # '07:05' compare wrongly with a range's bounds ('2026-11-24', '07:05:00'): the range would
-# miss the record (README "When a value does not fit its field").
+# miss the record (docs/adapting.md, "When a value does not fit its field").
 DATE_WITH_TIME = "a date with a time after it, which a date range misses"
 TIME_WITH_DATE = "a time with a date before it, which a date range compares wrongly"
 TIME_WITHOUT_SECONDS = "a time without its seconds, which a range from HH:MM:00 misses"

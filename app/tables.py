@@ -9,7 +9,8 @@ fixture tables. A site's own database is never created or altered: there the que
 A table is a collection: its columns are the collection's stored fields (`Collection.fields`)
 in that order, each typed by its field's kind. Its indexes (one on the canonical order, one
 per date range: date, time, then the rest of the canonical order) let pages walk an index and
-date ranges seek one instead of scanning the table (README, "Indexes to ask your DBA for").
+date ranges seek one instead of scanning the table (docs/adapting.md, "Indexes to ask your DBA
+for").
 """
 
 from __future__ import annotations
@@ -82,7 +83,8 @@ def column_types(dialect: str) -> dict[str, dict[str, str]]:
     return out
 
 
-# The filters a plant runs on whole lists (README, "Indexes to ask your DBA for"): a truck's
+# The filters a plant runs on whole lists (docs/adapting.md, "Indexes to ask your DBA for"): a
+# truck's
 # weighings, a supplier's deliveries, a material. Each index ends with the canonical order, so
 # that the filtered list needs no sort.
 FILTERED = ("vehno", "custcode", "productcode")

@@ -1,5 +1,5 @@
 """Names from the tickets (names.sql) on a ticket table of millions of rows: what the name
-lookup of a summary costs, without and with the index the README asks a DBA for.
+lookup of a summary costs, without and with the index docs/adapting.md asks a DBA for.
 
     .venv/bin/python bench/names.py [--rows 2000000] [--postgresql]
 

@@ -365,8 +365,8 @@ def _header(results: dict[str, Any]) -> list[str]:
     m, plan, d = results["machine"], results["plan"], results["plan"]["distribution"]
     L = ["# Benchmark results\n",
          "Written by `make bench` (bench/run.py); the figures of the run, every round's too, "
-         "are in `bench/data/results.json`. What is measured and how: README.md, section "
-         "Benchmark.\n",
+         "are in `bench/data/results.json`. What is measured and how: CONTRIBUTING.md, "
+         "section Benchmark.\n",
          f"- Date: {results['date']}; the run took {results['wall_seconds']:.0f} s.",
          f"- Machine: {m['nproc']} cores, {m['cpu']}, {m['memory_gib']} GiB of memory, "
          f"Linux {m['kernel']}.",
@@ -531,7 +531,8 @@ def _targets(results: dict[str, Any]) -> list[str]:
             f"arguments, request id, access line, metrics, headers). That cost is measured "
             f"warm: after a heavy work (a month's summary copies some 2 MB of table pages "
             f"through the CPU's caches) the same request work runs two to three times slower "
-            f"(README, Benchmark), so a heavy work's real ceiling is lower than the table's. "
+            f"(CONTRIBUTING.md, Benchmark), so a heavy work's real ceiling is lower than the "
+            f"table's. "
             f"Where Jembatan is below 90 % of a work's ceiling, issue 21 asks for a profile "
             f"naming where each remaining tenth of a millisecond goes.\n")
         L += ceiling_table(results)

@@ -329,7 +329,7 @@ def contenders() -> list[dict[str, Any]]:
            "streams": (), "server_cores": SERVER_CORE, "client_cores": CLIENT_CORE,
            "wrk_threads": 1}
           for off, what in (("metrics", "metrics"), ("log", "the access log"))),
-        {"key": "deploy", "label": "Jembatan, sqlite3, README deployment (2 workers x 4 "
+        {"key": "deploy", "label": "Jembatan, sqlite3, docs/deploy.md deployment (2 workers x 4 "
                                    "threads, both cores)",
          "argv": [gunicorn, *deploy], "config": ("jembatan-sqlite", False),
          "paths": JEMBATAN_PATHS, "streams": ("json",), "server_cores": ALL_CORES,

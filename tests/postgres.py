@@ -222,7 +222,7 @@ class Cluster:
         conn = self.connect("postgres")
         try:
             conn.execute(f'CREATE DATABASE "{DATABASE}"')
-            # The app's login reads and nothing else, as a site's should (README).
+            # The app's login reads and nothing else, as a site's should (docs/deploy.md §7).
             conn.execute(f'CREATE ROLE "{READER}" LOGIN')
             conn.execute(f'ALTER ROLE "{READER}" SET default_transaction_read_only = on')
         finally:

@@ -496,7 +496,7 @@ def test_the_sqlite_plan_is_a_search_of_the_stamp_index(tmp_path):
 
 @pytest.mark.postgresql
 def test_the_postgresql_plan_is_an_index_scan_of_the_stamp_pair(request):
-    """The main text (SQL Server's) on PostgreSQL, with the README's index on a table of
+    """The main text (SQL Server's) on PostgreSQL, with docs/adapting.md's index on a table of
     20,000 weighings: the window is read through the index, never by a scan of the table."""
     import pyodbc
 

@@ -1,4 +1,4 @@
-"""`flask --app wsgi draft-mapping TABLE [--collection C]` (README "Adapting to your
+"""`flask --app wsgi draft-mapping TABLE [--collection C]` (docs/adapting.md "Adapting to your
 database"): a `records` query drafted from a site's own table as the configured connection
 sees it, on SQLite (its table info, through sqlite3 and ODBC), PostgreSQL and SQL Server
 (INFORMATION_SCHEMA; there a table of SQL Server's own types). Served as it is, the draft
@@ -279,7 +279,7 @@ def test_what_draft_mapping_refuses(tmp_path: Path, args: list[str], message: st
 class Plant(NamedTuple):
     table: str
     collection: str
-    qualified: bool  # named SCHEMA.TABLE (dbo. on SQLite, as the README's example) or alone
+    qualified: bool  # named SCHEMA.TABLE (dbo. on SQLite, as docs/adapting.md's example) or alone
     columns: Spec
     rows: list[dict[str, Any]]
     # What a person who knows the plant maps: field -> (column, "{}" whole or its "date" or
@@ -743,8 +743,8 @@ UNSEEN_ROWS = [
 ]
 UNSEEN_ID = {"TB-2611-0001": 26110001, "TB-2611-0002": 26110002, "TB-2612-0001": 26120001}
 GROSS_CHECK = ("CHECK a gross and a tare, not the first and second weighing: by=direction "
-               "answers 'in' for every record weighed twice and never 'out' (README \"Gross "
-               "and tare\")")
+               "answers 'in' for every record weighed twice and never 'out' (docs/adapting.md "
+               "\"Gross and tare\")")
 
 
 def unseen_expected(engine: str) -> dict[str, tuple[str, str]]:
@@ -768,7 +768,7 @@ def unseen_expected(engine: str) -> dict[str, tuple[str, str]]:
                f'CAST({cut}("NoTiket", 9, 4) AS bigint)',
                'digits of the text key "NoTiket" (TB-2611-0001 -> 26110001), unique on a '
                'sample of 3 rows; CHECK the whole table: its digits must be unique there '
-               '(README "A key that is text")'),
+               '(docs/adapting.md "A key that is text")'),
         "recno": ('"NoTiket"', "trade word (NO_TIKET)"),
         "vehno": ('"Armada"', "its values are registrations ('L 1234 AB', sampled)"),
         "drivername": ('"Sopir"', "trade word (SOPIR)"),
@@ -887,7 +887,7 @@ def test_a_text_key_gives_an_integer_id(request: pytest.FixtureRequest, engine: 
                                f"of {len(tickets)} rows {todo}. ROW_NUMBER() is no id: it "
                                f"renumbers the records whenever rows are added or removed. "
                                f"Ask your DBA for an integer identity column and map it here "
-                               f'(README "A key that is text")')
+                               f'(docs/adapting.md "A key that is text")')
         return
     sql_dir = tmp_path / "site-sql"
     shutil.copytree(SHIPPED_SQL_DIR, sql_dir)
@@ -903,7 +903,7 @@ def test_a_text_key_gives_an_integer_id(request: pytest.FixtureRequest, engine: 
 
 
 def test_a_site_extends_the_part_words(tmp_path: Path) -> None:
-    """The README's example: a site's part words join their concept, its patterns come
+    """docs/adapting.md's example: a site's part words join their concept, its patterns come
     first, and the line says they are the site's."""
     sql_dir = tmp_path / "site-sql"
     shutil.copytree(SHIPPED_SQL_DIR, sql_dir)

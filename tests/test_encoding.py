@@ -183,7 +183,7 @@ def test_csv_cells_are_the_json_values(collection: str) -> None:
             name, odd)
 
 
-# What fits a field and goes out as its type (README "When a value does not fit its
+# What fits a field and goes out as its type (docs/adapting.md "When a value does not fit its
 # field"), and what is refused: field -> [(value as a driver hands it, as sent or None)].
 FITS: dict[str, list[tuple[Any, Any]]] = {
     "weigh1": [(True, 1), (False, 0), ("30120.5", 30120.5), (Decimal("12.00"), 12),

@@ -147,8 +147,8 @@ def test_a_date_path_with_the_wrong_parts_is_a_400_that_shows_the_format(
 
 
 # Each request below has every fault of the ones after it in the list, plus its own: the
-# answer names the first in README's order (argument names, filter values, the other
-# arguments' values, the path).
+# answer names the first in docs/api.md §6.2's order (argument names, filter values, the
+# other arguments' values, the path).
 FAULTS_IN_ORDER = [
     ("/weighing/page/x?nope=1&id=abc&page_size=0", "nope", "unknown argument 'nope'"),
     ("/weighing/page/x?id=abc&page_size=0", "id", "id takes an integer in digits"),

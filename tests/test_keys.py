@@ -156,7 +156,7 @@ def test_key_that_is_not_an_integer_is_400(make_client, collection):
 @pytest.mark.parametrize("collection", COLLECTIONS)
 def test_trailing_slash_is_an_unknown_path_pointing_at_the_collection(make_client, collection):
     # GET /<c>/ has no key at all: an unknown path (404, docs/api.md §9), not a malformed key;
-    # the message shows the collection's URL (decision written in the README).
+    # the message shows the collection's URL (docs/api.md §9).
     client = make_client({collection: [sample_row(collection, 1)]})
     response = client.get(f"/{collection}/")
     assert_error(response, 404, "Not Found")

@@ -1,4 +1,4 @@
-"""Names from wherever the plant keeps them: a site's `names.sql` (README "Names without
+"""Names from wherever the plant keeps them: a site's `names.sql` (docs/adapting.md "Names without
 master tables"). At a small plant the ticket row carries the names (NamaBarang, NamaRelasi)
 and there is no product or customer table; the worked example docs/examples/names (its
 transactions.sql over the ticket table TBL_TIMBANG, and its names.sql) serves transactions

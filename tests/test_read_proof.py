@@ -321,7 +321,7 @@ def test_the_shipped_mapping_proves_every_read(make_database: Callable[..., dict
     assert result.exit_code == (1 if engine == "odbc" else 0), result.output
     counts = {"customers": 1, "transactions": 7, "vehicles": 1, "bricon2": 2}
     # Through the SQLite ODBC driver a TIME column's text '06:30:15.250000' arrives as
-    # 06:30:15, a moment at which a range misses it (README: serve SQLite with `sqlite`).
+    # 06:30:15, a moment at which a range misses it (docs/adapting.md: serve SQLite with `sqlite`).
     odbc = [f"tgl_dt1: the range on=dt1 {read} does not find id 7: jam_dt1 is shown as "
             f"06:30:15, which the SQLite ODBC driver made of the text the column holds (by its "
             f"declared type), and the range compares that text: serve a SQLite file with "

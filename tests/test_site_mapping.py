@@ -1,5 +1,5 @@
-"""A site's mapping (docs/api.md §2 "The site's mapping"; README "Adapting to your database"):
-the two worked examples of docs/examples, each served over a database named the way that
+"""A site's mapping (docs/api.md §2 "The site's mapping"; docs/adapting.md "Adapting to your
+database"): the two worked examples of docs/examples, each served over a database named the way that
 site names it.
 
 - docs/examples/renamed: every table and column renamed (mixed case, spaces). Its ten files

@@ -1,5 +1,5 @@
-"""A mapping is finished or it is not served (README "Adapting to your database"): a served
-collection whose `records` still has a select-list line marked `-- TODO` starts, logs one
+"""A mapping is finished or it is not served (docs/adapting.md "Adapting to your database"): a
+served collection whose `records` still has a select-list line marked `-- TODO` starts, logs one
 WARNING, answers 503 "not mapped yet" on every route (every read kind, format and HEAD),
 shows in /health, the index and the OpenAPI document, and never sends a record with a NULL
 for a field left to map; the other collections serve. Once its lines are finished, the same

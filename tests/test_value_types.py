@@ -1,4 +1,5 @@
-"""Values that fit their fields (docs/api.md §4; README "When a value does not fit its field").
+"""Values that fit their fields (docs/api.md §4; docs/adapting.md "When a value does not fit its
+field").
 
 A site's mapping can give a field a value of another type: SQL Server's `CAST(x AS date)`
 served from SQLite makes the year 2026 of a date, a misplaced column puts a plate number in
@@ -170,7 +171,8 @@ def test_a_record_whose_values_fit_is_sent_beside_one_whose_do_not(
     elif engine == "odbc":
         # The SQLite ODBC driver converts by the declared column type itself, before
         # Jembatan sees a value: a DATE it cannot read is NULL, and '29.950,5' in a DECIMAL
-        # column is read as far as it goes (README "When a value does not fit its field").
+        # column is read as far as it goes (docs/adapting.md "When a value does not fit its
+        # field").
         got = two.get_json()
         assert (got["tgl_dt1"], got["weigh1"]) == (None, 29.95)
     else:  # a typed column cannot hold such text: the record is sent
