@@ -419,13 +419,23 @@ def _pattern(text: str) -> re.Pattern[str]:
     return re.compile(text)
 
 
+def _length_problem(schema: Mapping[str, Any], size: int, at: str, keys: tuple[str, str],
+                    unit: str) -> str | None:
+    """A string's or an array's size against its (maximum, minimum) keywords."""
+    most, least = keys
+    if size > schema.get(most, size):
+        return f"{at} must have at most {schema[most]} {unit} (it has {size})"
+    if size < schema.get(least, 0):
+        return f"{at} must have at least {schema[least]} {unit}"
+    return None
+
+
 def _string_problem(schema: Mapping[str, Any], value: Any, at: str) -> str | None:
     if not isinstance(value, str):
         return None
-    if len(value) > schema.get("maxLength", len(value)):
-        return f"{at} must be at most {schema['maxLength']} characters (it has {len(value)})"
-    if len(value) < schema.get("minLength", 0):
-        return f"{at} must be at least {schema['minLength']} characters"
+    problem = _length_problem(schema, len(value), at, ("maxLength", "minLength"), "characters")
+    if problem is not None:
+        return problem
     if isinstance(schema.get("pattern"), str) and not _pattern(schema["pattern"]).search(value):
         return f"{at} must match {schema['pattern']}"
     return None
@@ -447,10 +457,9 @@ def _number_problem(schema: Mapping[str, Any], value: Any, at: str) -> str | Non
 def _array_problem(schema: Mapping[str, Any], value: Any, at: str) -> str | None:
     if not isinstance(value, list):
         return None
-    if len(value) > schema.get("maxItems", len(value)):
-        return f"{at} must have at most {schema['maxItems']} items (it has {len(value)})"
-    if len(value) < schema.get("minItems", 0):
-        return f"{at} must have at least {schema['minItems']} items"
+    problem = _length_problem(schema, len(value), at, ("maxItems", "minItems"), "items")
+    if problem is not None:
+        return problem
     items = schema.get("items")
     if isinstance(items, Mapping | bool):
         for n, item in enumerate(value):

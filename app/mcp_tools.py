@@ -39,7 +39,7 @@ from .filters import (
 from .formats import FORMATS
 from .plan import Planner
 from .problems import Absent, Invalid
-from .reads import Read, Runner
+from .reads import Read, RowEncoder, Runner
 from .unmapped import NotMapped
 
 __all__ = ["BUDGET", "DEFAULT_LIMIT", "MAX_LIMIT", "Tool", "ToolRefused", "Tools",
@@ -256,11 +256,11 @@ class Tools:
         asked = (self.runner, planner, self.settings.feed, on)
         found = feed.read(*asked, limit, arguments.get("after"), arguments.get("since"),
                           filters)
-        records, truncated = _fitted(planner.all(filters, fields), found.values)
+        records, truncated = _fitted_as(planner.encoder, fields, c.name, found.values)
         if truncated:  # fewer records: read again, so that the bookmark is theirs
-            found = feed.read(*asked, max(len(records), 1), arguments.get("after"),
+            found = feed.read(*asked, len(records), arguments.get("after"),
                               arguments.get("since"), filters)
-            records, _ = _fitted(planner.all(filters, fields), found.values)
+            records, _ = _fitted_as(planner.encoder, fields, c.name, found.values)
         return {"collection": c.name, "on": on, "records": records, "count": len(records),
                 "bookmark": found.bookmark, "repeats": found.repeats, "truncated": truncated}
 
@@ -332,9 +332,15 @@ def _text(value: Any, where: str) -> str:
 
 
 def _fitted(read: Read, values: list[tuple[Any, ...]]) -> tuple[list[Any], bool]:
-    """The records as the HTTP API's JSON sends them, as many as fit the byte budget (at
-    least one), and whether some were left out."""
-    records = json.loads(_JSON.whole(read.encoder, values, read.fields, read.name))
+    """The records of `read` as the HTTP API's JSON sends them, as many as fit the byte
+    budget (at least one), and whether some were left out."""
+    return _fitted_as(read.encoder, read.fields, read.name, values)
+
+
+def _fitted_as(encoder: RowEncoder, fields: Sequence[str] | None, name: str,
+               values: list[tuple[Any, ...]]) -> tuple[list[Any], bool]:
+    """_fitted, for records that no Read of their own describes (the feed's)."""
+    records = json.loads(_JSON.whole(encoder, values, fields, name))
     size = 2
     for i, record in enumerate(records):
         size += len(json.dumps(record, ensure_ascii=False, separators=(",", ":"))) + 1

@@ -231,6 +231,10 @@ def _exit(target: Target, con: Any, key: int, stamp: dt.datetime, rng: random.Ra
 
 # -- the poller and the verdict ------------------------------------------------------------
 
+class PollFailed(Exception):
+    """The feed did not answer 200: its status and body, then the server's log."""
+
+
 @dataclass
 class Copy:
     """What the poller received: the latest version of each record, and what came twice."""
@@ -246,7 +250,9 @@ class Copy:
         """One call of the feed; how many records it sent."""
         params = {"limit": 1000} | ({"after": self.token} if self.token else {})
         response = requests.get(f"{base}/transactions/changes", params=params, timeout=60)
-        response.raise_for_status()
+        if response.status_code != 200:  # what the service said, for the verdict's reader
+            raise PollFailed(f"GET /transactions/changes answered {response.status_code}: "
+                             f"{response.text[:500]}")
         self.token = response.headers["X-Bookmark"]
         self.repeats += int(response.headers.get("X-Bookmark-Repeats", 0))
         self.polls += 1
@@ -320,33 +326,43 @@ def run(target: Target, read: dict[str, str], work: Path, seconds: float, scale:
     config = work / "feed-soak.toml"
     config.write_text(f"[feed]\nsettle_seconds = {settle}\nlookback_seconds = {lookback}\n")
     copy = Copy()
+    writer_args = ["--seconds", str(seconds), "--scale", str(scale), "--seed", str(seed),
+                   *_target_args(target)]
     with gunicorn(work, {"JEMBATAN_CONFIG": str(config), **read}, *DEPLOYED) as server:
-        writer = subprocess.Popen(
-            [sys.executable, __file__, "write", "--seconds", str(seconds), "--scale",
-             str(scale), "--seed", str(seed), *_target_args(target)],
-            stdout=subprocess.PIPE, text=True)
-        with writer:  # a poll that fails stops the writer and closes its pipe on the way out
-            try:
-                while writer.poll() is None:
-                    started = time.monotonic()
-                    copy.poll(server.base)
-                    time.sleep(max(0.0, POLL - (time.monotonic() - started)))
-            except BaseException:
-                writer.kill()
-                raise
-            written = json.loads(writer.communicate()[0] or "{}")  # and closes the pipe
-        if writer.returncode:
-            raise RuntimeError(f"the writer failed ({writer.returncode})")
-        # Until the records stamped ahead have settled, then until nothing more comes.
-        tail = time.monotonic() + settle + AHEAD * scale + 2 * POLL
-        while time.monotonic() < tail or copy.poll(server.base):
-            time.sleep(POLL)
+        try:
+            written = _follow(server.base, copy, writer_args)
+            # Until the records stamped ahead have settled, then until nothing more comes.
+            tail = time.monotonic() + settle + AHEAD * scale + 2 * POLL
+            while time.monotonic() < tail or copy.poll(server.base):
+                time.sleep(POLL)
+        except PollFailed as exc:
+            raise PollFailed(f"{exc}\nthe server's log ends:\n{server.log()[-4000:]}"
+                             ) from None
         histogram = lateness(server.base)
     table = table_rows(target)
     missed = sorted(k for k, v in table.items() if copy.records.get(k) != v)
     exits = sum(1 for v in table.values() if v[COMPARED.index("weigh2")] is not None)
     return Report(len(table), exits, missed, len(copy.twice), copy.repeats, copy.polls,
                   histogram, written, (settle, lookback))
+
+
+def _follow(base: str, copy: Copy, writer_args: list[str]) -> dict[str, Any]:
+    """Poll the feed while the writer writes; what the writer reports."""
+    writer = subprocess.Popen([sys.executable, __file__, "write", *writer_args],
+                              stdout=subprocess.PIPE, text=True)
+    with writer:  # a poll that fails stops the writer and closes its pipe on the way out
+        try:
+            while writer.poll() is None:
+                started = time.monotonic()
+                copy.poll(base)
+                time.sleep(max(0.0, POLL - (time.monotonic() - started)))
+        except BaseException:
+            writer.kill()
+            raise
+        written = json.loads(writer.communicate()[0] or "{}")  # and closes the pipe
+    if writer.returncode:
+        raise RuntimeError(f"the writer failed ({writer.returncode})")
+    return written
 
 
 def _target_args(target: Target) -> list[str]:

@@ -246,9 +246,8 @@ def test_malformed_toml(workdir: Path, tmp_path: Path) -> None:
 
 @pytest.fixture
 def example() -> Path:
-    if not EXAMPLE.is_file():
-        pytest.skip(f"{EXAMPLE.name} is not at the project root yet (another engineer is "
-                    f"writing it)")
+    """The shipped example: it must be there (a missing file fails, never skips)."""
+    assert EXAMPLE.is_file(), f"{EXAMPLE} is missing"
     return EXAMPLE
 
 

@@ -260,3 +260,21 @@ def test_a_large_answer_is_cut_to_the_budget_with_a_cursor(
     assert first["records"] + rest["records"][:1] == http(
         client, f"/transactions/page/1?page_size={first['count'] + 1}&fields=id,"
                 + ",".join(texts))
+
+
+def test_a_feed_answer_over_the_budget_is_read_again_with_what_fits(
+        make_client: Callable[..., FlaskClient]) -> None:
+    """The feed cut to the budget: its records and bookmark are the HTTP feed's with `limit`
+    the number that fit, so the next call goes on from the first record left out."""
+    texts = ("remark", "drivername", "location", "sealno", "dono")
+    wide = [_weighing(i, DAY, f"08:{i // 60:02d}:{i % 60:02d}", 1.0, 2.0, "RM001", "SUP-1",
+                      "N 1 A") | {t: f"{i:04d}{t}".ljust(250, "x") for t in texts}
+            for i in range(1, 101)]
+    client = make_client({"transactions": wide})
+    fields = ["id", *texts]
+    cut = ok(client, "changes", collection="transactions", limit=100, fields=fields)
+    assert cut["truncated"] is True and 0 < cut["count"] < 100
+    feed = client.get(f"/transactions/changes?limit={cut['count']}&fields={','.join(fields)}")
+    assert cut["records"] == feed.get_json()
+    assert cut["bookmark"] == feed.headers["X-Bookmark"]
+    assert [r["id"] for r in cut["records"]] == list(range(1, cut["count"] + 1))
