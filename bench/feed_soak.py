@@ -53,6 +53,7 @@ from tests.servers import gunicorn  # noqa: E402  (the same launcher the tests u
 DEPLOYED = ("--workers", "2", "--threads", "4", "--timeout", "120")
 BEHIND, AHEAD, HOLD = 90.0, 30.0, 20.0  # seconds, at --scale 1
 POLL = 0.5  # seconds between the poller's calls
+RETRIES = 3  # 503s with Retry-After in a row that the poller waits out, as an ERP would
 # What the copy is compared on: the key, both weighings and the stamps they move.
 COMPARED = ("id", "weigh1", "weigh2", "tgl_dt1", "jam_dt1", "tgl_dt2", "jam_dt2",
             "tgl_update", "jam_update")
@@ -245,11 +246,25 @@ class Copy:
     repeats: int = 0  # what X-Bookmark-Repeats announced
     polls: int = 0
     token: str | None = None
+    unavailable: list[str] = field(default_factory=list)  # each 503's message, retried
 
     def poll(self, base: str) -> int:
-        """One call of the feed; how many records it sent."""
-        params = {"limit": 1000} | ({"after": self.token} if self.token else {})
-        response = requests.get(f"{base}/transactions/changes", params=params, timeout=60)
+        """One call of the feed, repeated as an ERP does (docs/api.md: a 503 with Retry-After
+        means the database is busy or slow; wait those seconds and repeat the same request);
+        how many records it sent. A database still unavailable after RETRIES waits fails."""
+        for _ in range(RETRIES):
+            response = requests.get(f"{base}/transactions/changes", timeout=60,
+                                    params={"limit": 1000} | ({"after": self.token}
+                                                              if self.token else {}))
+            wait = response.headers.get("Retry-After")
+            if response.status_code != 503 or wait is None:
+                return self._received(response)
+            self.unavailable.append(response.json()["message"])
+            time.sleep(float(wait))
+        return self._received(response)
+
+    def _received(self, response: requests.Response) -> int:
+        """Take in one answer of the feed; how many records it sent."""
         if response.status_code != 200:  # what the service said, for the verdict's reader
             raise PollFailed(f"GET /transactions/changes answered {response.status_code}: "
                              f"{response.text[:500]}")
@@ -275,6 +290,7 @@ class Report:
     twice: int
     repeats: int
     polls: int
+    unavailable: list[str]  # the 503s waited out, each the service's message
     lateness: dict[str, float]  # cumulative histogram: bucket bound -> records
     writer: dict[str, Any]
     windows: tuple[float, float]  # settle, lookback
@@ -296,6 +312,8 @@ class Report:
         lines = [f"table {self.table} weighings ({self.exits} with their exit weighing); "
                  f"{self.polls} polls; missed {len(self.missed)}; sent twice {self.twice}; "
                  f"announced repeats {self.repeats}",
+                 f"503s waited out, as Retry-After says: {len(self.unavailable)}"
+                 + "".join(f"\n  {m}" for m in self.unavailable),
                  f"writer: {json.dumps(self.writer)}",
                  f"lateness when first sent (settle {settle:g} s + lookback {lookback:g} s = "
                  f"{settle + lookback:g} s; {self.beyond_window:.0f} records later than "
@@ -343,7 +361,7 @@ def run(target: Target, read: dict[str, str], work: Path, seconds: float, scale:
     missed = sorted(k for k, v in table.items() if copy.records.get(k) != v)
     exits = sum(1 for v in table.values() if v[COMPARED.index("weigh2")] is not None)
     return Report(len(table), exits, missed, len(copy.twice), copy.repeats, copy.polls,
-                  histogram, written, (settle, lookback))
+                  copy.unavailable, histogram, written, (settle, lookback))
 
 
 def _follow(base: str, copy: Copy, writer_args: list[str]) -> dict[str, Any]:

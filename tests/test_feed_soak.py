@@ -5,7 +5,9 @@ against gunicorn as deployed, on SQLite (WAL), PostgreSQL and, where the suite r
 T-SQL engine. With settle 2 s and lookback 15 s the poller's copy equals
 the table and nothing came twice; with lookback 1 s records are missed, and /metrics'
 lateness histogram shows records first sent later than the window: why. `make soak-feed`
-runs it with the real windows."""
+runs it with the real windows. The poller waits out a 503 with Retry-After and repeats the
+request, as docs/api.md tells an ERP to (the report prints each one's message); any other
+answer but 200 fails the soak with the service's message and the end of its log."""
 
 from __future__ import annotations
 
