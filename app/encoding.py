@@ -230,7 +230,7 @@ class RecordEncoder:
                 else self._csv_writes_as_json(rows, names)):
             writer.writerows(rows)  # None, str, int, plain floats: the csv module's own way
         else:
-            writer.writerows([[_cell(x) for x in row] for row in rows])
+            writer.writerows([[csv_cell(x) for x in row] for row in rows])
         return out.getvalue()
 
     def _csv_writes_as_json(self, rows: Sequence[tuple[Any, ...]],
@@ -317,7 +317,7 @@ def _same(values: tuple[Any, ...]) -> tuple[Any, ...]:
     return values
 
 
-def _cell(value: Any) -> str:
+def csv_cell(value: Any) -> str:
     """A CSV cell: the value exactly as in JSON, a string without its quotes, NULL empty."""
     if value is None:
         return ""

@@ -52,24 +52,33 @@ class _Parser(FlaskParser):
     def parse(self, argmap: Any, req: Any = None, *, location: str | None = None,
               **kwargs: Any) -> Any:
         """A request without a query string takes its route's defaults, loaded once per
-        route (on the schema): the arguments cost a tenth of a record by key otherwise."""
+        route (kept by its Arguments): the arguments cost a tenth of a record by key
+        otherwise."""
         if (location != "query" or req is None or req.query_string
-                or not isinstance(argmap, ma.Schema)):
+                or not isinstance(argmap, Arguments)):
             return super().parse(argmap, req, location=location, **kwargs)
-        defaults = getattr(argmap, "without_arguments", None)
-        if defaults is None:
-            defaults = super().parse(argmap, req, location=location, **kwargs)
-            argmap.without_arguments = defaults
-        return dict(defaults)
+        if argmap.defaults is None:
+            argmap.defaults = super().parse(argmap, req, location=location, **kwargs)
+        return dict(argmap.defaults)
 
     def load_querystring(self, req: Any, schema: ma.Schema) -> Any:
         """The query string with the rules of docs/api.md §6.2 applied first (app/arguments.py): a
         400 for an argument the route does not take or one given twice, `fields` given
         twice joined, `_` arguments dropped, a list's filters read. webargs alone would read
         the first value."""
-        accepted: Accepted | None = getattr(schema, "accepted", None)
+        accepted = schema.accepted if isinstance(schema, Arguments) else None
         args = req.args if accepted is None else accepted.parse(req.args)
         return self._makeproxy(args, schema)
+
+
+class Arguments(ma.Schema):
+    """A route's query-argument schema that also knows what else its route takes (its
+    filters, app/arguments.py) and keeps what a request without a query string loads."""
+
+    def __init__(self, accepted: Accepted | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.accepted = accepted  # None: the query string as it came
+        self.defaults: dict[str, Any] | None = None
 
 
 class Blueprint(flask_smorest.Blueprint):
@@ -334,9 +343,7 @@ def _taking(name: str, declared: dict[str, fields.Field], filters: Mapping[str, 
     if filters is not None:
         declared = {**declared, "filters": fields.Raw(data_key=WHERE, load_default=None,
                                                     metadata={UNDOCUMENTED: True})}
-    instance = ma.Schema.from_dict(declared, name=name)()
-    instance.accepted = Accepted(own, filters, paged_by_path)  # type: ignore[attr-defined]
-    return instance
+    return Arguments.from_dict(declared, name=name)(Accepted(own, filters, paged_by_path))
 
 
 def _format_field() -> fields.String:

@@ -138,7 +138,8 @@ def _is_date(text: str) -> bool:
         return False
 
 
-def _wire_date(value: Any) -> str:
+def wire_date(value: Any) -> str:
+    """A DATE value as the API writes it (YYYY-MM-DD); a DATETIME only at midnight."""
     if isinstance(value, dt.datetime):  # a legacy DATETIME holding a date: at midnight
         if value.time() != dt.time(0):
             raise ValueMisfit(value, DATE, DATE_WITH_TIME)
@@ -156,7 +157,7 @@ class Date(fields.Date):
     """"YYYY-MM-DD"."""
 
     def _serialize(self, value: Any, attr: str | None, obj: Any, **kwargs: Any) -> Any:
-        return None if value is None else _wire_date(value)
+        return None if value is None else wire_date(value)
 
 
 class Time(fields.Time):
@@ -186,7 +187,7 @@ class JoinedDateTime(fields.DateTime):
         if day is None:
             return None
         clock = obj.get(self.time_field)
-        return f"{_wire_date(day)}T{'00:00:00' if clock is None else _wire_time(clock)}"
+        return f"{wire_date(day)}T{'00:00:00' if clock is None else _wire_time(clock)}"
 
 
 def _fields(spec: str) -> dict[str, fields.Field]:

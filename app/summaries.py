@@ -19,10 +19,10 @@ from typing import Any
 import marshmallow as ma
 
 from .collections import Collection
-from .encoding import _cell, dumps
+from .encoding import csv_cell, dumps
 from .problems import Invalid
 from .queries import DEFAULT_BY
-from .schemas import GROUPS, Integer, String, ValueMisfit, _wire_date, summary_schema
+from .schemas import GROUPS, Integer, String, ValueMisfit, summary_schema, wire_date
 
 TIME_GROUPS = ("day", "month", "hour")
 # Groups a record shape has of its own, worked out in its summary_<shape> (sql/shapes.sql).
@@ -207,7 +207,7 @@ class SummaryEncoder:
                 value = named[name]
                 if value is not None:
                     try:
-                        value = (_wire_date(value) if kind == "day" else str(value)
+                        value = (wire_date(value) if kind == "day" else str(value)
                                  if kind == "text" else _INTEGER._serialize(value, None, None))
                     except ValueMisfit as exc:
                         exc.field = name
@@ -223,7 +223,7 @@ class SummaryEncoder:
     def csv(self, values: list[tuple[Any, ...]], fields: Sequence[str] | None = None) -> str:
         out = io.StringIO()
         csv.writer(out, lineterminator="\r\n").writerows(
-            [[_cell(x) for x in row] for row in values])
+            [[csv_cell(x) for x in row] for row in values])
         return out.getvalue()
 
     def csv_header(self, fields: Sequence[str] | None = None) -> str:
