@@ -233,7 +233,8 @@ def test_weighing_view_on_the_demo(demo_database: Path, browser: Browser,
         assert browser.js("getComputedStyle(document.querySelector('section.view'))"
                           ".borderTopStyle") == "solid"
         api_requests = [u for u in asked if urlsplit(u).scheme == "http"
-                        and urlsplit(u).path not in ("/dashboard", "/favicon.ico")]
+                        and urlsplit(u).path not in ("/dashboard", "/favicon.ico",
+                                                     "/jembatan.js")]
         assert len(api_requests) <= 6, api_requests
 
         shot = browser.screenshot(tmp_path / "dashboard.png")
@@ -323,8 +324,10 @@ def test_values_are_text_never_html(browser: Browser, tmp_path: Path) -> None:
         assert browser.js("typeof window.pwned") == "undefined"
         assert browser.js("document.querySelectorAll('img').length") == 0
         assert browser.js("document.querySelector('img[src=\"x\"]')") is None
-        # The page's script, and its labels as JSON data, which never runs.
-        assert browser.js("[...document.scripts].map(s => s.type)") == ["application/json", ""]
+        # Its labels as JSON data, which never runs, the script it shares with the daily report
+        # (from this server, under the page's prefix) and its own.
+        assert browser.js("[...document.scripts].map(s => [s.type, s.src])") == [
+            ["application/json", ""], ["", f"{server.base}/jembatan.js"], ["", ""]]
 
         # An error of the API is shown as its text: a range that starts after it ends.
         browser.js("location.hash = '#c=transactions&from=2026-03-10&to=2026-03-01'")
