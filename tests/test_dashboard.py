@@ -440,6 +440,23 @@ def test_api_keys_under_a_url_prefix(demo_database: Path, browser: Browser,
         assert_stayed_home(browser, server, allowed=(f"401 {base}/",))
 
 
+def test_without_the_shared_script_the_pages_say_so(demo_database: Path, browser: Browser,
+                                                    tmp_path: Path) -> None:
+    """A proxy that passes the pages but not /jembatan.js (the script they share, app/pages.py):
+    each page says which URL did not load, rather than staying blank."""
+    with serve(tmp_path, demo_database) as server:
+        browser.open("about:blank")
+        browser.call("Network.setBlockedURLs", {"urls": ["*/jembatan.js"]}, browser.page)
+        for path in ("/dashboard", "/report/2026-11-20"):
+            browser.call("Page.navigate", {"url": server.base + path}, browser.page)
+            browser.wait_for(f"location.pathname === {json.dumps(path)} && {STATE} === 'error'",
+                             f"{path} in state error")
+            assert browser.js("document.getElementById('error').textContent") == (
+                f"This page's script did not load: {server.base}/jembatan.js")
+            assert browser.js("document.getElementById('error').hidden") is False
+        assert not browser.seen("error"), browser.seen("error")  # no exception: it checked
+
+
 def test_dashboard_route(demo_database: Path, tmp_path: Path) -> None:
     with serve(tmp_path, demo_database, JEMBATAN_API_KEYS="k1") as server:
         page = requests.get(server.base + "/dashboard", timeout=10)
