@@ -234,7 +234,7 @@ def _api(app: Flask, settings: Settings) -> Api:
 # on the record routes, whose argument schemas say what they take (app/routes.py).
 _NO_ARGUMENTS = {"service.index", "service.health", "api-docs.openapi_json",
                  "api-docs.openapi_swagger_ui", "docs_slash", "dashboard.dashboard",
-                 "report.report_today", "report.report", "metrics", "mcp"}
+                 "report.report_today", "report.report", "script", "metrics", "mcp"}
 
 
 def _no_arguments() -> None:
@@ -244,7 +244,7 @@ def _no_arguments() -> None:
 
 _OPEN_ENDPOINTS = {"api-docs.openapi_json", "api-docs.openapi_swagger_ui", "docs_static",
                    "docs_slash", "favicon", "service.health", "dashboard.dashboard", "metrics",
-                   "report.report_today", "report.report",
+                   "report.report_today", "report.report", "script",
                    "mcp_refused"}  # a 405 for any method but POST, as elsewhere before a key
 
 

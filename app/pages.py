@@ -1,16 +1,21 @@
 """The pages Jembatan serves for people (docs/api.md §8): `/dashboard` and `/report/{date}`,
-each one static file, read once at start and served as it is.
+each one static file, and the script they share, `/jembatan.js`: read once at start and
+served as they are.
 
-A page is HTML with its CSS and JavaScript inline, so that it needs no other file and works
-on a plant LAN without internet; in the browser it reads only the public JSON API, with the
-key the user gives it. Serving one is therefore a plain Flask route, not flask-smorest's: it
-is not an API operation and stays out of the OpenAPI document (app/views.py dashboard and
-report, registered by app/routes.py).
+A page is HTML with its CSS and its own JavaScript inline; what the two pages share (talking
+to the API with the key the user gives, the key form, labels, numbers, DOM as text) is
+app/static/jembatan.js, which each loads from Jembatan itself by a relative URL. Nothing
+comes from elsewhere, so they work on a plant LAN without internet; in the browser they read
+only the public JSON API. Serving them is therefore a plain Flask route, not flask-smorest's:
+not an API operation, out of the OpenAPI document (app/views.py dashboard, report and
+script, registered by app/routes.py), and open like the pages when API keys are set (the
+script holds no data).
 
 Its Content-Security-Policy allows the page's own inline <script> and <style> by their
 SHA-256 hashes (computed here from the file), not 'unsafe-inline': were a value from the
 database ever to reach the page as HTML, no script in it would run. Everything else is
-'self' only: no CDN, font or image from elsewhere could load even if the page asked.
+'self' only (the shared script among it): no CDN, font or image from elsewhere could load
+even if the page asked.
 """
 
 from __future__ import annotations
@@ -93,4 +98,26 @@ class Page:
         # seen at once after an upgrade.
         response.headers["Cache-Control"] = "no-cache"
         response.headers["Referrer-Policy"] = "no-referrer"
+        return response.make_conditional(request)
+
+
+@dataclass(frozen=True)
+class Script:
+    """The pages' shared script as served: its bytes and their ETag, read once at start."""
+
+    body: bytes
+    etag: str
+
+    @classmethod
+    def read(cls, filename: str) -> Script:
+        """The script app/static/<filename>, as it is."""
+        body = (STATIC / filename).read_bytes()
+        return cls(body, hashlib.sha256(body).hexdigest()[:32])
+
+    def response(self, request: Request) -> Response:
+        """The script, or a 304 when the client holds these bytes; revalidated on every load
+        as the pages are, so that a page and its script change together after an upgrade."""
+        response = Response(self.body, mimetype="text/javascript")
+        response.set_etag(self.etag)
+        response.headers["Cache-Control"] = "no-cache"
         return response.make_conditional(request)

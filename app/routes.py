@@ -32,7 +32,7 @@ from .collections import DATE_PAIRS, Collection
 from .config import ApiSettings, FeedSettings, SiteSettings
 from .filters import accepted_filters
 from .metrics import Metrics
-from .pages import Page
+from .pages import Page, Script
 from .plan import Planner
 from .schemas import HealthSchema, IndexSchema, example
 from .unmapped import NOT_MAPPED, Unmapped
@@ -481,7 +481,7 @@ SERVICE_ROUTES = (("/docs/static/<path:filename>", views.docs_static),
 def register_service_routes(app: Flask, prefix: str, metrics: Metrics, metrics_key: str,
                             site: SiteSettings) -> None:
     """The routes outside the API document (endpoints docs_static, favicon, docs_slash,
-    dashboard.dashboard, report.report_today, report.report, metrics)."""
+    dashboard.dashboard, report.report_today, report.report, script, metrics)."""
     for rule, view in SERVICE_ROUTES:
         app.add_url_rule(f"{prefix}{rule}", view.__name__, view)
     dashboard = flask.Blueprint("dashboard", __name__)
@@ -494,5 +494,8 @@ def register_service_routes(app: Flask, prefix: str, metrics: Metrics, metrics_k
     report.add_url_rule(f"{prefix}/report/<day>", "report",
                         _bound(views.report, Page.read("report.html", site)))
     app.register_blueprint(report)
+    # Beside the index, as favicon.ico: each page loads it by a relative URL.
+    app.add_url_rule(f"{prefix}/jembatan.js", "script", _bound(views.script,
+                                                               Script.read("jembatan.js")))
     app.add_url_rule(f"{prefix}/metrics", "metrics",
                      _bound(views.metrics, metrics, metrics_key.encode()))

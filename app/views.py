@@ -24,7 +24,7 @@ from .config import FeedSettings
 from .db import Database, DatabaseUnavailable, QueryFailed
 from .filters import Filter
 from .metrics import Metrics
-from .pages import Page
+from .pages import Page, Script
 from .plan import Planner
 from .unmapped import Unmapped
 
@@ -213,6 +213,12 @@ def report(page: Page, day: str) -> Response:
     here, as in the API's ranges, before any page is sent."""
     params.date(day, "the report's date")
     return page.response(request)
+
+
+def script(shared: Script) -> Response:
+    """`/jembatan.js`: the script the dashboard and the daily report share (app/pages.py),
+    open like them."""
+    return shared.response(request)
 
 
 def report_today(zone: ZoneInfo | None) -> Response:

@@ -233,7 +233,8 @@ def test_weighing_view_on_the_demo(demo_database: Path, browser: Browser,
         assert browser.js("getComputedStyle(document.querySelector('section.view'))"
                           ".borderTopStyle") == "solid"
         api_requests = [u for u in asked if urlsplit(u).scheme == "http"
-                        and urlsplit(u).path not in ("/dashboard", "/favicon.ico")]
+                        and urlsplit(u).path not in ("/dashboard", "/favicon.ico",
+                                                     "/jembatan.js")]
         assert len(api_requests) <= 6, api_requests
 
         shot = browser.screenshot(tmp_path / "dashboard.png")
@@ -323,8 +324,10 @@ def test_values_are_text_never_html(browser: Browser, tmp_path: Path) -> None:
         assert browser.js("typeof window.pwned") == "undefined"
         assert browser.js("document.querySelectorAll('img').length") == 0
         assert browser.js("document.querySelector('img[src=\"x\"]')") is None
-        # The page's script, and its labels as JSON data, which never runs.
-        assert browser.js("[...document.scripts].map(s => s.type)") == ["application/json", ""]
+        # Its labels as JSON data, which never runs, the script it shares with the daily report
+        # (from this server, under the page's prefix) and its own.
+        assert browser.js("[...document.scripts].map(s => [s.type, s.src])") == [
+            ["application/json", ""], ["", f"{server.base}/jembatan.js"], ["", ""]]
 
         # An error of the API is shown as its text: a range that starts after it ends.
         browser.js("location.hash = '#c=transactions&from=2026-03-10&to=2026-03-01'")
@@ -435,6 +438,23 @@ def test_api_keys_under_a_url_prefix(demo_database: Path, browser: Browser,
         assert segments(browser, "net-chart")
 
         assert_stayed_home(browser, server, allowed=(f"401 {base}/",))
+
+
+def test_without_the_shared_script_the_pages_say_so(demo_database: Path, browser: Browser,
+                                                    tmp_path: Path) -> None:
+    """A proxy that passes the pages but not /jembatan.js (the script they share, app/pages.py):
+    each page says which URL did not load, rather than staying blank."""
+    with serve(tmp_path, demo_database) as server:
+        browser.open("about:blank")
+        browser.call("Network.setBlockedURLs", {"urls": ["*/jembatan.js"]}, browser.page)
+        for path in ("/dashboard", "/report/2026-11-20"):
+            browser.call("Page.navigate", {"url": server.base + path}, browser.page)
+            browser.wait_for(f"location.pathname === {json.dumps(path)} && {STATE} === 'error'",
+                             f"{path} in state error")
+            assert browser.js("document.getElementById('error').textContent") == (
+                f"This page's script did not load: {server.base}/jembatan.js")
+            assert browser.js("document.getElementById('error').hidden") is False
+        assert not browser.seen("error"), browser.seen("error")  # no exception: it checked
 
 
 def test_dashboard_route(demo_database: Path, tmp_path: Path) -> None:

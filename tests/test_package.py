@@ -1,7 +1,7 @@
 """`pip install .` gives a working service: the wheel built from the repository carries the
-queries (sql/ as app/sql/), the pages (dashboard, report) and everything create_app reads,
-and a fresh virtual environment with nothing but the wheel and its dependencies serves
-requests from a directory outside the repository."""
+queries (sql/ as app/sql/), the pages (dashboard, report), the script they share and
+everything create_app reads, and a fresh virtual environment with nothing but the wheel and
+its dependencies serves requests from a directory outside the repository."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ SCRIPT = textwrap.dedent("""
     for url in ["/transactions/1", "/transactions/page/1?page_size=2",
                 "/transactions/summary/2026-11-01/00:00/2026-11-20/23:59:59?by=month",
                 "/docs", "/docs/static/swagger-ui-bundle.js", "/dashboard",
-                "/report/2026-11-20", "/metrics"]:
+                "/report/2026-11-20", "/jembatan.js", "/metrics"]:
         response = client.get(url)
         answers[url] = [response.status_code, response.mimetype]
     print(json.dumps({"app": app.__file__, "answers": answers,
@@ -47,7 +47,8 @@ def test_a_wheel_installed_in_a_fresh_venv_serves(tmp_path: Path) -> None:
     # The queries and draft-mapping's table of the trade's words.
     shipped = {p.name for p in (ROOT / "sql").iterdir() if p.suffix in (".sql", ".toml")}
     assert {n.removeprefix("app/sql/") for n in names if n.startswith("app/sql/")} == shipped
-    assert {"app/static/dashboard.html", "app/static/report.html",
+    # The pages, the script they share (app/pages.py) and the glossary.
+    assert {"app/static/dashboard.html", "app/static/report.html", "app/static/jembatan.js",
             "app/glossary.toml"} <= set(names)
 
     venv = tmp_path / "venv"
@@ -71,6 +72,7 @@ def test_a_wheel_installed_in_a_fresh_venv_serves(tmp_path: Path) -> None:
         "/docs/static/swagger-ui-bundle.js": [200, "text/javascript"],
         "/dashboard": [200, "text/html"],
         "/report/2026-11-20": [200, "text/html"],
+        "/jembatan.js": [200, "text/javascript"],
         "/metrics": [200, "text/plain"],
     }
     # glossary.toml is read from the installed package.

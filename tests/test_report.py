@@ -214,8 +214,10 @@ def test_a_small_day_printed(browser: Browser, tmp_path: Path) -> None:
         assert browser.js("document.querySelectorAll('#sheet b, #sheet i, #sheet script')"
                           ".length") == 0
         assert browser.js("typeof window.pwned") == "undefined"
-        # The page's script, and its labels as JSON data, which never runs.
-        assert browser.js("[...document.scripts].map(s => s.type)") == ["application/json", ""]
+        # Its labels as JSON data, which never runs, the script it shares with the dashboard
+        # (from this server, under the page's prefix) and its own.
+        assert browser.js("[...document.scripts].map(s => [s.type, s.src])") == [
+            ["application/json", ""], ["", f"{server.base}/jembatan.js"], ["", ""]]
         # The report's own style applies (its CSP hash matches): the sheet's print rules.
         assert browser.js("getComputedStyle(document.querySelector('table')).borderCollapse"
                           ) == "collapse"
