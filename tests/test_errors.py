@@ -17,29 +17,16 @@ from conftest import build_database, database_settings, odbc_string
 from contract import COLLECTIONS
 
 from app import create_app
+from tests.helpers import assert_error
 
 SHIPPED_SQL = Path(__file__).resolve().parent.parent / "sql"
 WRITING = {"POST", "PUT", "PATCH", "DELETE"}
 METHODS = ["POST", "PUT", "PATCH", "DELETE", "BREW", "PROPFIND", "TRACE"]
 RANGE = "date/2026-11-01/00:00/2026-11-02/23:59"
-ERROR_KEYS = {"code", "status", "message"}
-REASONS = {400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed",
-           500: "Internal Server Error", 503: "Service Unavailable"}
 # What must never reach a client in an error body: SQL, driver text, connection strings.
 LEAKS = ["SELECT", "FROM ", "WHERE", "Traceback", "OperationalError", "DatabaseError",
          "pyodbc", "sqlite3.", "Driver=", "SQLite3", "mode=ro", "StepAPI", "HY000",
          "unable to open", "not a database", "no such column", "File \""]
-
-
-def assert_error(response: Any, code: int) -> dict[str, Any]:
-    assert response.status_code == code, response.get_data(as_text=True)
-    assert response.mimetype == "application/json"
-    body = response.get_json()
-    assert isinstance(body, dict), body
-    assert ERROR_KEYS <= set(body), body
-    assert body["code"] == code and body["status"] == REASONS[code], body
-    assert isinstance(body["message"], str) and body["message"].strip(), body
-    return body
 
 
 def assert_no_leak(text: str, *secrets: str) -> None:

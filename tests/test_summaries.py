@@ -14,10 +14,8 @@ from typing import Any
 
 import pytest
 
-from tests.contract import PAIRS
-from tests.test_pages import error
-
-MATERIALS = ("adonan", "afalan", "air", "aluminium", "kapur", "silo_1", "silo_2")
+from tests.contract import MATERIALS, PAIRS
+from tests.helpers import error
 
 # Weighings over a year boundary, on both sides of midnight, with NULL weights (one or both),
 # NULL times (hour 0), a NULL date (in no range) and NULL texts (a group of their own, first).
