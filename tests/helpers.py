@@ -1,12 +1,13 @@
 """Helpers shared by the test modules, so that no test module imports another: the error
-shape of docs/api.md §9, rows written for a collection, and the records the contract
-(tests/contract.py) promises for them."""
+shape of docs/api.md §9, rows written for a collection, the records the contract
+(tests/contract.py) promises for them, and the summaries (docs/api.md §7) computed in Python
+from the rows a test inserts."""
 
 from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from http import HTTPStatus
 from typing import Any
 
@@ -117,3 +118,101 @@ def records(collection: str, rows: list[dict[str, Any]], first: int = 1
     numbered = collection in NUMBERED
     return [expected(collection, row, first + i if numbered else None)
             for i, row in enumerate(rows)]
+
+
+# -- summaries (docs/api.md §7) -----------------------------------------------------------
+
+
+def in_range(rows: list[dict[str, Any]], on: tuple[str, str], start: str, end: str
+             ) -> list[dict[str, Any]]:
+    """The rows a range holds: a date, and (date, time or 00:00:00) within both bounds."""
+    day, clock = on
+    return [r for r in rows if r.get(day) is not None
+            and start <= f"{r[day]}T{r.get(clock) or '00:00:00'}" <= end]
+
+
+def direction(row: dict[str, Any]) -> str | None:
+    """"in" when weighed heavier first (a delivery), "out" when lighter first, else None."""
+    first, second = row.get("weigh1"), row.get("weigh2")
+    if first is None or second is None or first == second:
+        return None
+    return "in" if first > second else "out"
+
+
+def group_key(row: dict[str, Any], by: list[str], on: tuple[str, str]) -> tuple[Any, ...]:
+    day, clock = on
+    out = []
+    for name in by:
+        if name == "day":
+            out.append(row[day])
+        elif name == "month":
+            out.append(row[day][:7])
+        elif name == "hour":
+            out.append(int(row[clock][:2]) if row.get(clock) else 0)
+        elif name == "direction":
+            out.append(direction(row))
+        else:
+            out.append(row.get(name))
+    return tuple(out)
+
+
+# A code of master data -> the key of its name, sent right after it, and where the name
+# comes from: the master collection, its code field and its name field (docs/api.md §7).
+NAMES = {"productcode": ("productname", "products", "ProductCode", "ProductName"),
+         "custcode": ("custname", "customers", "CustCode", "CustName"),
+         "transcode": ("transname", "transporters", "TransCode", "TransName"),
+         "TransCode": ("TransName", "transporters", "TransCode", "TransName")}
+Masters = dict[str, list[dict[str, Any]]]
+
+
+def name_of(code: Any, rows: list[dict[str, Any]], code_field: str, name_field: str,
+            same: Callable[[str, str], bool]) -> Any:
+    """The name of a code: of the master rows whose code is the same (as the engine compares
+    strings: `same`), those with the smallest id (a NULL id only when none has one), the
+    least name; None for a NULL code or when no row has it."""
+    if code is None:
+        return None
+    matching = [r for r in rows if r.get(code_field) is not None and same(r[code_field], code)]
+    ids = [r["id"] for r in matching if r.get("id") is not None]
+    chosen = [r for r in matching if r.get("id") == min(ids)] if ids else matching
+    names = [r[name_field] for r in chosen if r.get(name_field) is not None]
+    return min(names) if names else None
+
+
+def exactly(a: str, b: str) -> bool:
+    return a == b
+
+
+def grouped(rows: list[dict[str, Any]], by: list[str], on: tuple[str, str],
+            measure: Callable[[list[dict[str, Any]]], dict[str, Any]],
+            masters: Masters | None = None, same: Callable[[str, str], bool] = exactly
+            ) -> list[dict[str, Any]]:
+    """The summary of `rows`, its groups in order, a name after each code of master data
+    (from `masters`' rows, none by default), then the measures."""
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(group_key(row, by, on), []).append(row)
+    order = sorted(groups, key=lambda k: [(v is not None, v if v is not None else 0) for v in k])
+    out = []
+    for k in order:
+        group: dict[str, Any] = {}
+        for name, value in zip(by, k, strict=True):
+            group[name] = value
+            if name in NAMES:
+                key, master, code_field, name_field = NAMES[name]
+                group[key] = name_of(value, (masters or {}).get(master, []), code_field,
+                                     name_field, same)
+        out.append(group | measure(groups[k]))
+    return out
+
+
+def weighing(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    nets = [abs(r["weigh1"] - r["weigh2"]) for r in rows
+            if r.get("weigh1") is not None and r.get("weigh2") is not None]
+    return {"records": len(rows), "weighed": len(nets), "net": sum(nets) if nets else None,
+            "net_min": min(nets) if nets else None, "net_max": max(nets) if nets else None}
+
+
+def keys(groups: list[dict[str, Any]]) -> list[list[str]]:
+    """The keys of each group, in order."""
+    return [list(g) for g in groups]
