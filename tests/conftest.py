@@ -207,6 +207,70 @@ def engine(request: pytest.FixtureRequest) -> str:
     return request.param
 
 
+@pytest.fixture(scope="module", params=ENGINE_PARAMS)
+def module_engine(request: pytest.FixtureRequest) -> str:
+    """The engine of a database a module's tests share (shared_client)."""
+    return request.param
+
+
+def shared_client(request: pytest.FixtureRequest, factory: pytest.TempPathFactory,
+                  engine: str, tables: Tables, **settings: Any) -> FlaskClient:
+    """A client over a new database of these rows on `engine`, for a module-scoped fixture
+    whose tests only read: building the app and the database for each test is what made the
+    suite slow. The function fixture that hands it to a test calls ensure_rows first (on SQL
+    Server the ten tables are every test's)."""
+    database = open_database(request, engine, tables, factory.mktemp("db") / "db.sqlite3")
+    return create_app({"database": database | {"prove_on_first_read": False},
+                       **settings}).test_client()
+
+
+class SharedClients:
+    """The clients of a module on one engine, each over a database built once for the tables
+    and settings it was first asked with (see the `shared` fixture)."""
+
+    def __init__(self, request: pytest.FixtureRequest, factory: pytest.TempPathFactory,
+                 engine: str) -> None:
+        self.request, self.factory, self.engine = request, factory, engine
+        self.clients: dict[str, FlaskClient] = {}
+
+    def get(self, request: pytest.FixtureRequest, tables: Tables, **settings: Any
+            ) -> FlaskClient:
+        key = repr((mssql.frozen(tables), sorted(settings.items())))
+        if key not in self.clients:
+            self.clients[key] = shared_client(self.request, self.factory, self.engine, tables,
+                                              **settings)
+        ensure_rows(request, self.engine, tables)
+        return self.clients[key]
+
+
+@pytest.fixture(scope="module")
+def module_clients(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+                   module_engine: str) -> SharedClients:
+    return SharedClients(request, tmp_path_factory, module_engine)
+
+
+SharedClient = Callable[..., FlaskClient]
+
+
+@pytest.fixture
+def shared(request: pytest.FixtureRequest, module_clients: SharedClients) -> SharedClient:
+    """shared({"weighing": [row, ...]}, api={"page_size": 2}) -> a Flask test client like
+    make_client's, but over a database built once per module and engine for these rows and
+    settings, for tests that only read. A test that reads one collection can ask for the rows
+    of every collection's test at once, so that its siblings share the database."""
+    return lambda tables, **settings: module_clients.get(request, tables, **settings)
+
+
+def arguments_client(factory: pytest.TempPathFactory, tables: Tables, **settings: Any
+                     ) -> FlaskClient:
+    """A client over a SQLite file of these rows (the sqlite3 engine), for the tests of
+    arguments that are answered 400 before any query is built: the engine cannot change
+    those answers, so they run on one."""
+    path = build_database(factory.mktemp("db") / "db.sqlite3", tables)
+    return create_app({"database": database_settings("sqlite3", path) | {
+        "prove_on_first_read": False}, **settings}).test_client()
+
+
 @pytest.fixture
 def make_database(request: pytest.FixtureRequest, tmp_path: Path,
                   engine: str) -> Callable[[Tables], dict[str, Any]]:

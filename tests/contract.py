@@ -15,11 +15,12 @@ VEHICLE_COLUMNS = (
     "id Number BeingWeighed Capacity CapacityUnit Tare TareUnit TransCode UseTare Opt1 Opt2 "
     "tgl_create jam_create tgl_expired jam_expired").split()
 VEHICLE = VEHICLE_COLUMNS + ["CreatedDate", "ExpireDate"]
+# The production shape's material groups, each with before_add, corr, note, pv and sv.
+MATERIALS = ("adonan", "afalan", "air", "aluminium", "kapur", "silo_1", "silo_2")
 PRODUCTION = (
     "no_produksi no_produksi_ tanggal jam operator_name mode_operator recipe level_change "
     "isproses temperature_sv temperature_pv temperature_corr temperature_note").split() + [
-    f"{g}_{s}" for g in ("adonan", "afalan", "air", "aluminium", "kapur", "silo_1", "silo_2")
-    for s in ("before_add", "corr", "note", "pv", "sv")]
+    f"{g}_{s}" for g in MATERIALS for s in ("before_add", "corr", "note", "pv", "sv")]
 CUSTOMER = "id CustCode CustName Address City Phone Contact Remark".split()
 PRODUCT = "id ProductCode ProductName Unit Remark".split()
 TRANSPORTER = "id TransCode TransName Address Phone Contact Remark".split()

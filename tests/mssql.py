@@ -148,7 +148,7 @@ class Server:
             insert_rows(cursor, f'"{table}"', self.tables[table], rows, time_as_text=True,
                         cast=lambda sql_type: sql_type)
         cursor.close()
-        self.loaded = _frozen(tables)
+        self.loaded = frozen(tables)
 
     def create_table(self, table: str, columns: Mapping[str, str],
                      rows: Sequence[Mapping[str, Any]] = ()) -> None:
@@ -186,7 +186,7 @@ class Server:
 
     def ensure(self, tables: Mapping[str, Sequence[Mapping[str, Any]]]) -> None:
         """Load these rows unless they are what the tables hold already."""
-        if self.loaded != _frozen(tables):
+        if self.loaded != frozen(tables):
             self.load(tables)
 
     def close(self) -> None:
@@ -207,7 +207,7 @@ def _sent(value: Any, sql_type: str) -> Any:
     return value
 
 
-def _frozen(tables: Mapping[str, Sequence[Mapping[str, Any]]]) -> Any:
+def frozen(tables: Mapping[str, Sequence[Mapping[str, Any]]]) -> Any:
     return repr(sorted((t, [sorted(r.items()) for r in rows]) for t, rows in tables.items()))
 
 

@@ -10,8 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from flask.testing import FlaskClient
 
-from tests.test_pages import error
+from tests.conftest import arguments_client, ensure_rows, shared_client
+from tests.helpers import error
 
 ROWS = {"transactions": [{"id": 1, "vehno": "B 1 A", "weigh1": 1.5, "tgl_dt1": "2026-11-01",
                           "jam_dt1": "07:00:00"},
@@ -20,9 +22,26 @@ ROWS = {"transactions": [{"id": 1, "vehno": "B 1 A", "weigh1": 1.5, "tgl_dt1": "
 RANGE = "/transactions/date/2026-11-01/00:00/2026-11-30/23:59"
 
 
+# The tests that read records share a client per engine; the tests of arguments answered 400
+# (before any query is built, so whatever the engine) share one on SQLite: `rejects`.
+
+
+@pytest.fixture(scope="module")
+def service(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+            module_engine: str) -> FlaskClient:
+    return shared_client(request, tmp_path_factory, module_engine, ROWS)
+
+
 @pytest.fixture
-def client(make_client: Any) -> Any:
-    return make_client(ROWS)
+def client(request: pytest.FixtureRequest, module_engine: str, service: FlaskClient
+           ) -> FlaskClient:
+    ensure_rows(request, module_engine, ROWS)
+    return service
+
+
+@pytest.fixture(scope="module")
+def rejects(tmp_path_factory: pytest.TempPathFactory) -> FlaskClient:
+    return arguments_client(tmp_path_factory, ROWS)
 
 
 def bad(response: Any, *words: str) -> str:
@@ -36,13 +55,13 @@ def bad(response: Any, *words: str) -> str:
 
 @pytest.mark.parametrize("url", ["/transactions", "/transactions/page/1", RANGE,
                                  f"{RANGE}?page=1"])
-def test_a_misspelt_filter_is_a_400_never_the_unfiltered_list(client, url) -> None:
+def test_a_misspelt_filter_is_a_400_never_the_unfiltered_list(rejects, url) -> None:
     join = "&" if "?" in url else "?"
-    message = bad(client.get(f"{url}{join}vehnoo=B%201%20A"), "vehnoo", "did you mean vehno?",
+    message = bad(rejects.get(f"{url}{join}vehnoo=B%201%20A"), "vehnoo", "did you mean vehno?",
                   "format, fields", "vehno", "weighunit2")
     assert "Arguments that start with _ are ignored" in message
-    bad(client.get(f"{url}{join}isproses__not=1"), "isproses")  # not a weighing field
-    bad(client.get(f"{url}{join}numberrow=1"), "numberrow")
+    bad(rejects.get(f"{url}{join}isproses__not=1"), "isproses")  # not a weighing field
+    bad(rejects.get(f"{url}{join}numberrow=1"), "numberrow")
 
 
 @pytest.mark.parametrize(("url", "takes"), [
@@ -56,19 +75,19 @@ def test_a_misspelt_filter_is_a_400_never_the_unfiltered_list(client, url) -> No
     ("/openapi.json?v=2", "no arguments"),
     ("/docs?x=1", "no arguments"),
 ])
-def test_an_argument_an_endpoint_does_not_take_is_a_400(client, url, takes) -> None:
+def test_an_argument_an_endpoint_does_not_take_is_a_400(rejects, url, takes) -> None:
     name = url.split("?")[1].split("=")[0]
-    bad(client.get(url), f"unknown argument '{name}'", f"This endpoint takes {takes}")
+    bad(rejects.get(url), f"unknown argument '{name}'", f"This endpoint takes {takes}")
 
 
-def test_page_on_a_list_points_at_the_page_path(client) -> None:
-    message = bad(client.get("/transactions?page=2&vehno=B%201%20A"), "unknown argument 'page'",
+def test_page_on_a_list_points_at_the_page_path(rejects) -> None:
+    message = bad(rejects.get("/transactions?page=2&vehno=B%201%20A"), "unknown argument 'page'",
                   "a list's pages are paths: /transactions/page/N (with ?page_size=M and the "
                   "same filters).")
     assert "did you mean" not in message
     # Elsewhere `page` is either taken (a range) or not a list's (a page, a record).
     for other in ("/transactions/1?page=2", "/transactions/page/1?page=2"):
-        assert "pages are paths" not in bad(client.get(other), "unknown argument 'page'")
+        assert "pages are paths" not in bad(rejects.get(other), "unknown argument 'page'")
 
 
 @pytest.mark.parametrize("url", ["/transactions", "/transactions/page/1", RANGE,
@@ -104,10 +123,10 @@ def test_arguments_that_start_with_an_underscore_are_ignored(client, url) -> Non
     ("vehno=B%00", ["NUL character"]),
     ("id__in=" + ",".join(["1"] * 1001), ["at most 1000 filter values"]),
 ])
-def test_a_filter_that_does_not_fit_is_a_400_saying_what_is_accepted(client, argument,
+def test_a_filter_that_does_not_fit_is_a_400_saying_what_is_accepted(rejects, argument,
                                                                        words) -> None:
     for url in ("/transactions", "/transactions/page/1", RANGE):
-        bad(client.get(f"{url}?{argument}"), *words)
+        bad(rejects.get(f"{url}?{argument}"), *words)
 
 
 @pytest.mark.parametrize("repeated", [
@@ -115,15 +134,15 @@ def test_a_filter_that_does_not_fit_is_a_400_saying_what_is_accepted(client, arg
     "vehno=B%201%20A&vehno=B%202%20A", "id__gte=1&id__gte=2",
     "vehno__isnull=true&vehno__isnull=true",
 ])
-def test_an_argument_given_twice_is_a_400(client, repeated) -> None:
+def test_an_argument_given_twice_is_a_400(rejects, repeated) -> None:
     name = repeated.split("=")[0]
     for url in ("/transactions/page/1", f"{RANGE}?page=1"):
         join = "&" if "?" in url else "?"
-        message = bad(client.get(f"{url}{join}{repeated}"), f"{name} is given 2 times")
+        message = bad(rejects.get(f"{url}{join}{repeated}"), f"{name} is given 2 times")
         if "__" not in name and name not in ("format", "page_size"):
             assert f"{name}__in=v1,v2" in message
-    bad(client.get(f"{RANGE}?on=dt1&on=dt2"), "on is given 2 times")
-    bad(client.get(f"{RANGE}?page=1&page=2"), "page is given 2 times")
+    bad(rejects.get(f"{RANGE}?on=dt1&on=dt2"), "on is given 2 times")
+    bad(rejects.get(f"{RANGE}?page=1&page=2"), "page is given 2 times")
 
 
 def test_fields_given_twice_join_in_order(client) -> None:

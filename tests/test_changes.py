@@ -24,6 +24,7 @@ from contract import COLLECTIONS, PAIRS, expected
 from app import create_app, feed
 from app.problems import Invalid
 from tests import postgres
+from tests.helpers import make_row
 
 FEED_ON = {"transactions": "update", "weighing": "update", "timbangan1": "update",
            "timbangan2": "update", "vehicles": "create", "bricon2": "tanggal",
@@ -34,20 +35,11 @@ TOKEN = re.compile(r"[A-Za-z0-9_-]+")
 WIDE = {"settle_seconds": 0, "lookback_seconds": 86400}
 
 
-def make_row(collection: str, key: int, stamp: tuple[str | None, str | None] | None,
+def feed_row(collection: str, key: int, stamp: tuple[str | None, str | None] | None,
              **extra: Any) -> dict[str, Any]:
     """A row of `collection` whose feed pair (FEED_ON) holds `stamp` (date, time)."""
-    row: dict[str, Any] = ({"no_produksi": key, "no_produksi_": 0} if collection == "bricon2"
-                           else {"id": key})
-    if stamp is not None:
-        row[PAIRS[FEED_ON[collection]][0]], row[PAIRS[FEED_ON[collection]][1]] = stamp
-    if collection == "vehicles":
-        row["Number"] = f"B {key} XY"
-    elif collection in ("bricon2", "biao1"):
-        row["operator_name"] = f"op{key}"
-    else:
-        row["remark"] = f"record {key}"
-    return row | extra
+    return make_row(collection, key, {} if stamp is None else {FEED_ON[collection]: stamp},
+                    **extra)
 
 
 def records(collection: str, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -167,7 +159,7 @@ def get(client: Any, collection: str, query: str = "") -> tuple[list[Any], str, 
 
 def rows_of(collection: str, spec: Sequence[tuple[int, str | None, str | None]]
             ) -> list[dict[str, Any]]:
-    return [make_row(collection, k, (d, t)) for k, d, t in spec]
+    return [feed_row(collection, k, (d, t)) for k, d, t in spec]
 
 
 # Out of order on purpose: equal stamps (5 and 9), a NULL time (7: 00:00:00, before 6 and 8
@@ -208,9 +200,9 @@ def test_paging_with_limit_follows_the_bookmark(open_feed):
 def test_a_record_inside_the_settle_delay_waits_for_the_clock(open_feed):
     db, client = open_feed({"transactions": []})
     now = db.now()
-    rows = [make_row("transactions", 1, stamp(now - dt.timedelta(minutes=20))),
-            make_row("transactions", 2, stamp(now - dt.timedelta(minutes=2))),
-            make_row("transactions", 3, stamp(now + dt.timedelta(hours=2)))]  # a PC ahead
+    rows = [feed_row("transactions", 1, stamp(now - dt.timedelta(minutes=20))),
+            feed_row("transactions", 2, stamp(now - dt.timedelta(minutes=2))),
+            feed_row("transactions", 3, stamp(now + dt.timedelta(hours=2)))]  # a PC ahead
     db.write("transactions", rows)
     # settle 10 minutes: 2 is still settling, 3 is in the future.
     body, token, _ = get(client(settle_seconds=600, lookback_seconds=3600), "transactions")
@@ -232,7 +224,7 @@ def wib_rows(count: int) -> tuple[list[dict[str, Any]], dt.datetime]:
     minutes back from the real time in Jakarta, less a minute (each one settled there); and
     that time."""
     now = dt.datetime.now(JAKARTA).replace(tzinfo=None, microsecond=0)
-    return [make_row("transactions", k, stamp(now - dt.timedelta(minutes=2 * k - 1)))
+    return [feed_row("transactions", k, stamp(now - dt.timedelta(minutes=2 * k - 1)))
             for k in range(1, count + 1)], now
 
 
@@ -256,7 +248,7 @@ def test_stamps_in_the_plants_zone_settle_by_the_servers_utc_clock(open_feed, ho
     body, token, _ = get(app, "transactions")
     assert len(settled(rows, dt.datetime.now(JAKARTA).replace(tzinfo=None), 30)) == 300
     assert body == records("transactions", in_feed_order("transactions", rows))
-    newer = make_row("transactions", 301, stamp(dt.datetime.now(JAKARTA).replace(
+    newer = feed_row("transactions", 301, stamp(dt.datetime.now(JAKARTA).replace(
         tzinfo=None, microsecond=0) - dt.timedelta(seconds=5)))
     db.write("transactions", [newer])
     body, token, _ = get(app, "transactions", f"after={token}")
@@ -303,7 +295,7 @@ def test_without_a_zone_a_host_in_the_plants_zone_settles_them(open_feed, host_z
 def test_a_late_commit_inside_the_lookback_comes_once(open_feed):
     db, client = open_feed({"transactions": []})
     now = db.now()
-    early = [make_row("transactions", k, stamp(now - dt.timedelta(minutes=m)))
+    early = [feed_row("transactions", k, stamp(now - dt.timedelta(minutes=m)))
              for k, m in ((1, 50), (2, 40), (3, 30))]
     db.write("transactions", early)
     app = client(settle_seconds=60, lookback_seconds=1800)
@@ -311,8 +303,8 @@ def test_a_late_commit_inside_the_lookback_comes_once(open_feed):
     assert body == records("transactions", early)
     # Committed now, stamped 45 and 35 minutes ago: behind the bookmark (the clock less the
     # settle delay) by less than the 30-minute lookback for 4 only.
-    late = [make_row("transactions", 4, stamp(now - dt.timedelta(minutes=25))),
-            make_row("transactions", 5, stamp(now - dt.timedelta(hours=3)))]
+    late = [feed_row("transactions", 4, stamp(now - dt.timedelta(minutes=25))),
+            feed_row("transactions", 5, stamp(now - dt.timedelta(hours=3)))]
     db.write("transactions", late)
     body, token, _ = get(app, "transactions", f"after={token}")
     assert body == records("transactions", late[:1])
@@ -323,14 +315,14 @@ def test_a_late_commit_inside_the_lookback_comes_once(open_feed):
 def test_an_update_that_moves_the_stamp_comes_again(open_feed):
     db, client = open_feed({"transactions": []})
     now = db.now()
-    rows = [make_row("transactions", k, stamp(now - dt.timedelta(minutes=m)))
+    rows = [feed_row("transactions", k, stamp(now - dt.timedelta(minutes=m)))
             for k, m in ((1, 30), (2, 20))]
     db.write("transactions", rows)
     app = client(settle_seconds=60, lookback_seconds=3600)
     body, token, _ = get(app, "transactions")
     assert body == records("transactions", rows)
     # The exit weighing of 1: weigh2 and a new update stamp.
-    exit_weighing = make_row("transactions", 1, stamp(now - dt.timedelta(minutes=10)),
+    exit_weighing = feed_row("transactions", 1, stamp(now - dt.timedelta(minutes=10)),
                              weigh1=30500.0, weigh2=12250.5)
     # An edit of 2 that leaves its stamp as it was: not a change the feed can see.
     silent = rows[1] | {"remark": "edited"}
@@ -344,7 +336,7 @@ def test_an_update_that_moves_the_stamp_comes_again(open_feed):
 def test_past_200_records_in_the_window_repeats_are_counted(open_feed):
     db, client = open_feed({"transactions": []})
     now = db.now()
-    rows = [make_row("transactions", k, stamp(now - dt.timedelta(minutes=30, seconds=-k)))
+    rows = [feed_row("transactions", k, stamp(now - dt.timedelta(minutes=30, seconds=-k)))
             for k in range(1, 251)]
     db.write("transactions", rows)
     app = client(settle_seconds=60, lookback_seconds=7200)
@@ -357,7 +349,7 @@ def test_past_200_records_in_the_window_repeats_are_counted(open_feed):
     assert body == records("transactions", rows[:50])
     assert response.headers["X-Bookmark-Repeats"] == "50"
     # Repeats do not count against limit: a call always gets past them to what is new.
-    new = make_row("transactions", 251, stamp(now - dt.timedelta(minutes=5)))
+    new = feed_row("transactions", 251, stamp(now - dt.timedelta(minutes=5)))
     db.write("transactions", [new])
     body, token, response = get(app, "transactions", f"limit=1&after={token}")
     assert body[-1] == records("transactions", [new])[0]
@@ -374,7 +366,7 @@ def test_since_starts_at_a_time(open_feed):
 
 
 def test_filters_fields_and_csv(open_feed):
-    rows = [make_row("transactions", k, ("2026-01-01", f"0{k}:00:00"),
+    rows = [feed_row("transactions", k, ("2026-01-01", f"0{k}:00:00"),
                      vehno="B 1" if k % 2 else "B 2") for k in range(1, 7)]
     db, client = open_feed({"transactions": rows})
     app = client()
@@ -449,7 +441,7 @@ def test_the_token_stays_under_2_kb_with_200_records_remembered():
 def test_the_lateness_histogram(open_feed):
     db, client = open_feed({"transactions": []})
     now = db.now()
-    rows = [make_row("transactions", k, stamp(now - dt.timedelta(seconds=s)))
+    rows = [feed_row("transactions", k, stamp(now - dt.timedelta(seconds=s)))
             for k, s in ((1, 600), (2, 100))]
     db.write("transactions", rows)
     app = client(settle_seconds=60, lookback_seconds=3600)
@@ -474,7 +466,7 @@ def _window_values(mark: dt.datetime) -> dict[str, Any]:
 def _many(n: int) -> list[dict[str, Any]]:
     """n weighings a minute apart, the last at 2026-11-20 12:00."""
     last = dt.datetime(2026, 11, 20, 12)
-    return [make_row("transactions", k, stamp(last - dt.timedelta(minutes=n - k)))
+    return [feed_row("transactions", k, stamp(last - dt.timedelta(minutes=n - k)))
             for k in range(1, n + 1)]
 
 

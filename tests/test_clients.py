@@ -28,8 +28,8 @@ import requests
 from app import create_app
 from tests.conftest import build_database
 from tests.contract import PAIRS, expected
+from tests.helpers import grouped, in_range, weighing
 from tests.servers import gunicorn
-from tests.test_summaries import grouped, in_range, weighing
 
 ROOT = Path(__file__).resolve().parent.parent
 CLIENTS = ROOT / "tests" / "clients"

@@ -27,14 +27,13 @@ import requests
 from app.demo import END_DATE, build_demo_database
 from tests.browser import NO_NETWORK, Browser, needs_chromium
 from tests.conftest import build_database, other_zone_than
-from tests.contract import PAIRS
+from tests.contract import MATERIALS, PAIRS
+from tests.helpers import direction, in_range
 from tests.servers import Gunicorn, gunicorn
 from tests.test_names_file import TICKETS, contract_row, name_in, served_site
-from tests.test_summaries import direction, in_range
 
 pytestmark = needs_chromium
 
-MATERIALS = ("adonan", "afalan", "air", "aluminium", "kapur", "silo_1", "silo_2")
 NONE = "(none)"  # how the page shows a NULL group
 STATE = "document.documentElement?.dataset.state"
 SCRIPT = "<script>window.pwned=1</script>"

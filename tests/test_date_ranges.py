@@ -10,47 +10,43 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import pytest
 from contract import COLLECTIONS, PAIRS, expected
 
+from tests.conftest import arguments_client
+from tests.helpers import assert_error, make_row
+
 # (collection, on) for every collection with a date range and every `on` value it accepts.
 RANGES = [(c, on) for c, (_, _, ons) in COLLECTIONS.items() for on in ons]
 DEFAULT_ON = {c: ons[0] for c, (_, _, ons) in COLLECTIONS.items() if ons}
 NO_RANGE = [c for c, (_, _, ons) in COLLECTIONS.items() if not ons]
-IDS = [f"{c}-{on}" for c, on in RANGES]
+# The same, grouped by `on`: the tests of one `on` share a database (the `shared` fixture)
+# holding that test's rows for every collection that has the pair; each reads its own alone.
+ONS = list(dict.fromkeys(on for _, on in RANGES))
+BY_ON = sorted(RANGES, key=lambda r: ONS.index(r[1]))
+BY_ON_IDS = [f"{c}-{on}" for c, on in BY_ON]
 
-ERROR_KEYS = {"code", "status", "message"}
 
+def for_every_collection(on: str, rows: Callable[[str, str], list[dict[str, Any]]]
+                         ) -> dict[str, list[dict[str, Any]]]:
+    """The tables of a database shared by the tests of one `on`: rows(c, on) in each
+    collection c that has the pair; on=None: each collection with its default pair."""
+    return {c: rows(c, on or DEFAULT_ON[c]) for c in DEFAULT_ON
+            if on is None or on in COLLECTIONS[c][2]}
 
-def make_row(collection: str, on: str, key: int | None, day: str | None,
-             clock: str | None) -> dict[str, Any]:
+def range_row(collection: str, on: str, key: int | None, day: str | None,
+              clock: str | None) -> dict[str, Any]:
     """A row of `collection` whose `on` pair holds day/clock, identified by `key`.
 
     Every other date/time pair of the row holds a moment inside every range these tests ask
     for, so that a range read from the wrong pair returns other records.
     """
-    date_col, time_col = PAIRS[on]
-    row: dict[str, Any] = {}
-    if collection == "bricon2":  # no id: the canonical order is tanggal, jam, no_produksi, ...
-        row["no_produksi"] = key
-        row["no_produksi_"] = 0
-    else:
-        row["id"] = key
-    for other in COLLECTIONS[collection][2]:
-        if other != on:
-            other_date, other_time = PAIRS[other]
-            row[other_date], row[other_time] = "2026-11-02", "10:00:00"
-    row[date_col], row[time_col] = day, clock
-    if collection == "vehicles":
-        row["Number"] = f"B {key} XY"
-    elif collection in ("bricon2", "biao1"):
-        row["operator_name"] = f"op{key}"
-    else:
-        row["remark"] = f"record {key}"
-    return row
+    inside = {o: ("2026-11-02", "10:00:00") for o in COLLECTIONS[collection][2] if o != on}
+    return make_row(collection, key, inside | {on: (day, clock)})
 
 
 def key_of(collection: str, record: dict[str, Any]) -> Any:
@@ -70,17 +66,6 @@ def on_query(collection: str, on: str) -> str:
 
 def join(*parts: str) -> str:
     return "&".join(p for p in parts if p)
-
-
-def assert_error(response: Any, code: int) -> dict[str, Any]:
-    assert response.status_code == code, response.get_data(as_text=True)
-    assert response.mimetype == "application/json"
-    body = response.get_json()
-    status = {400: "Bad Request", 404: "Not Found"}[code]
-    assert ERROR_KEYS <= set(body), body
-    assert body["code"] == code and body["status"] == status, body
-    assert isinstance(body["message"], str) and body["message"].strip(), body
-    return body
 
 
 # The main data set: (key, date, time). The range asked is 2026-11-01 07:00 to 2026-11-03
@@ -107,16 +92,19 @@ MAIN_IN_ORDER = [3, 13, 9, 11, 4, 10, 12, 14, 5]
 MAIN_RANGE = ("2026-11-01", "07:00", "2026-11-03", "17:30:00")
 
 
-def main_tables(collection: str, on: str) -> tuple[dict[str, list[dict[str, Any]]],
-                                                    dict[int, dict[str, Any]]]:
-    rows = [make_row(collection, on, k, d, t) for k, d, t in MAIN_ROWS]
-    return {collection: rows}, {k: row for (k, _, _), row in zip(MAIN_ROWS, rows, strict=True)}
+def main_rows(collection: str, on: str) -> list[dict[str, Any]]:
+    return [range_row(collection, on, k, d, t) for k, d, t in MAIN_ROWS]
 
 
-@pytest.mark.parametrize(("collection", "on"), RANGES, ids=IDS)
-def test_range_returns_exactly_the_records_in_order(make_client, collection, on):
-    tables, by_key = main_tables(collection, on)
-    client = make_client(tables)
+def main_by_key(collection: str, on: str) -> dict[int, dict[str, Any]]:
+    rows = main_rows(collection, on)
+    return {k: row for (k, _, _), row in zip(MAIN_ROWS, rows, strict=True)}
+
+
+@pytest.mark.parametrize(("collection", "on"), BY_ON, ids=BY_ON_IDS)
+def test_range_returns_exactly_the_records_in_order(shared, collection, on):
+    client = shared(for_every_collection(on, main_rows))
+    by_key = main_by_key(collection, on)
     response = client.get(url(collection, *MAIN_RANGE, on_query(collection, on)))
     assert response.status_code == 200, response.get_data(as_text=True)
     assert response.mimetype == "application/json"
@@ -129,10 +117,9 @@ def test_range_returns_exactly_the_records_in_order(make_client, collection, on)
 
 
 @pytest.mark.parametrize("collection", list(DEFAULT_ON))
-def test_explicit_default_on_is_the_default(make_client, collection):
+def test_explicit_default_on_is_the_default(shared, collection):
     on = DEFAULT_ON[collection]
-    tables, _ = main_tables(collection, on)
-    client = make_client(tables)
+    client = shared(for_every_collection(None, main_rows))
     implicit = client.get(url(collection, *MAIN_RANGE))
     explicit = client.get(url(collection, *MAIN_RANGE, f"on={on}"))
     assert implicit.status_code == explicit.status_code == 200
@@ -140,19 +127,23 @@ def test_explicit_default_on_is_the_default(make_client, collection):
     assert implicit.get_json() == explicit.get_json()
 
 
-@pytest.mark.parametrize(("collection", "on"), RANGES, ids=IDS)
-def test_bounds_are_inclusive_to_the_second(make_client, collection, on):
-    rows = [
-        make_row(collection, on, 1, "2026-11-01", "07:00:00"),
-        make_row(collection, on, 2, "2026-11-01", "23:59:30"),
-        make_row(collection, on, 3, "2026-11-02", None),
-        make_row(collection, on, 4, "2026-11-03", "12:00:00.500000"),
-        make_row(collection, on, 5, None, None),
+def bound_rows(collection: str, on: str) -> list[dict[str, Any]]:
+    return [
+        range_row(collection, on, 1, "2026-11-01", "07:00:00"),
+        range_row(collection, on, 2, "2026-11-01", "23:59:30"),
+        range_row(collection, on, 3, "2026-11-02", None),
+        range_row(collection, on, 4, "2026-11-03", "12:00:00.500000"),
+        range_row(collection, on, 5, None, None),
     ]
+
+
+@pytest.mark.parametrize(("collection", "on"), BY_ON, ids=BY_ON_IDS)
+def test_bounds_are_inclusive_to_the_second(shared, collection, on):
     # What the ranges answer is the subject here, not whether they are served: the proof at
-    # the first read (tests/test_read_proof.py) refuses record 4's collection where the
-    # SQLite ODBC driver shows its 12:00:00.5 as 12:00:00, which no range can find.
-    client = make_client({collection: rows}, database={"prove_on_first_read": False})
+    # the first read (tests/test_read_proof.py), off in `shared`'s clients, refuses record 4's
+    # collection where the SQLite ODBC driver shows its 12:00:00.5 as 12:00:00, which no
+    # range can find.
+    client = shared(for_every_collection(on, bound_rows))
     cases = [
         # a record exactly on a bound is inside it, whichever way the time is written
         (("2026-11-01", "07:00", "2026-11-01", "07:00"), [1]),
@@ -188,14 +179,18 @@ def test_bounds_are_inclusive_to_the_second(make_client, collection, on):
         assert [key_of(collection, r) for r in response.get_json()] == keys, bounds
 
 
-@pytest.mark.parametrize(("collection", "on"), RANGES, ids=IDS)
-def test_same_moment_comes_in_canonical_order(make_client, collection, on):
+def same_moment_rows(collection: str, on: str) -> list[dict[str, Any]]:
     moment = ("2026-11-05", "09:15:00")
     keys = [3, 1, None, 2]  # inserted in this order; NULLs come first in ascending order
-    rows = [make_row(collection, on, k, *moment) for k in keys]
-    rows.insert(1, make_row(collection, on, 0, "2026-11-05", "09:15:01"))  # a second later
-    rows.insert(0, make_row(collection, on, 9, "2026-11-05", "09:14:59"))  # a second earlier
-    client = make_client({collection: rows})
+    rows = [range_row(collection, on, k, *moment) for k in keys]
+    rows.insert(1, range_row(collection, on, 0, "2026-11-05", "09:15:01"))  # a second later
+    rows.insert(0, range_row(collection, on, 9, "2026-11-05", "09:14:59"))  # a second earlier
+    return rows
+
+
+@pytest.mark.parametrize(("collection", "on"), BY_ON, ids=BY_ON_IDS)
+def test_same_moment_comes_in_canonical_order(shared, collection, on):
+    client = shared(for_every_collection(on, same_moment_rows))
     response = client.get(url(collection, "2026-11-05", "00:00", "2026-11-05", "23:59",
                               on_query(collection, on)))
     assert response.status_code == 200
@@ -218,10 +213,9 @@ def test_bricon2_same_moment_orders_by_no_produksi_then_no_produksi_(make_client
 
 @pytest.mark.parametrize("collection", [c for c in DEFAULT_ON
                                         if COLLECTIONS[c][0][0] == "numberrow"])
-def test_numberrow_is_null_in_a_range(make_client, collection):
-    on = DEFAULT_ON[collection]
-    rows = [make_row(collection, on, k, "2026-11-01", f"0{k}:00:00") for k in (1, 2, 3)]
-    client = make_client({collection: rows})
+def test_numberrow_is_null_in_a_range(shared, collection):
+    client = shared(for_every_collection(None, lambda c, on: [
+        range_row(c, on, k, "2026-11-01", f"0{k}:00:00") for k in (1, 2, 3)]))
     # the same records carry their positions in /<c>, and null in a range, paged or not
     everything = client.get(f"/{collection}").get_json()
     assert [r["numberrow"] for r in everything] == [1, 2, 3]
@@ -252,10 +246,10 @@ def assert_link(target: str, path: str, on: str, page: int, page_size: int) -> N
                                      "page_size": [str(page_size)]}, target
 
 
-@pytest.mark.parametrize(("collection", "on"), RANGES, ids=IDS)
-def test_pages_of_a_range(make_client, collection, on):
-    tables, by_key = main_tables(collection, on)
-    client = make_client(tables)
+@pytest.mark.parametrize(("collection", "on"), BY_ON, ids=BY_ON_IDS)
+def test_pages_of_a_range(shared, collection, on):
+    client = shared(for_every_collection(on, main_rows))
+    by_key = main_by_key(collection, on)
     path = url(collection, *MAIN_RANGE)
     pages = {1: [3, 13, 9, 11], 2: [4, 10, 12, 14], 3: [5]}
     for page, keys in pages.items():
@@ -295,10 +289,9 @@ def test_pages_of_a_range(make_client, collection, on):
 
 @pytest.mark.parametrize("collection", list(DEFAULT_ON))
 def test_page_size_alone_is_page_one_and_page_alone_uses_the_default_size(
-        make_client, collection):
+        shared, collection):
     on = DEFAULT_ON[collection]
-    tables, by_key = main_tables(collection, on)
-    client = make_client(tables, api={"page_size": 2})
+    client = shared(for_every_collection(None, main_rows), api={"page_size": 2})
     path = url(collection, *MAIN_RANGE)
 
     first = client.get(f"{path}?page_size=3")
@@ -330,7 +323,7 @@ def test_page_size_alone_is_page_one_and_page_alone_uses_the_default_size(
 
 
 def test_page_of_an_empty_range(make_client):
-    client = make_client({"weighing": [make_row("weighing", "dt1", 1, "2026-01-01",
+    client = make_client({"weighing": [range_row("weighing", "dt1", 1, "2026-01-01",
                                                 "00:00:00")]})
     response = client.get(url("weighing", "2026-11-01", "00:00", "2026-11-02", "00:00",
                               "page=1&page_size=10"))
@@ -341,8 +334,8 @@ def test_page_of_an_empty_range(make_client):
 
 
 def test_largest_page_size_is_accepted(make_client):
-    tables, _ = main_tables("transactions", "dt1")
-    client = make_client(tables, api={"max_page_size": 5, "page_size": 2})
+    client = make_client({"transactions": main_rows("transactions", "dt1")},
+                         api={"max_page_size": 5, "page_size": 2})
     response = client.get(url("transactions", *MAIN_RANGE, "page_size=5"))
     assert response.status_code == 200
     assert [r["id"] for r in response.get_json()] == MAIN_IN_ORDER[:5]
@@ -373,11 +366,19 @@ def bad_paths() -> list[tuple[str, str]]:
     return out
 
 
-def test_malformed_dates_and_times_are_400(make_client):
-    client = make_client({"weighing": [make_row("weighing", "dt1", 1, "2026-11-01",
-                                                "08:00:00")]})
+# Arguments answered 400 (and paths 404) before any query is built, so whatever the engine:
+# these tests share one client on SQLite.
+
+
+@pytest.fixture(scope="module")
+def rejects(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    return arguments_client(tmp_path_factory, {
+        c: [range_row(c, DEFAULT_ON[c], 1, "2026-11-01", "08:00:00")] for c in DEFAULT_ON})
+
+
+def test_malformed_dates_and_times_are_400(rejects):
     for path, bad in bad_paths():
-        body = assert_error(client.get(path), 400)
+        body = assert_error(rejects.get(path), 400)
         message = body["message"]
         # says what was wrong (the text sent, or which segment) and what is accepted
         assert bad in message or any(n in message for n in
@@ -386,7 +387,7 @@ def test_malformed_dates_and_times_are_400(make_client):
 
 
 def test_start_after_end_is_400(make_client):
-    client = make_client({"weighing": [make_row("weighing", "dt1", 1, "2026-11-01",
+    client = make_client({"weighing": [range_row("weighing", "dt1", 1, "2026-11-01",
                                                 "08:00:00")]})
     cases = [("2026-11-02", "07:00", "2026-11-01", "07:00"),
              ("2026-11-01", "07:00:01", "2026-11-01", "07:00"),
@@ -402,39 +403,35 @@ def test_start_after_end_is_400(make_client):
 
 
 @pytest.mark.parametrize("collection", list(DEFAULT_ON))
-def test_unknown_on_is_400_and_names_the_allowed_values(make_client, collection):
-    client = make_client({})
+def test_unknown_on_is_400_and_names_the_allowed_values(rejects, collection):
     allowed = COLLECTIONS[collection][2]
     others = [on for on in PAIRS if on not in allowed]
     for value in [*others, "nope", "DT1", "", "tanggal,jam"]:
         if value in allowed:
             continue
-        body = assert_error(client.get(url(collection, *GOOD, f"on={value}")), 400)
+        body = assert_error(rejects.get(url(collection, *GOOD, f"on={value}")), 400)
         for name in allowed:
             assert name in body["message"], (value, body["message"])
 
 
-def test_bad_page_arguments_are_400(make_client):
-    client = make_client({"transactions": [make_row("transactions", "dt1", 1, "2026-11-01",
-                                                    "08:00:00")]})
+def test_bad_page_arguments_are_400(rejects):
     cases = [("page=0", "page"), ("page=-1", "page"), ("page=abc", "page"),
              ("page=1.5", "page"), ("page=", "page"), ("page_size=0", "page_size"),
              ("page_size=-3", "page_size"), ("page_size=1001", "page_size"),
              ("page_size=x", "page_size"), ("page=1&page_size=0", "page_size"),
              ("page=0&page_size=10", "page"), ("page=2&page_size=1001", "page_size")]
     for query, name in cases:
-        body = assert_error(client.get(url("transactions", *GOOD, query)), 400)
+        body = assert_error(rejects.get(url("transactions", *GOOD, query)), 400)
         assert name in body["message"], (query, body["message"])
 
 
-def test_page_size_above_a_configured_maximum_is_400(make_client):
-    client = make_client({}, api={"max_page_size": 5, "page_size": 2})
+def test_page_size_above_a_configured_maximum_is_400(tmp_path_factory):
+    client = arguments_client(tmp_path_factory, {}, api={"max_page_size": 5, "page_size": 2})
     body = assert_error(client.get(url("transactions", *GOOD, "page_size=6")), 400)
     assert "page_size" in body["message"]
 
 
 @pytest.mark.parametrize("collection", NO_RANGE)
-def test_no_date_range_on_master_data(make_client, collection):
-    client = make_client({collection: [{"id": 1}]})
+def test_no_date_range_on_master_data(rejects, collection):
     for query in ("", "on=create", "page=1&page_size=10"):
-        assert_error(client.get(url(collection, *GOOD, query)), 404)
+        assert_error(rejects.get(url(collection, *GOOD, query)), 404)

@@ -14,12 +14,13 @@ from click.testing import CliRunner
 
 from app import demo
 from app.demo import build_demo_database, demo_db
+from tests.contract import MATERIALS
 
 TABLES = ("customers", "products", "transporters", "transactions", "vehicles", "bricon2",
           "weighing", "timbangan1", "timbangan2", "biao1")
 WEIGHING = ("transactions", "weighing", "timbangan1", "timbangan2")
 PRODUCTION = ("bricon2", "biao1")
-GROUPS = ("adonan", "afalan", "air", "aluminium", "kapur", "silo_1", "silo_2")
+GROUPS = MATERIALS
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 TIME = re.compile(r"^\d{2}:\d{2}:\d{2}$")
 DATE_COLUMNS = {

@@ -13,33 +13,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import build_database, database_settings, odbc_string
+from conftest import arguments_client, build_database, database_settings, odbc_string
 from contract import COLLECTIONS
 
 from app import create_app
+from tests.helpers import assert_error
 
 SHIPPED_SQL = Path(__file__).resolve().parent.parent / "sql"
 WRITING = {"POST", "PUT", "PATCH", "DELETE"}
 METHODS = ["POST", "PUT", "PATCH", "DELETE", "BREW", "PROPFIND", "TRACE"]
 RANGE = "date/2026-11-01/00:00/2026-11-02/23:59"
-ERROR_KEYS = {"code", "status", "message"}
-REASONS = {400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed",
-           500: "Internal Server Error", 503: "Service Unavailable"}
 # What must never reach a client in an error body: SQL, driver text, connection strings.
 LEAKS = ["SELECT", "FROM ", "WHERE", "Traceback", "OperationalError", "DatabaseError",
          "pyodbc", "sqlite3.", "Driver=", "SQLite3", "mode=ro", "StepAPI", "HY000",
          "unable to open", "not a database", "no such column", "File \""]
-
-
-def assert_error(response: Any, code: int) -> dict[str, Any]:
-    assert response.status_code == code, response.get_data(as_text=True)
-    assert response.mimetype == "application/json"
-    body = response.get_json()
-    assert isinstance(body, dict), body
-    assert ERROR_KEYS <= set(body), body
-    assert body["code"] == code and body["status"] == REASONS[code], body
-    assert isinstance(body["message"], str) and body["message"].strip(), body
-    return body
 
 
 def assert_no_leak(text: str, *secrets: str) -> None:
@@ -64,6 +51,16 @@ def weighing_row(key: int) -> dict[str, Any]:
             "remark": f"record {key}"}
 
 
+# The 405s of the routes, the 404s of unknown paths and the 400s of malformed requests are
+# answered before any query is built, so whatever the engine: those tests share one client
+# on SQLite.
+
+
+@pytest.fixture(scope="module")
+def rejects(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    return arguments_client(tmp_path_factory, {"weighing": [weighing_row(1)]})
+
+
 # -- 405 -----------------------------------------------------------------------------------
 
 
@@ -75,8 +72,8 @@ def urls_of(collection: str) -> list[str]:
 
 
 @pytest.mark.parametrize("collection", list(COLLECTIONS))
-def test_methods_other_than_get_and_head_are_405(make_client, collection):
-    client = make_client({})
+def test_methods_other_than_get_and_head_are_405(rejects, collection):
+    client = rejects
     for path in urls_of(collection):
         for method in METHODS:
             response = client.open(path, method=method)
@@ -88,8 +85,8 @@ def test_methods_other_than_get_and_head_are_405(make_client, collection):
             assert_no_leak(body["message"])
 
 
-def test_methods_on_the_service_urls_are_405(make_client):
-    client = make_client({})
+def test_methods_on_the_service_urls_are_405(rejects):
+    client = rejects
     for path in ("/", "/health"):
         for method in METHODS:
             response = client.open(path, method=method)
@@ -111,8 +108,8 @@ def test_a_405_with_a_body_sent_is_still_405(make_client):
 # -- 404 and HEAD --------------------------------------------------------------------------
 
 
-def test_unknown_paths_are_404_in_the_error_shape(make_client):
-    client = make_client({"weighing": [weighing_row(1)]})
+def test_unknown_paths_are_404_in_the_error_shape(rejects):
+    client = rejects
     for path in ("/nope", "/weighing/page/1/extra", "/weighing/1/extra", "/Weighing",
                  "/weighing/page/", "/customers/date/2026-11-01/00:00/2026-11-02/00:00",
                  "/nope/1", "/nope/date/2026-11-01/00:00/2026-11-02/00:00",
@@ -134,9 +131,9 @@ def test_unknown_paths_are_404_in_the_error_shape(make_client):
     ("/bricon2/summary/2026-11-20/", "has 1 part after /summary: 2026-11-20."),
 ])
 def test_a_date_path_with_the_wrong_parts_is_a_400_that_shows_the_format(
-        make_client, path: str, given: str) -> None:
+        rejects, path: str, given: str) -> None:
     """Not the 404 of an unknown path: the collection has ranges, the path is only malformed."""
-    client = make_client({"weighing": [weighing_row(1)]})
+    client = rejects
     collection, kind = path.split("/")[1:3]
     body = assert_error(client.get(path), 400)
     assert body["message"] == (
@@ -164,9 +161,9 @@ FAULTS_IN_ORDER = [
 
 
 @pytest.mark.parametrize(("path", "argument", "named"), FAULTS_IN_ORDER)
-def test_a_request_with_several_faults_names_the_first_in_order(make_client, path, argument,
+def test_a_request_with_several_faults_names_the_first_in_order(rejects, path, argument,
                                                                  named):
-    client = make_client({"weighing": [weighing_row(1)]})
+    client = rejects
     body = assert_error(client.get(path), 400)
     assert named in body["message"], body
     if argument is not None:

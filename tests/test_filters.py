@@ -17,7 +17,7 @@ from urllib.parse import parse_qsl, quote, urlsplit
 import pytest
 
 from tests.contract import COLLECTIONS, expected, same_text
-from tests.test_pages import links
+from tests.helpers import links
 
 # Weighings: texts that differ by case and by a trailing blank, numbers that are whole and
 # not, NULLs in every filtered column, entries across a month boundary and across midnight.
@@ -135,10 +135,14 @@ CASES = [
 ]
 
 
+# The tests that read WEIGHINGS share a database per engine (the `shared` fixture).
+SHARED = {"transactions": WEIGHINGS, "weighing": WEIGHINGS}
+
+
 @pytest.mark.parametrize("filters", CASES, ids=[query(f) for f in CASES])
-def test_each_filter_keeps_exactly_its_records(make_client, engine, filters) -> None:
-    client = make_client({"transactions": WEIGHINGS, "weighing": WEIGHINGS})
-    want = matching(WEIGHINGS, filters, by_id, engine)
+def test_each_filter_keeps_exactly_its_records(shared, module_engine, filters) -> None:
+    client = shared(SHARED)
+    want = matching(WEIGHINGS, filters, by_id, module_engine)
     q = query(filters)
     response = client.get(f"/transactions?{q}")
     assert response.status_code == 200, response.get_json()
@@ -197,15 +201,15 @@ def test_unpulled_batches_include_a_null_flag(make_client) -> None:
                                                            {"no_produksi": 5}]
 
 
-def test_in_given_twice_joins_its_values(make_client) -> None:
-    client = make_client({"transactions": WEIGHINGS})
+def test_in_given_twice_joins_its_values(shared) -> None:
+    client = shared(SHARED)
     joined = client.get("/transactions?vehno__in=L%209%20AB,N%201%20UL&fields=id")
     twice = client.get("/transactions?vehno__in=L%209%20AB&vehno__in=N%201%20UL&fields=id")
     assert joined.get_json() == twice.get_json() == [{"id": None}, {"id": 4}]
 
 
-def test_a_filtered_csv_and_its_links(make_client) -> None:
-    client = make_client({"transactions": WEIGHINGS})
+def test_a_filtered_csv_and_its_links(shared) -> None:
+    client = shared(SHARED)
     response = client.get("/transactions?format=csv&custcode=SUP-007&fields=id,vehno")
     assert list(csv.reader(io.StringIO(response.get_data(as_text=True)))) == [
         ["id", "vehno"], ["1", "B 1234 XYZ"], ["4", "L 9 AB"], ["5", ""]]
@@ -216,8 +220,8 @@ def test_a_filtered_csv_and_its_links(make_client) -> None:
         for rel, n in (("first", 1), ("last", 3), ("next", 2))}
 
 
-def test_filtered_pages_carry_their_own_etag(make_client) -> None:
-    client = make_client({"transactions": WEIGHINGS})
+def test_filtered_pages_carry_their_own_etag(shared) -> None:
+    client = shared(SHARED)
     plain = client.get("/transactions/page/1")
     filtered = client.get("/transactions/page/1?custcode=SUP-007")
     assert plain.headers["ETag"] != filtered.headers["ETag"]
@@ -226,15 +230,25 @@ def test_filtered_pages_carry_their_own_etag(make_client) -> None:
     assert again.status_code == 304
 
 
-@pytest.mark.parametrize("collection", [c for c in COLLECTIONS if c != "vehicles"])
-def test_every_collection_filters_on_its_first_field(make_client, collection) -> None:
+BUT_VEHICLES = [c for c in COLLECTIONS if c != "vehicles"]
+
+
+def first_field(collection: str) -> str:
+    return next(f for f in COLLECTIONS[collection][0] if f != "numberrow")
+
+
+def first_field_rows(collection: str) -> list[dict[str, Any]]:
+    first = first_field(collection)
+    return [{first: n} | ({"tanggal": "2026-11-01"} if collection == "bricon2" else {})
+            for n in (3, 1, 2)]
+
+
+@pytest.mark.parametrize("collection", BUT_VEHICLES)
+def test_every_collection_filters_on_its_first_field(shared, collection) -> None:
     """Each collection's records mapping serves its filters (here on its first stored
     field, an integer in every shape)."""
-    fields, key, _ = COLLECTIONS[collection]
-    first = next(f for f in fields if f != "numberrow")
-    rows = [{first: n} | ({"tanggal": "2026-11-01"} if collection == "bricon2" else {})
-            for n in (3, 1, 2)]
-    client = make_client({collection: rows})
+    first = first_field(collection)
+    client = shared({c: first_field_rows(c) for c in BUT_VEHICLES})
     got = client.get(f"/{collection}?{first}__in=1,3&fields={first}").get_json()
     assert got == [{first: 1}, {first: 3}]
     assert client.get(f"/{collection}/page/1?{first}__gte=2&fields={first}").get_json() == [

@@ -6,63 +6,15 @@ tests/contract.py builds from those rows.
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Any
 
 import pytest
 
 from tests.contract import COLLECTIONS, columns, expected
+from tests.helpers import NUMBERED, REALS, kind, records, sample_row
 
-NUMBERED = [c for c, (_, key, _) in COLLECTIONS.items() if key == "numberrow"]
-# The REAL columns of the embedded schema (weighing shape and vehicles); the production
-# shape's columns are integers except its texts.
-REALS = {"adjustunit", "adjustweigh", "detctid", "weigh1", "weigh2", "weighsource1",
-         "weighsource2", "weighunit1", "weighunit2", "Capacity", "CapacityUnit", "Tare",
-         "TareUnit"}
-PRODUCTION_TEXTS = {"operator_name", "mode_operator"}
-
-
-def kind(collection: str, column: str) -> str:
-    """The type of a column as docs/api.md §3 gives it: int, real, date, time or text."""
-    if column in REALS:
-        return "real"
-    if column.startswith("tgl_") or column == "tanggal":
-        return "date"
-    if column.startswith("jam"):
-        return "time"
-    if column == "id":
-        return "int"
-    if collection in ("bricon2", "biao1") and column not in PRODUCTION_TEXTS \
-            and not column.endswith("_note"):
-        return "int"
-    return "text"
-
-
-def sample_row(collection: str, n: int) -> dict[str, Any]:
-    """A row with a value in every column, distinct per n; canonical order follows n."""
-    row: dict[str, Any] = {}
-    for i, column in enumerate(columns(collection)):
-        k = kind(collection, column)
-        if k == "int":
-            row[column] = n if column == "id" else n * 100 + i
-        elif k == "real":
-            row[column] = n * 1000 + i + 0.25
-        elif k == "date":
-            row[column] = (dt.date(2025, 1, 1) + dt.timedelta(days=n + i)).isoformat()
-        elif k == "time":
-            row[column] = f"{n % 24:02d}:{i % 60:02d}:{n // 24 % 60:02d}"
-        else:
-            row[column] = f"{column}-{n}"
-    return row
-
-
-def records(collection: str, rows: list[dict[str, Any]], first: int = 1
-            ) -> list[dict[str, Any]]:
-    """The JSON the contract promises for these rows, already in canonical order."""
-    numbered = collection in NUMBERED
-    return [expected(collection, row, first + i if numbered else None)
-            for i, row in enumerate(rows)]
-
+# The tests of one collection share a database per engine (the `shared` fixture) holding the
+# rows of that test for every collection: each test reads its own collection's alone.
 
 def get_list(client: Any, collection: str) -> list[dict[str, Any]]:
     response = client.get(f"/{collection}")
@@ -76,17 +28,24 @@ def get_list(client: Any, collection: str) -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("collection", COLLECTIONS)
-def test_list_sends_every_record_with_every_field(make_client, collection):
+def test_list_sends_every_record_with_every_field(shared, collection):
+    client = shared({c: [sample_row(c, n) for n in (1, 2, 3)] for c in COLLECTIONS})
     rows = [sample_row(collection, n) for n in (1, 2, 3)]
-    client = make_client({collection: rows})
     assert get_list(client, collection) == records(collection, rows)
 
 
-@pytest.mark.parametrize("collection", [c for c in COLLECTIONS if c != "bricon2"])
-def test_list_is_ordered_by_id_with_null_ids_first(make_client, collection):
+BY_ID = [c for c in COLLECTIONS if c != "bricon2"]
+
+
+def rows_by_id(collection: str) -> list[dict[str, Any]]:
     ids = [3, None, -2, 10, 0]
-    rows = [sample_row(collection, n) | {"id": id_} for n, id_ in enumerate(ids, 1)]
-    client = make_client({collection: rows})
+    return [sample_row(collection, n) | {"id": id_} for n, id_ in enumerate(ids, 1)]
+
+
+@pytest.mark.parametrize("collection", BY_ID)
+def test_list_is_ordered_by_id_with_null_ids_first(shared, collection):
+    client = shared({c: rows_by_id(c) for c in BY_ID})
+    rows = rows_by_id(collection)
     by_id = {row["id"]: row for row in rows}
     in_order = [by_id[None], by_id[-2], by_id[0], by_id[3], by_id[10]]
     assert get_list(client, collection) == records(collection, in_order)
@@ -109,17 +68,16 @@ def test_bricon2_is_ordered_by_tanggal_jam_no_produksi_with_nulls_first(make_cli
 
 
 @pytest.mark.parametrize("collection", NUMBERED)
-def test_numberrow_counts_from_one_in_canonical_order(make_client, collection):
-    rows = [sample_row(collection, n) for n in (4, 1, 3, 2)]
-    client = make_client({collection: rows})
+def test_numberrow_counts_from_one_in_canonical_order(shared, collection):
+    client = shared({c: [sample_row(c, n) for n in (4, 1, 3, 2)] for c in NUMBERED})
     body = get_list(client, collection)
     assert [r["numberrow"] for r in body] == [1, 2, 3, 4]
     assert body == records(collection, [sample_row(collection, n) for n in (1, 2, 3, 4)])
 
 
 @pytest.mark.parametrize("collection", COLLECTIONS)
-def test_empty_table_is_an_empty_array(make_client, collection):
-    client = make_client({})
+def test_empty_table_is_an_empty_array(shared, collection):
+    client = shared({})
     response = client.get(f"/{collection}")
     assert response.status_code == 200
     assert response.mimetype == "application/json"
@@ -127,10 +85,10 @@ def test_empty_table_is_an_empty_array(make_client, collection):
 
 
 @pytest.mark.parametrize("collection", COLLECTIONS)
-def test_row_with_every_column_null_has_every_field_null(make_client, collection):
+def test_row_with_every_column_null_has_every_field_null(shared, collection):
+    client = shared({c: [sample_row(c, 1), dict.fromkeys(columns(c))] for c in COLLECTIONS})
     nothing = {column: None for column in columns(collection)}
     one = sample_row(collection, 1)
-    client = make_client({collection: [one, nothing]})
     body = get_list(client, collection)
     assert body == records(collection, [nothing, one])
     fields = COLLECTIONS[collection][0]
@@ -141,16 +99,25 @@ UNICODE = ["Café – Sidoarjo", "日本", "🚛 truk 🏗️", "  spasi di tepi
            "Ünïcödé ñ ß", "‎עברית", "line\nbreak\ttab", ""]
 
 
-@pytest.mark.parametrize("collection", COLLECTIONS)
-def test_unicode_text_is_returned_exactly(make_client, collection):
-    texts = [c for c in columns(collection) if kind(collection, c) == "text"]
+def texts_of(collection: str) -> list[str]:
+    return [c for c in columns(collection) if kind(collection, c) == "text"]
+
+
+def unicode_rows(collection: str) -> list[dict[str, Any]]:
     rows = []
     for n in (1, 2):
         row = sample_row(collection, n)
-        for i, column in enumerate(texts):
+        for i, column in enumerate(texts_of(collection)):
             row[column] = UNICODE[(i + n) % len(UNICODE)]
         rows.append(row)
-    client = make_client({collection: rows})
+    return rows
+
+
+@pytest.mark.parametrize("collection", COLLECTIONS)
+def test_unicode_text_is_returned_exactly(shared, collection):
+    client = shared({c: unicode_rows(c) for c in COLLECTIONS})
+    texts = texts_of(collection)
+    rows = unicode_rows(collection)
     body = get_list(client, collection)
     assert body == records(collection, rows)
     for record, row in zip(body, rows, strict=True):
@@ -161,16 +128,21 @@ REAL_COLLECTIONS = [c for c in COLLECTIONS if REALS & set(columns(c))]
 REAL_VALUES = [12345.5, 0.25, -0.75, 0.1, 123456789.125, 1e-06, 40000.0, -3.0]
 
 
-@pytest.mark.parametrize("collection", REAL_COLLECTIONS)
-def test_real_values_are_exact_json_numbers(make_client, collection):
-    reals = [c for c in columns(collection) if c in REALS]
+def real_rows(collection: str) -> list[dict[str, Any]]:
     rows = []
     for n in (1, 2):
         row = sample_row(collection, n)
-        for i, column in enumerate(reals):
+        for i, column in enumerate(c for c in columns(collection) if c in REALS):
             row[column] = REAL_VALUES[(i + n) % len(REAL_VALUES)]
         rows.append(row)
-    client = make_client({collection: rows})
+    return rows
+
+
+@pytest.mark.parametrize("collection", REAL_COLLECTIONS)
+def test_real_values_are_exact_json_numbers(shared, collection):
+    client = shared({c: real_rows(c) for c in REAL_COLLECTIONS})
+    reals = [c for c in columns(collection) if c in REALS]
+    rows = real_rows(collection)
     body = get_list(client, collection)
     assert body == records(collection, rows)
     for record in body:
@@ -180,9 +152,9 @@ def test_real_values_are_exact_json_numbers(make_client, collection):
 
 
 @pytest.mark.parametrize("collection", COLLECTIONS)
-def test_integer_columns_are_json_integers(make_client, collection):
+def test_integer_columns_are_json_integers(shared, collection):
+    client = shared({c: [sample_row(c, n) for n in (1, 2)] for c in COLLECTIONS})
     rows = [sample_row(collection, n) for n in (1, 2)]
-    client = make_client({collection: rows})
     body = get_list(client, collection)
     assert body == records(collection, rows)
     ints = [c for c in columns(collection) if kind(collection, c) == "int"]
@@ -225,11 +197,11 @@ def test_dates_and_times_are_iso_text(make_client):
 
 
 @pytest.mark.parametrize("collection", COLLECTIONS)
-def test_long_list_is_streamed_complete_and_in_order(make_client, collection):
+def test_long_list_is_streamed_complete_and_in_order(shared, collection):
     # More than two fetch batches (of 500 rows), inserted in reverse order.
     count = 1200
+    client = shared({c: [sample_row(c, n) for n in range(count, 0, -1)] for c in COLLECTIONS})
     rows = [sample_row(collection, n) for n in range(1, count + 1)]
-    client = make_client({collection: rows[::-1]})
     response = client.get(f"/{collection}")
     assert response.status_code == 200
     assert response.mimetype == "application/json"

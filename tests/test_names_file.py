@@ -4,7 +4,7 @@ and there is no product or customer table; the worked example docs/examples/name
 transactions.sql over the ticket table TBL_TIMBANG, and its names.sql) serves transactions
 alone, and the summaries grouped by productcode and custcode answer the tickets' names.
 
-Every expected name is computed here from the rows inserted (tests/test_summaries.py
+Every expected name is computed here from the rows inserted (tests/helpers.py
 `grouped`, whose `name_of`, given rows without an id, takes the least non-null name of the
 rows whose code is the same as the engine compares strings), on every engine.
 """
@@ -29,9 +29,8 @@ from app import create_app
 from app.config import SHIPPED_SQL_DIR
 from app.queries import QueryFileError
 from tests.conftest import MakeClient, insert_rows, site_table
-from tests.contract import PAIRS
-from tests.test_summaries import Masters, exactly, grouped, in_range, name_of, weighing
-from tests.test_summary_names import keys, same
+from tests.contract import PAIRS, same_text
+from tests.helpers import Masters, exactly, grouped, in_range, keys, name_of, weighing
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "docs" / "examples" / "names"
@@ -144,7 +143,7 @@ def tickets(request: pytest.FixtureRequest, engine: str, tmp_path: Path) -> Flas
 def want(by: str, engine: str) -> list[dict[str, Any]]:
     rows = in_range([contract_row(t) for t in TICKETS], PAIRS["dt1"], START, END)
     return grouped(rows, by.split(","), PAIRS["dt1"], weighing, masters(TICKETS),
-                   same(engine))
+                   same_text(engine))
 
 
 # -- the summaries ------------------------------------------------------------------------------

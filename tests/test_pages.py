@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,27 +13,18 @@ from typing import Any
 import pytest
 
 from app import create_app
-from tests.conftest import FILE_ENGINES, build_database, database_settings, insert_rows
+from tests.conftest import (
+    FILE_ENGINES,
+    arguments_client,
+    build_database,
+    database_settings,
+    insert_rows,
+)
 from tests.contract import COLLECTIONS
-from tests.test_lists import records, sample_row
+from tests.helpers import error, links, records, sample_row
 
 SMALL = {"api": {"page_size": 2, "max_page_size": 3}}
 HUGE = "99999999999999999999999"
-LINK = re.compile(r'<([^<>]*)>\s*;\s*rel="([a-z]+)"')
-
-
-def links(response: Any) -> dict[str, str]:
-    """The Link header as {rel: url}; every part must be `<url>; rel="..."`."""
-    header = response.headers.get("Link")
-    if header is None:
-        return {}
-    out: dict[str, str] = {}
-    for part in re.split(r",\s*(?=<)", header):
-        match = LINK.fullmatch(part.strip())
-        assert match, f"not an RFC 8288 link: {part!r} in {header!r}"
-        assert match[2] not in out, f"rel {match[2]} twice in {header!r}"
-        out[match[2]] = match[1]
-    return out
 
 
 def page(client: Any, url: str) -> dict[str, Any]:
@@ -61,24 +51,28 @@ def answer(body: list[dict[str, Any]], pagination: dict[str, int],
             "X-Pagination": pagination, "Link": rels}
 
 
-def error(response: Any) -> dict[str, Any]:
-    """docs/api.md §9: {"code", "status", "message"} (a validation error may add "errors")."""
-    body = response.get_json()
-    assert response.mimetype == "application/json"
-    assert isinstance(body, dict)
-    assert set(body) - {"errors"} == {"code", "status", "message"}
-    assert body["code"] == response.status_code
-    assert isinstance(body["message"], str) and body["message"]
-    return body
+# The tests of one collection share a database per engine (the `shared` fixture) holding the
+# rows of that test for every collection: each test reads its own collection's alone. The
+# page arguments answered 400 before any query is built share one client on SQLite.
+
+
+@pytest.fixture(scope="module")
+def rejects(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    return arguments_client(tmp_path_factory, {c: [sample_row(c, 1)] for c in COLLECTIONS},
+                            **SMALL)
+
+
+def five(collection: str) -> list[dict[str, Any]]:
+    return [sample_row(collection, n) for n in (1, 2, 3, 4, 5)]
 
 
 FIVE_ROWS = {"total": 5, "total_pages": 3, "first_page": 1, "last_page": 3}
 
 
 @pytest.mark.parametrize("collection", COLLECTIONS)
-def test_pages_first_middle_last_and_beyond(make_client, collection):
-    rows = [sample_row(collection, n) for n in (1, 2, 3, 4, 5)]
-    client = make_client({collection: rows[::-1]}, **SMALL)
+def test_pages_first_middle_last_and_beyond(shared, collection):
+    client = shared({c: five(c)[::-1] for c in COLLECTIONS}, **SMALL)
+    rows = five(collection)
     first, last = page_url(collection, 1), page_url(collection, 3)
 
     assert page(client, f"/{collection}/page/1") == answer(
@@ -99,9 +93,9 @@ def test_pages_first_middle_last_and_beyond(make_client, collection):
 
 
 @pytest.mark.parametrize("collection", COLLECTIONS)
-def test_single_page_has_no_prev_or_next(make_client, collection):
+def test_single_page_has_no_prev_or_next(shared, collection):
+    client = shared({c: [sample_row(c, n) for n in (1, 2)] for c in COLLECTIONS}, **SMALL)
     rows = [sample_row(collection, n) for n in (1, 2)]
-    client = make_client({collection: rows}, **SMALL)
     only = page_url(collection, 1)
     assert page(client, f"/{collection}/page/1") == answer(
         records(collection, rows),
@@ -110,17 +104,17 @@ def test_single_page_has_no_prev_or_next(make_client, collection):
 
 
 @pytest.mark.parametrize("collection", COLLECTIONS)
-def test_empty_collection_pages_are_empty_with_zero_totals(make_client, collection):
-    client = make_client({}, **SMALL)
+def test_empty_collection_pages_are_empty_with_zero_totals(shared, collection):
+    client = shared({}, **SMALL)
     for n in (1, 2):
         assert page(client, f"/{collection}/page/{n}") == answer(
             [], {"total": 0, "total_pages": 0}, {})
 
 
 @pytest.mark.parametrize("collection", COLLECTIONS)
-def test_page_size_query_changes_the_page_and_is_kept_in_links(make_client, collection):
-    rows = [sample_row(collection, n) for n in (1, 2, 3, 4, 5)]
-    client = make_client({collection: rows}, **SMALL)
+def test_page_size_query_changes_the_page_and_is_kept_in_links(shared, collection):
+    client = shared({c: five(c) for c in COLLECTIONS}, **SMALL)
+    rows = five(collection)
 
     assert page(client, f"/{collection}/page/2?page_size=3") == answer(
         records(collection, rows[3:5], first=4),
@@ -159,9 +153,8 @@ def test_default_page_size_is_100(make_client):
 
 
 @pytest.mark.parametrize("collection", COLLECTIONS)
-def test_huge_pagenumber_is_an_empty_page(make_client, collection):
-    rows = [sample_row(collection, n) for n in (1, 2, 3, 4, 5)]
-    client = make_client({collection: rows}, **SMALL)
+def test_huge_pagenumber_is_an_empty_page(shared, collection):
+    client = shared({c: five(c) for c in COLLECTIONS}, **SMALL)
     assert page(client, f"/{collection}/page/{HUGE}") == answer(
         [], FIVE_ROWS, {"first": page_url(collection, 1), "last": page_url(collection, 3)})
 
@@ -170,11 +163,10 @@ BAD_PAGE_SIZES = ["0", "4", "-1", "abc", "１", "١", "1.5", "", "+2", "1000"]
 
 
 @pytest.mark.parametrize("collection", COLLECTIONS)
-def test_page_size_outside_1_to_max_or_not_an_integer_is_400(make_client, collection):
-    client = make_client({collection: [sample_row(collection, 1)]}, **SMALL)
+def test_page_size_outside_1_to_max_or_not_an_integer_is_400(rejects, collection):
     answers = {}
     for size in BAD_PAGE_SIZES:
-        response = client.get(f"/{collection}/page/1", query_string={"page_size": size})
+        response = rejects.get(f"/{collection}/page/1", query_string={"page_size": size})
         body = error(response)
         answers[size] = (response.status_code, body["status"], "page_size" in body["message"])
     assert answers == dict.fromkeys(BAD_PAGE_SIZES, (400, "Bad Request", True))
@@ -192,11 +184,10 @@ BAD_PAGE_NUMBERS = ["0", "-1", "x", "١", "１", "1.5", "+1", "1e2", "%201", "-"
 
 
 @pytest.mark.parametrize("collection", COLLECTIONS)
-def test_pagenumber_below_one_or_not_an_integer_is_400(make_client, collection):
-    client = make_client({collection: [sample_row(collection, 1)]}, **SMALL)
+def test_pagenumber_below_one_or_not_an_integer_is_400(rejects, collection):
     answers = {}
     for number in BAD_PAGE_NUMBERS:
-        response = client.get(f"/{collection}/page/{number}")
+        response = rejects.get(f"/{collection}/page/{number}")
         answers[number] = (response.status_code, error(response)["status"])
     assert answers == dict.fromkeys(BAD_PAGE_NUMBERS, (400, "Bad Request"))
 

@@ -20,6 +20,12 @@ WEIGHINGS = [
      "weigh1": 1e-06, "adjustweigh": 0.1},
     {"id": 3},  # every other column NULL
 ]
+# Every test here only reads: they share a database per engine holding these tables (the
+# `shared` fixture); each reads its own collection's rows alone.
+TABLES = {"transactions": WEIGHINGS, "weighing": WEIGHINGS,
+          "customers": [{"id": 1, "CustCode": "C1"}],
+          "vehicles": [{"id": 1, "Number": "L 1 A", "tgl_create": "2026-01-02",
+                        "jam_create": None}]}
 
 
 def json_cell(value: Any) -> str:
@@ -38,8 +44,8 @@ def read_csv(text: str) -> list[list[str]]:
 
 
 @pytest.mark.parametrize("collection", ["transactions", "weighing"])
-def test_csv_read_back_gives_the_json_values(make_client, collection: str) -> None:
-    client = make_client({collection: WEIGHINGS})
+def test_csv_read_back_gives_the_json_values(shared, collection: str) -> None:
+    client = shared(TABLES)
     as_json = as_written(client.get(f"/{collection}").get_data(as_text=True))
     response = client.get(f"/{collection}?format=csv")
     assert response.status_code == 200
@@ -61,8 +67,8 @@ def test_csv_read_back_gives_the_json_values(make_client, collection: str) -> No
     assert by_id["3"]["custcode"] == ""
 
 
-def test_accept_text_csv_asks_for_csv(make_client) -> None:
-    client = make_client({"customers": [{"id": 1, "CustCode": "C1"}]})
+def test_accept_text_csv_asks_for_csv(shared) -> None:
+    client = shared(TABLES)
     response = client.get("/customers", headers={"Accept": "text/csv"})
     assert response.headers["Content-Type"] == "text/csv; charset=utf-8"
     assert read_csv(response.get_data(as_text=True)) == [
@@ -74,8 +80,8 @@ def test_accept_text_csv_asks_for_csv(make_client) -> None:
         "Content-Type"] == "application/json"  # ?format= wins
 
 
-def test_csv_pages_and_ranges_with_file_names(make_client) -> None:
-    client = make_client({"transactions": WEIGHINGS})
+def test_csv_pages_and_ranges_with_file_names(shared) -> None:
+    client = shared(TABLES)
     page = client.get("/transactions/page/1?page_size=2&format=csv")
     assert page.headers["Content-Disposition"] == 'attachment; filename="transactions-page-1.csv"'
     assert [r[0] for r in read_csv(page.get_data(as_text=True))] == ["id", "1", "2"]
@@ -87,14 +93,14 @@ def test_csv_pages_and_ranges_with_file_names(make_client) -> None:
     assert [r[0] for r in read_csv(ranged.get_data(as_text=True))] == ["id", "1", "2"]
 
 
-def test_csv_of_an_empty_table_is_its_header(make_client) -> None:
-    client = make_client({})
+def test_csv_of_an_empty_table_is_its_header(shared) -> None:
+    client = shared(TABLES)
     assert client.get("/products?format=csv").get_data(as_text=True) == (
         "id,ProductCode,ProductName,Unit,Remark\r\n")
 
 
-def test_fields_in_the_order_asked(make_client) -> None:
-    client = make_client({"weighing": WEIGHINGS})
+def test_fields_in_the_order_asked(shared) -> None:
+    client = shared(TABLES)
     want = ["weigh1", "id", "numberrow", "custcode"]
     records = client.get("/weighing?fields=" + ",".join(want)).get_json()
     full = [expected("weighing", row, n) for n, row in enumerate(WEIGHINGS, 1)]
@@ -112,17 +118,16 @@ def test_fields_in_the_order_asked(make_client) -> None:
                         ["Café – Sidoarjo ✓ 日本", "2"], ["", "3"]]
 
 
-def test_vehicles_computed_fields_can_be_chosen(make_client) -> None:
-    client = make_client({"vehicles": [{"id": 1, "Number": "L 1 A", "tgl_create": "2026-01-02",
-                                        "jam_create": None}]})
+def test_vehicles_computed_fields_can_be_chosen(shared) -> None:
+    client = shared(TABLES)
     assert client.get("/vehicles?fields=CreatedDate,Number").get_json() == [
         {"CreatedDate": "2026-01-02T00:00:00", "Number": "L 1 A"}]
 
 
 @pytest.mark.parametrize("query", ["fields=id,nope,zz", "fields=", "fields=id,id",
                                    "fields=ID", "format=xml", "format="])
-def test_bad_fields_or_format_is_400_naming_them(make_client, query: str) -> None:
-    client = make_client({"customers": [{"id": 1}]})
+def test_bad_fields_or_format_is_400_naming_them(shared, query: str) -> None:
+    client = shared(TABLES)
     for url in (f"/customers?{query}", f"/customers/1?{query}",
                 f"/customers/page/1?{query}"):
         response = client.get(url)
@@ -133,8 +138,8 @@ def test_bad_fields_or_format_is_400_naming_them(make_client, query: str) -> Non
             assert "nope, zz" in body["message"] and "CustCode" in body["message"]
 
 
-def test_etag_and_304_on_records_pages_and_range_pages(make_client) -> None:
-    client = make_client({"transactions": WEIGHINGS})
+def test_etag_and_304_on_records_pages_and_range_pages(shared) -> None:
+    client = shared(TABLES)
     for url in ("/transactions/1", "/transactions/page/1?page_size=2",
                 "/transactions/date/2026-11-01/00:00/2026-11-30/00:00?page=1",
                 "/transactions/1?format=csv", "/transactions/page/1?fields=id"):
@@ -152,6 +157,6 @@ def test_etag_and_304_on_records_pages_and_range_pages(make_client) -> None:
         "/transactions/1?format=csv").headers["ETag"]
 
 
-def test_streams_carry_no_etag(make_client) -> None:
-    client = make_client({"transactions": WEIGHINGS})
+def test_streams_carry_no_etag(shared) -> None:
+    client = shared(TABLES)
     assert "ETag" not in client.get("/transactions").headers

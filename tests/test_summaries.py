@@ -8,16 +8,14 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Callable
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 import pytest
 
-from tests.contract import PAIRS
-from tests.test_pages import error
-
-MATERIALS = ("adonan", "afalan", "air", "aluminium", "kapur", "silo_1", "silo_2")
+from tests.conftest import arguments_client
+from tests.contract import MATERIALS, PAIRS
+from tests.helpers import error, grouped, in_range, weighing
 
 # Weighings over a year boundary, on both sides of midnight, with NULL weights (one or both),
 # NULL times (hour 0), a NULL date (in no range) and NULL texts (a group of their own, first).
@@ -73,96 +71,6 @@ BATCHES = [
 ]
 
 
-def in_range(rows: list[dict[str, Any]], on: tuple[str, str], start: str, end: str
-             ) -> list[dict[str, Any]]:
-    """The rows a range holds: a date, and (date, time or 00:00:00) within both bounds."""
-    day, clock = on
-    return [r for r in rows if r.get(day) is not None
-            and start <= f"{r[day]}T{r.get(clock) or '00:00:00'}" <= end]
-
-
-def direction(row: dict[str, Any]) -> str | None:
-    """"in" when weighed heavier first (a delivery), "out" when lighter first, else None."""
-    first, second = row.get("weigh1"), row.get("weigh2")
-    if first is None or second is None or first == second:
-        return None
-    return "in" if first > second else "out"
-
-
-def group_key(row: dict[str, Any], by: list[str], on: tuple[str, str]) -> tuple[Any, ...]:
-    day, clock = on
-    out = []
-    for name in by:
-        if name == "day":
-            out.append(row[day])
-        elif name == "month":
-            out.append(row[day][:7])
-        elif name == "hour":
-            out.append(int(row[clock][:2]) if row.get(clock) else 0)
-        elif name == "direction":
-            out.append(direction(row))
-        else:
-            out.append(row.get(name))
-    return tuple(out)
-
-
-# A code of master data -> the key of its name, sent right after it, and where the name
-# comes from: the master collection, its code field and its name field (docs/api.md §7).
-NAMES = {"productcode": ("productname", "products", "ProductCode", "ProductName"),
-         "custcode": ("custname", "customers", "CustCode", "CustName"),
-         "transcode": ("transname", "transporters", "TransCode", "TransName"),
-         "TransCode": ("TransName", "transporters", "TransCode", "TransName")}
-Masters = dict[str, list[dict[str, Any]]]
-
-
-def name_of(code: Any, rows: list[dict[str, Any]], code_field: str, name_field: str,
-            same: Callable[[str, str], bool]) -> Any:
-    """The name of a code: of the master rows whose code is the same (as the engine compares
-    strings: `same`), those with the smallest id (a NULL id only when none has one), the
-    least name; None for a NULL code or when no row has it."""
-    if code is None:
-        return None
-    matching = [r for r in rows if r.get(code_field) is not None and same(r[code_field], code)]
-    ids = [r["id"] for r in matching if r.get("id") is not None]
-    chosen = [r for r in matching if r.get("id") == min(ids)] if ids else matching
-    names = [r[name_field] for r in chosen if r.get(name_field) is not None]
-    return min(names) if names else None
-
-
-def exactly(a: str, b: str) -> bool:
-    return a == b
-
-
-def grouped(rows: list[dict[str, Any]], by: list[str], on: tuple[str, str],
-            measure: Callable[[list[dict[str, Any]]], dict[str, Any]],
-            masters: Masters | None = None, same: Callable[[str, str], bool] = exactly
-            ) -> list[dict[str, Any]]:
-    """The summary of `rows`, its groups in order, a name after each code of master data
-    (from `masters`' rows, none by default), then the measures."""
-    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
-    for row in rows:
-        groups.setdefault(group_key(row, by, on), []).append(row)
-    order = sorted(groups, key=lambda k: [(v is not None, v if v is not None else 0) for v in k])
-    out = []
-    for k in order:
-        group: dict[str, Any] = {}
-        for name, value in zip(by, k, strict=True):
-            group[name] = value
-            if name in NAMES:
-                key, master, code_field, name_field = NAMES[name]
-                group[key] = name_of(value, (masters or {}).get(master, []), code_field,
-                                     name_field, same)
-        out.append(group | measure(groups[k]))
-    return out
-
-
-def weighing(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    nets = [abs(r["weigh1"] - r["weigh2"]) for r in rows
-            if r.get("weigh1") is not None and r.get("weigh2") is not None]
-    return {"records": len(rows), "weighed": len(nets), "net": sum(nets) if nets else None,
-            "net_min": min(nets) if nets else None, "net_max": max(nets) if nets else None}
-
-
 def two(value: Decimal) -> float:
     return float(value.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
 
@@ -183,8 +91,20 @@ def production(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def test_weighing_by_day_the_default(make_client) -> None:
-    client = make_client({"transactions": WEIGHINGS})
+# The tests that read WEIGHINGS share a database per engine (the `shared` fixture); those of
+# arguments answered 400 (and a path 404) before any query is built share one on SQLite.
+WEIGHING_TABLES = {c: WEIGHINGS for c in ("transactions", "weighing", "timbangan1",
+                                           "timbangan2")}
+
+
+@pytest.fixture(scope="module")
+def rejects(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    return arguments_client(tmp_path_factory, {"transactions": WEIGHINGS, "bricon2": BATCHES,
+                                               "customers": [{"id": 1}]})
+
+
+def test_weighing_by_day_the_default(shared) -> None:
+    client = shared(WEIGHING_TABLES)
     got = client.get("/transactions/summary/2025-12-31/00:00/2026-01-02/23:59:59")
     assert got.status_code == 200, got.get_json()
     want = grouped(in_range(WEIGHINGS, PAIRS["dt1"], "2025-12-31T00:00:00",
@@ -214,8 +134,8 @@ def test_weighing_by_day_the_default(make_client) -> None:
     ("productcode,hour,direction,custcode", "dt2", "2025-01-01T00:00:00",
      "2026-12-31T23:59:59", []),
 ])
-def test_weighing_groups_ranges_and_filters(make_client, by, on, start, end, filters) -> None:
-    client = make_client({"weighing": WEIGHINGS})
+def test_weighing_groups_ranges_and_filters(shared, by, on, start, end, filters) -> None:
+    client = shared(WEIGHING_TABLES)
     rows = [r for r in in_range(WEIGHINGS, PAIRS[on], start, end)
             if all(keep(r) for _, _, keep in filters)]
     want = grouped(rows, by.split(","), PAIRS[on], weighing)
@@ -230,8 +150,8 @@ def test_weighing_groups_ranges_and_filters(make_client, by, on, start, end, fil
 
 
 @pytest.mark.parametrize("collection", ["transactions", "weighing", "timbangan1", "timbangan2"])
-def test_every_weighing_collection_groups_by_direction(make_client, collection) -> None:
-    client = make_client({collection: WEIGHINGS})
+def test_every_weighing_collection_groups_by_direction(shared, collection) -> None:
+    client = shared(WEIGHING_TABLES)
     got = client.get(f"/{collection}/summary/2025-01-01/00:00/2026-12-31/23:59:59"
                      "?by=direction")
     assert got.get_json() == grouped(in_range(WEIGHINGS, PAIRS["dt1"], "2025-01-01T00:00:00",
@@ -239,10 +159,10 @@ def test_every_weighing_collection_groups_by_direction(make_client, collection) 
                                      PAIRS["dt1"], weighing)
 
 
-def test_direction_is_the_weighing_shapes_alone(make_client) -> None:
+def test_direction_is_the_weighing_shapes_alone(rejects) -> None:
     """bricon2 and vehicles have no weights: by=direction is a 400 that says what they take,
     and only the weighing collections list it, in the message and in /openapi.json."""
-    client = make_client({})
+    client = rejects
     for collection in ("bricon2", "biao1", "vehicles"):
         message = error(client.get(f"/{collection}/summary/2026-01-01/00:00/2026-01-31/23:59"
                                    "?by=direction"))["message"]
@@ -304,8 +224,8 @@ def test_vehicles_count_by_month_of_expiry(make_client) -> None:
     assert want[0] == {"month": "2026-01", "TransCode": None, "TransName": None, "records": 1}
 
 
-def test_a_summary_as_csv(make_client) -> None:
-    client = make_client({"transactions": WEIGHINGS})
+def test_a_summary_as_csv(shared) -> None:
+    client = shared(WEIGHING_TABLES)
     got = client.get("/transactions/summary/2025-12-31/00:00/2026-01-02/23:59:59"
                      "?by=day,productcode&format=csv")
     assert got.mimetype == "text/csv"
@@ -345,19 +265,18 @@ def test_a_large_summary_streams_whole(make_client) -> None:
     ("vehno__gt=A", ["vehno is text"]),
     ("productcodee=RM001", ["did you mean productcode?"]),
 ])
-def test_what_a_summary_refuses(make_client, query, words) -> None:
-    client = make_client({"transactions": WEIGHINGS})
-    got = client.get(f"/transactions/summary/2026-01-01/00:00/2026-01-31/23:59?{query}")
+def test_what_a_summary_refuses(rejects, query, words) -> None:
+    got = rejects.get(f"/transactions/summary/2026-01-01/00:00/2026-01-31/23:59?{query}")
     assert got.status_code == 400
     message = error(got)["message"]
     for word in words:
         assert word in message, message
 
 
-def test_by_given_twice_joins_in_order(make_client) -> None:
+def test_by_given_twice_joins_in_order(shared) -> None:
     """What generated clients send for an array (by=productcode&by=day): the groups joined
     in order, as `fields` are (docs/api.md §6.2)."""
-    client = make_client({"transactions": WEIGHINGS})
+    client = shared(WEIGHING_TABLES)
     url = "/transactions/summary/2025-12-31/00:00/2026-01-02/23:59:59"
     twice = client.get(f"{url}?by=productcode&by=day")
     once = client.get(f"{url}?by=productcode,day")
@@ -366,17 +285,16 @@ def test_by_given_twice_joins_in_order(make_client) -> None:
     assert "a group is named twice" in error(client.get(f"{url}?by=day&by=day"))["message"]
 
 
-def test_production_refuses_a_measure_as_a_group(make_client) -> None:
-    got = make_client({"bricon2": BATCHES}).get(
+def test_production_refuses_a_measure_as_a_group(rejects) -> None:
+    got = rejects.get(
         "/bricon2/summary/2026-11-20/00:00/2026-11-20/23:59?by=adonan_sv")
     assert "cannot group by 'adonan_sv'" in error(got)["message"]
 
 
-def test_a_range_that_ends_before_it_starts(make_client) -> None:
-    got = make_client({}).get("/transactions/summary/2026-01-02/00:00/2026-01-01/23:59")
+def test_a_range_that_ends_before_it_starts(rejects) -> None:
+    got = rejects.get("/transactions/summary/2026-01-02/00:00/2026-01-01/23:59")
     assert "starts after it ends" in error(got)["message"]
 
 
-def test_only_collections_with_dates_have_summaries(make_client) -> None:
-    client = make_client({"customers": [{"id": 1}]})
-    assert client.get("/customers/summary/2026-01-01/00:00/2026-01-31/23:59").status_code == 404
+def test_only_collections_with_dates_have_summaries(rejects) -> None:
+    assert rejects.get("/customers/summary/2026-01-01/00:00/2026-01-31/23:59").status_code == 404

@@ -1,13 +1,13 @@
 """Names beside codes (docs/api.md §7, "Names beside codes"): a summary grouped by
 productcode, custcode or transcode (vehicles: TransCode) carries the master record's name
 right after each code, read through the master collection's own `records` query. Every
-expected answer is computed here from the rows the test inserts (tests/test_summaries.py
+expected answer is computed here from the rows the test inserts (tests/helpers.py
 `grouped`, `name_of`) and compared whole, keys in order, on every engine.
 
 How codes are matched differs by engine, as the database compares strings: SQL Server (and
 Babelfish, which follows its default collation, sql_latin1_general_cp1_ci_as) ignores
 trailing blanks and case, so 'FG001 ' and 'rm002' name FG001 and RM002 there; SQLite and
-PostgreSQL compare exactly, so they do not. `same` below says which, per engine.
+PostgreSQL compare exactly, so they do not. contract.same_text says which, per engine.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 
 from app.config import SHIPPED_SQL_DIR
-from tests.contract import PAIRS
-from tests.test_summaries import Masters, exactly, grouped, in_range, weighing
+from tests.contract import PAIRS, same_text
+from tests.helpers import Masters, grouped, in_range, keys, weighing
 
 START, END = "2026-01-01T00:00:00", "2026-01-31T23:59:59"
 URL = "/transactions/summary/2026-01-01/00:00/2026-01-31/23:59:59"
@@ -67,19 +67,6 @@ MASTERS: Masters = {
 }
 
 
-def same(engine: str) -> Any:
-    """How `engine` compares two strings, as the name lookup matches codes: SQL Server's
-    default collation ignores trailing blanks and case; SQLite and PostgreSQL compare
-    exactly (the test tables declare no other collation)."""
-    if engine == "mssql":
-        return lambda a, b: a.rstrip(" ").casefold() == b.rstrip(" ").casefold()
-    return exactly
-
-
-def keys(groups: list[dict[str, Any]]) -> list[list[str]]:
-    return [list(g) for g in groups]
-
-
 @pytest.mark.parametrize("by", [
     "productcode", "custcode", "transcode", "productcode,custcode,transcode",
     "day,transcode,productcode", "direction,productcode,day", "custcode,hour",
@@ -89,7 +76,7 @@ def test_names_beside_codes(make_client, engine, by) -> None:
     got = client.get(f"{URL}?by={by}")
     assert got.status_code == 200, got.get_json()
     want = grouped(in_range(WEIGHINGS, PAIRS["dt1"], START, END), by.split(","),
-                   PAIRS["dt1"], weighing, MASTERS, same(engine))
+                   PAIRS["dt1"], weighing, MASTERS, same_text(engine))
     assert got.get_json() == want
     assert keys(got.get_json()) == keys(want)  # each name right after its code
 
@@ -139,7 +126,7 @@ def test_vehicles_by_transcode(make_client, engine) -> None:
         got = client.get(f"/vehicles/summary/2026-01-01/00:00/2026-01-31/23:59:59?by={by}")
         want = grouped(in_range(rows, PAIRS["create"], START, END), by.split(","),
                        PAIRS["create"], lambda rs: {"records": len(rs)},
-                       {"transporters": transporters}, same(engine))
+                       {"transporters": transporters}, same_text(engine))
         assert got.get_json() == want and keys(got.get_json()) == keys(want)
         answers[by] = want
     assert answers["TransCode"][0] == {"TransCode": None, "TransName": None, "records": 3}
@@ -153,7 +140,7 @@ def test_csv_puts_each_name_after_its_code(make_client, engine) -> None:
     got = client.get(f"{URL}?by=day,custcode,transcode&format=csv")
     want = grouped(in_range(WEIGHINGS, PAIRS["dt1"], START, END),
                    ["day", "custcode", "transcode"], PAIRS["dt1"], weighing, MASTERS,
-                   same(engine))
+                   same_text(engine))
     names = ["day", "custcode", "custname", "transcode", "transname", "records", "weighed",
              "net", "net_min", "net_max"]
     assert list(csv.reader(io.StringIO(got.get_data(as_text=True)))) == [names] + [

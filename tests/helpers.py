@@ -1,0 +1,218 @@
+"""Helpers shared by the test modules, so that no test module imports another: the error
+shape of docs/api.md §9, rows written for a collection, the records the contract
+(tests/contract.py) promises for them, and the summaries (docs/api.md §7) computed in Python
+from the rows a test inserts."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable, Mapping
+from http import HTTPStatus
+from typing import Any
+
+from tests.contract import COLLECTIONS, PAIRS, columns, expected
+
+ERROR_KEYS = {"code", "status", "message"}
+LINK = re.compile(r'<([^<>]*)>\s*;\s*rel="([a-z]+)"')
+
+
+def assert_error(response: Any, code: int) -> dict[str, Any]:
+    """docs/api.md §9: a `code` answer whose body is the JSON object {"code", "status",
+    "message"} (a validation error may add "errors", a 500 its "request_id"), the status
+    the standard reason phrase of the code and the message some text. Returns the body."""
+    assert response.status_code == code, response.get_data(as_text=True)
+    assert response.mimetype == "application/json"
+    body = response.get_json()
+    assert isinstance(body, dict), body
+    assert set(body) - {"errors", "request_id"} == ERROR_KEYS, body
+    assert body["code"] == code and body["status"] == HTTPStatus(code).phrase, body
+    assert isinstance(body["message"], str) and body["message"].strip(), body
+    return body
+
+
+def error(response: Any) -> dict[str, Any]:
+    """The body of an error answer in the shape of docs/api.md §9, whatever its code."""
+    return assert_error(response, response.status_code)
+
+
+def links(response: Any) -> dict[str, str]:
+    """The Link header as {rel: url}; every part must be `<url>; rel="..."`."""
+    header = response.headers.get("Link")
+    if header is None:
+        return {}
+    out: dict[str, str] = {}
+    for part in re.split(r",\s*(?=<)", header):
+        match = LINK.fullmatch(part.strip())
+        assert match, f"not an RFC 8288 link: {part!r} in {header!r}"
+        assert match[2] not in out, f"rel {match[2]} twice in {header!r}"
+        out[match[2]] = match[1]
+    return out
+
+
+def make_row(collection: str, key: int | None,
+             stamps: Mapping[str, tuple[str | None, str | None]], **extra: Any
+             ) -> dict[str, Any]:
+    """A row of `collection` identified by `key` (bricon2, which has no id, by no_produksi)
+    whose date/time pairs hold `stamps`, {on: (date, time)} (the `on` names of PAIRS), and
+    a text that tells it apart; `extra` columns last."""
+    row: dict[str, Any] = ({"no_produksi": key, "no_produksi_": 0} if collection == "bricon2"
+                           else {"id": key})
+    for on, (day, clock) in stamps.items():
+        row[PAIRS[on][0]], row[PAIRS[on][1]] = day, clock
+    if collection == "vehicles":
+        row["Number"] = f"B {key} XY"
+    elif collection in ("bricon2", "biao1"):
+        row["operator_name"] = f"op{key}"
+    else:
+        row["remark"] = f"record {key}"
+    return row | extra
+
+
+NUMBERED = [c for c, (_, key, _) in COLLECTIONS.items() if key == "numberrow"]
+# The REAL columns of the embedded schema (weighing shape and vehicles); the production
+# shape's columns are integers except its texts.
+REALS = {"adjustunit", "adjustweigh", "detctid", "weigh1", "weigh2", "weighsource1",
+         "weighsource2", "weighunit1", "weighunit2", "Capacity", "CapacityUnit", "Tare",
+         "TareUnit"}
+PRODUCTION_TEXTS = {"operator_name", "mode_operator"}
+
+
+def kind(collection: str, column: str) -> str:
+    """The type of a column as docs/api.md §3 gives it: int, real, date, time or text."""
+    if column in REALS:
+        return "real"
+    if column.startswith("tgl_") or column == "tanggal":
+        return "date"
+    if column.startswith("jam"):
+        return "time"
+    if column == "id":
+        return "int"
+    if collection in ("bricon2", "biao1") and column not in PRODUCTION_TEXTS \
+            and not column.endswith("_note"):
+        return "int"
+    return "text"
+
+
+def sample_row(collection: str, n: int) -> dict[str, Any]:
+    """A row with a value in every column, distinct per n; canonical order follows n."""
+    row: dict[str, Any] = {}
+    for i, column in enumerate(columns(collection)):
+        k = kind(collection, column)
+        if k == "int":
+            row[column] = n if column == "id" else n * 100 + i
+        elif k == "real":
+            row[column] = n * 1000 + i + 0.25
+        elif k == "date":
+            row[column] = (dt.date(2025, 1, 1) + dt.timedelta(days=n + i)).isoformat()
+        elif k == "time":
+            row[column] = f"{n % 24:02d}:{i % 60:02d}:{n // 24 % 60:02d}"
+        else:
+            row[column] = f"{column}-{n}"
+    return row
+
+
+def records(collection: str, rows: list[dict[str, Any]], first: int = 1
+            ) -> list[dict[str, Any]]:
+    """The JSON the contract promises for these rows, already in canonical order."""
+    numbered = collection in NUMBERED
+    return [expected(collection, row, first + i if numbered else None)
+            for i, row in enumerate(rows)]
+
+
+# -- summaries (docs/api.md §7) -----------------------------------------------------------
+
+
+def in_range(rows: list[dict[str, Any]], on: tuple[str, str], start: str, end: str
+             ) -> list[dict[str, Any]]:
+    """The rows a range holds: a date, and (date, time or 00:00:00) within both bounds."""
+    day, clock = on
+    return [r for r in rows if r.get(day) is not None
+            and start <= f"{r[day]}T{r.get(clock) or '00:00:00'}" <= end]
+
+
+def direction(row: dict[str, Any]) -> str | None:
+    """"in" when weighed heavier first (a delivery), "out" when lighter first, else None."""
+    first, second = row.get("weigh1"), row.get("weigh2")
+    if first is None or second is None or first == second:
+        return None
+    return "in" if first > second else "out"
+
+
+def group_key(row: dict[str, Any], by: list[str], on: tuple[str, str]) -> tuple[Any, ...]:
+    day, clock = on
+    out = []
+    for name in by:
+        if name == "day":
+            out.append(row[day])
+        elif name == "month":
+            out.append(row[day][:7])
+        elif name == "hour":
+            out.append(int(row[clock][:2]) if row.get(clock) else 0)
+        elif name == "direction":
+            out.append(direction(row))
+        else:
+            out.append(row.get(name))
+    return tuple(out)
+
+
+# A code of master data -> the key of its name, sent right after it, and where the name
+# comes from: the master collection, its code field and its name field (docs/api.md §7).
+NAMES = {"productcode": ("productname", "products", "ProductCode", "ProductName"),
+         "custcode": ("custname", "customers", "CustCode", "CustName"),
+         "transcode": ("transname", "transporters", "TransCode", "TransName"),
+         "TransCode": ("TransName", "transporters", "TransCode", "TransName")}
+Masters = dict[str, list[dict[str, Any]]]
+
+
+def name_of(code: Any, rows: list[dict[str, Any]], code_field: str, name_field: str,
+            same: Callable[[str, str], bool]) -> Any:
+    """The name of a code: of the master rows whose code is the same (as the engine compares
+    strings: `same`), those with the smallest id (a NULL id only when none has one), the
+    least name; None for a NULL code or when no row has it."""
+    if code is None:
+        return None
+    matching = [r for r in rows if r.get(code_field) is not None and same(r[code_field], code)]
+    ids = [r["id"] for r in matching if r.get("id") is not None]
+    chosen = [r for r in matching if r.get("id") == min(ids)] if ids else matching
+    names = [r[name_field] for r in chosen if r.get(name_field) is not None]
+    return min(names) if names else None
+
+
+def exactly(a: str, b: str) -> bool:
+    return a == b
+
+
+def grouped(rows: list[dict[str, Any]], by: list[str], on: tuple[str, str],
+            measure: Callable[[list[dict[str, Any]]], dict[str, Any]],
+            masters: Masters | None = None, same: Callable[[str, str], bool] = exactly
+            ) -> list[dict[str, Any]]:
+    """The summary of `rows`, its groups in order, a name after each code of master data
+    (from `masters`' rows, none by default), then the measures."""
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(group_key(row, by, on), []).append(row)
+    order = sorted(groups, key=lambda k: [(v is not None, v if v is not None else 0) for v in k])
+    out = []
+    for k in order:
+        group: dict[str, Any] = {}
+        for name, value in zip(by, k, strict=True):
+            group[name] = value
+            if name in NAMES:
+                key, master, code_field, name_field = NAMES[name]
+                group[key] = name_of(value, (masters or {}).get(master, []), code_field,
+                                     name_field, same)
+        out.append(group | measure(groups[k]))
+    return out
+
+
+def weighing(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    nets = [abs(r["weigh1"] - r["weigh2"]) for r in rows
+            if r.get("weigh1") is not None and r.get("weigh2") is not None]
+    return {"records": len(rows), "weighed": len(nets), "net": sum(nets) if nets else None,
+            "net_min": min(nets) if nets else None, "net_max": max(nets) if nets else None}
+
+
+def keys(groups: list[dict[str, Any]]) -> list[list[str]]:
+    """The keys of each group, in order."""
+    return [list(g) for g in groups]
