@@ -142,8 +142,8 @@ $(DATASETTE_VENV)/.installed: bench/requirements-datasette.txt | python-venv
 	touch $@
 
 # Built once (about a minute for a million rows) and reused until the tables' description
-# (app/tables.py, from the record shapes of app/schemas.py) or the demo's data changes.
-$(BENCH_DB): app/tables.py app/schemas.py app/demo.py | $(BIN)/.installed
+# (app/model/tables.py, from the record shapes of app/model/schemas.py) or the demo's data changes.
+$(BENCH_DB): app/model/tables.py app/model/schemas.py app/commands/demo.py | $(BIN)/.installed
 	$(BIN)/flask --app wsgi demo-db --force --path $@ --rows $(BENCH_ROWS)
 
 # --- make bench-tsql: the TDS path (issue 32), Jembatan against its limit on the T-SQL server ---
@@ -168,7 +168,7 @@ bench-tsql: $(BIN)/.installed-bench debs-bench msodbc18 $(BENCH_TSQL_DB)
 	  $(BIN)/python bench/tsql.py
 
 # A demo database of another size for bench-tsql (the default one is the rule above).
-bench/data/rows-%/bench.sqlite3: app/tables.py app/schemas.py app/demo.py | $(BIN)/.installed
+bench/data/rows-%/bench.sqlite3: app/model/tables.py app/model/schemas.py app/commands/demo.py | $(BIN)/.installed
 	$(BIN)/flask --app wsgi demo-db --force --path $@ --rows $*
 
 # --- make fault-soak: the database stopped and started under load (issue 25) ---

@@ -3,8 +3,8 @@
 import sys
 
 from app import create_app
-from app.config import ConfigError
-from app.queries import QueryFileError
+from app.database.queries import QueryFileError
+from app.ops.config import ConfigError
 
 try:
     app = create_app()

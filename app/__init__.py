@@ -16,29 +16,31 @@ from flask_smorest.spec.plugins import FlaskPlugin
 from werkzeug.exceptions import Unauthorized
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from . import errors, logs, mcp
-from .answers import Answers
-from .arguments import reject_all
-from .check import check_sql_command
-from .collections import COLLECTIONS
-from .config import SHIPPED_SQL_DIR, Settings, load_settings
-from .db import Database
-from .mapping import draft_mapping_command
-from .mcp_tools import Tools, make_tools
-from .metrics import Metrics, route_kind
-from .plan import Planner
-from .queries import NAMES_FILE, load_queries
-from .reads import Runner
-from .routes import (
+from .commands.check import check_sql_command
+from .commands.mapping import draft_mapping_command
+from .core.plan import Planner
+from .core.reads import Runner
+from .core.unmapped import Proving, Unmapped, from_mapping
+from .database.db import Database
+from .database.queries import NAMES_FILE, load_queries
+from .http import errors
+from .http.answers import Answers
+from .http.arguments import reject_all
+from .http.routes import (
     CONVERTERS,
     UNDOCUMENTED,
     collection_blueprint,
     meta_blueprint,
     register_service_routes,
 )
-from .schemas import ErrorSchema
-from .unmapped import Proving, Unmapped, from_mapping
-from .views import Service
+from .http.views import Service
+from .mcp import protocol as mcp
+from .mcp.tools import Tools, make_tools
+from .model.collections import COLLECTIONS
+from .model.schemas import ErrorSchema
+from .ops import logs
+from .ops.config import SHIPPED_SQL_DIR, Settings, load_settings
+from .ops.metrics import Metrics, route_kind
 
 log = logging.getLogger("jembatan")
 
@@ -57,7 +59,7 @@ class JsonProvider(DefaultJSONProvider):
 
 class _Converter(OpenAPIConverter):
     """Leaves out of an operation's parameters the query arguments marked UNDOCUMENTED
-    (`format`, `where`: app/routes.py), which the route still takes."""
+    (`format`, `where`: app/http/routes.py), which the route still takes."""
 
     def schema2parameters(self, schema: Any, *, location: str,
                           **kwargs: Any) -> list[dict[str, Any]]:
@@ -113,7 +115,7 @@ class Api(flask_smorest.Api):
 class _Flask(Flask):
     """Flask, remembering which functions are sync: it asks inspect about every handler and
     view on every request (a dozen calls, the cost of a whole SQLite lookup); its responses
-    say how many records they sent (app/logs.py)."""
+    say how many records they sent (app/ops/logs.py)."""
 
     response_class = logs.Counted
 
@@ -137,15 +139,15 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     """Build the service from settings (docs/api.md §12); `overrides` has the TOML's shape."""
     settings = load_settings(overrides)
     # Only the collections this site serves (collections.serve): the others need no mapping
-    # file, have no routes, and their paths answer a 404 that says so (app/errors.py).
+    # file, have no routes, and their paths answer a 404 that says so (app/http/errors.py).
     served = tuple(c for c in COLLECTIONS if c.name in settings.collections.serve)
     queries = load_queries(settings.database.sql_dir, served, SHIPPED_SQL_DIR)
-    unmapped = from_mapping(queries.files, served)  # unfinished: 503s (app/unmapped.py)
+    unmapped = from_mapping(queries.files, served)  # unfinished: 503s (app/core/unmapped.py)
     logs.configure(settings.log)
     metrics = Metrics()
     db = Database(settings.database, queries, settings.log.slow_query, metrics)
 
-    app = _Flask(__name__, static_folder=None)  # app/static is served by its routes only
+    app = _Flask(__name__, static_folder=None)  # app/http/static is served by its routes only
     # "//" or an encoded "/" in a path is no route (a JSON 404), not an HTML redirect.
     app.url_map.merge_slashes = False
     app.json = JsonProvider(app)
@@ -164,7 +166,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     api.register_blueprint(meta_blueprint(Service(served, db, settings.site.name, unmapped),
                                           settings.api, keyed))
     register_service_routes(app, prefix, metrics, settings.api.metrics_key, settings.site)
-    mcp.register(app, prefix, settings.mcp, metrics)  # POST /mcp (app/mcp.py)
+    mcp.register(app, prefix, settings.mcp, metrics)  # POST /mcp (app/mcp/protocol.py)
     errors.register(app)
     logs.install(app, done=lambda endpoint, status, seconds, rows, broken: metrics.request(
         route_kind(endpoint), status, seconds, rows if isinstance(rows, int) else None,
@@ -231,7 +233,7 @@ def _api(app: Flask, settings: Settings) -> Api:
 
 
 # The routes that take no query argument at all: one is a 400 (docs/api.md §6.2), as
-# on the record routes, whose argument schemas say what they take (app/routes.py).
+# on the record routes, whose argument schemas say what they take (app/http/routes.py).
 _NO_ARGUMENTS = {"service.index", "service.health", "api-docs.openapi_json",
                  "api-docs.openapi_swagger_ui", "docs_slash", "dashboard.dashboard",
                  "report.report_today", "report.report", "script", "metrics", "mcp"}
@@ -283,7 +285,7 @@ def _guard(unmapped: Unmapped, proving: Proving | None) -> Callable[[str], None]
 
 
 def _register_unmapped(app: Flask, guard: Callable[[str], None]) -> None:
-    """Every route of a collection not mapped yet answers 503 (app/errors.py), before its
+    """Every route of a collection not mapped yet answers 503 (app/http/errors.py), before its
     arguments are read, and its first read proves it first (`guard`); a CORS preflight
     (OPTIONS) reads nothing and passes."""
 

@@ -8,8 +8,8 @@ leave every answer byte-identical:
     PYTHONPATH=. python bench/answers.py compare OUT_DIR   # after: exit 0, or 1 and the list
 
 It runs on whatever code is importable (`from app import create_app`), so the same script
-records before and compares after. `record` builds the demo database (app/demo.py, seed 2026,
-its default size: transactions 3,000 and weighing 2,500 records, so that lists and ranges are
+records before and compares after. `record` builds the demo database (app/commands/demo.py, seed
+2026, its default size: transactions 3,000 and weighing 2,500 records, so that lists and ranges are
 both read whole (under 2,000 records) and streamed (over)) in a temporary directory, creates
 the app under each of SETTINGS (overrides of the TOML's shape), saves its /openapi.json and
 sends the requests of `plan()` through Flask's test client (GET, HEAD, OPTIONS, POST), each
@@ -17,9 +17,9 @@ setting's answers into OUT_DIR/<setting>.json and its document into
 OUT_DIR/<setting>.openapi.json, and the commit of the code into OUT_DIR/COMMIT. `compare`
 records again into a temporary directory and reports every difference.
 
-The requests are made from the app's own tables (app/collections.py COLLECTIONS,
-app/formats.py FORMATS, app/filters.py OPERATORS), its OpenAPI document (the filter
-parameters and their types, the `fields` and `by` enums, the feed's default `on` and `limit`)
+The requests are made from the app's own tables (app/model/collections.py COLLECTIONS,
+app/formats/registry.py FORMATS, app/database/filters.py OPERATORS), its OpenAPI document (the
+filter parameters and their types, the `fields` and `by` enums, the feed's default `on` and `limit`)
 and values read from the demo database itself with sqlite3. An answer that refers to an
 earlier one (a feed's `after=` the X-Bookmark of an earlier answer, If-None-Match its ETag) is
 keyed by its URL template, `{bookmark:LABEL}`, `{etag:LABEL}`, not by the token it sent.
@@ -63,10 +63,10 @@ from typing import Any
 from urllib.parse import parse_qsl, quote, urlsplit
 
 from app import create_app
-from app.collections import COLLECTIONS, DATE_PAIRS, Collection
-from app.demo import build_demo_database
-from app.filters import OPERATORS
-from app.formats import FORMATS
+from app.commands.demo import build_demo_database
+from app.database.filters import OPERATORS
+from app.formats.registry import FORMATS
+from app.model.collections import COLLECTIONS, DATE_PAIRS, Collection
 
 SEED = 2026  # the demo database's seed (its default size: a few thousand records per table)
 HEAD_BYTES = 300
@@ -141,7 +141,7 @@ class Facts:
 
 
 def _kind(schema: dict[str, Any]) -> str:
-    """A filter parameter's kind (app/filters.py KINDS) from its schema in the document."""
+    """A filter parameter's kind (app/database/filters.py KINDS) from its schema in the document."""
     if schema.get("type") in ("integer", "number"):
         return str(schema["type"])
     if schema.get("format") == "date":

@@ -56,12 +56,12 @@ import requests
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from app.collections import DATE_PAIRS  # noqa: E402
-from app.config import load_settings  # noqa: E402
+from app.model.collections import DATE_PAIRS  # noqa: E402
+from app.ops.config import load_settings  # noqa: E402
 
 TSQL = ROOT.parent / "shared" / "tsql"
 DEPLOYED = ("--workers", "2", "--threads", "4", "--timeout", "120")  # as `make run`
-STREAMED_FROM = 2000  # app/reads.py WHOLE_ROWS: smaller answers are sent whole
+STREAMED_FROM = 2000  # app/core/reads.py WHOLE_ROWS: smaller answers are sent whole
 PAGE_SIZE = 50
 
 

@@ -31,7 +31,7 @@ config.write_text(f'[database]\nsqlite = "{db}"\n')
 os.environ["JEMBATAN_CONFIG"] = str(config)
 sys.path.insert(0, str(ROOT))
 log_file = open(Path(os.environ["PROMETHEUS_MULTIPROC_DIR"]) / "access.log", "w")  # noqa: SIM115
-sys.stderr = log_file  # where the access lines go (app/logs.py writes to sys.stderr)
+sys.stderr = log_file  # where the access lines go (app/ops/logs.py writes to sys.stderr)
 
 from app import create_app  # noqa: E402
 

@@ -18,7 +18,7 @@ the records were when first sent.
         --drop-and-create-transactions
 
 Against a copy of the plant's database (never the live one): the writer DROPs and CREATEs
-the table "transactions" there, in Jembatan's shipped layout (app/tables.py), and the
+the table "transactions" there, in Jembatan's shipped layout (app/model/tables.py), and the
 service reads it through the shipped sql/transactions.sql. --scale shrinks the clocks and
 holds (0.1: 9 s behind, 3 s ahead, 2 s holds) so that small windows can be tried quickly.
 Exit status 1 when the copy differs from the table or a record came twice.
@@ -47,7 +47,7 @@ import requests
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from app import tables  # noqa: E402
+from app.model import tables  # noqa: E402
 from tests.servers import gunicorn  # noqa: E402  (the same launcher the tests use)
 
 DEPLOYED = ("--workers", "2", "--threads", "4", "--timeout", "120")
@@ -65,7 +65,7 @@ COMPARED = ("id", "weigh1", "weigh2", "tgl_dt1", "jam_dt1", "tgl_dt2", "jam_dt2"
 class Target:
     sqlite: str = ""  # a SQLite file (WAL), or
     odbc: str = ""  # an ODBC connection string that may write
-    dialect: str = "sqlite"  # of app/tables.py: sqlite, postgresql or mssql
+    dialect: str = "sqlite"  # of app/model/tables.py: sqlite, postgresql or mssql
     grant: str = ""  # the service's login, given SELECT on the new table
 
     def connect(self) -> Any:

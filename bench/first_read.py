@@ -1,4 +1,4 @@
-"""The proof at the first read (app/unmapped.py Proving): the first request of a collection,
+"""The proof at the first read (app/core/unmapped.py Proving): the first request of a collection,
 which proves its reads on three of its records, against the next one and against the same
 first request with `prove_on_first_read = false`, on one SQLite file.
 

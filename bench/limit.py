@@ -1,10 +1,10 @@
 """The limit: what Jembatan does for each work, minus HTTP, in one process.
 
-The same named queries (sql/transactions.sql as app.queries loads it, in its sqlite dialect,
-which is also what Jembatan runs over the SQLite ODBC driver), the same parameters
-(app.params), binding (app.db.bind) and fetch size (app.db.FETCH_SIZE), and the same
-RecordEncoder, used the way app/reads.py uses them: a page asks for the table's count first
-(kept while SQLite's data_version holds, as app.db.Database.count keeps it); a range
+The same named queries (sql/transactions.sql as app.database.queries loads it, in its sqlite
+dialect, which is also what Jembatan runs over the SQLite ODBC driver), the same parameters
+(app.model.params), binding (app.database.db.bind) and fetch size (app.database.db.FETCH_SIZE), and
+the same RecordEncoder, used the way app/core/reads.py uses them: a page asks for the table's count
+first (kept while SQLite's data_version holds, as app.database.db.Database.count keeps it); a range
 and the full table are read in batches and each batch is encoded and joined into one array
 (or, for the work `csv`, written as CSV lines after a header).
 No Flask, no gunicorn, no socket.
@@ -29,14 +29,15 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from app import feed, params
-from app.arguments import Filter
-from app.collections import COLLECTIONS
-from app.config import SHIPPED_SQL_DIR, FeedSettings
-from app.db import FETCH_SIZE, bind
-from app.encoding import RecordEncoder
-from app.queries import Where, load_queries
-from app.summaries import SummaryEncoder
+from app.core import feed
+from app.core.summaries import SummaryEncoder
+from app.database.db import FETCH_SIZE, bind
+from app.database.queries import Where, load_queries
+from app.formats.encoding import RecordEncoder
+from app.http.arguments import Filter
+from app.model import params
+from app.model.collections import COLLECTIONS
+from app.ops.config import SHIPPED_SQL_DIR, FeedSettings
 
 TRANSACTIONS = next(c for c in COLLECTIONS if c.name == "transactions")
 
@@ -51,7 +52,7 @@ class Limit:
     def __init__(self, db_path: str, driver: str):
         self.queries = load_queries(SHIPPED_SQL_DIR, COLLECTIONS)
         self.encoder = RecordEncoder(TRANSACTIONS.schema)
-        if driver == "sqlite3":  # as app.db.Database._connect opens it
+        if driver == "sqlite3":  # as app.database.db.Database._connect opens it
             uri = Path(db_path).resolve().as_uri() + "?mode=ro"
             self.conn = sqlite3.connect(uri, uri=True, isolation_level=None)
             self.typed = False
@@ -161,7 +162,7 @@ class Limit:
 
 
     def feed(self, token: str, settings: FeedSettings) -> int:
-        """A feed poll (app/feed.py changes): the bookmark read, its window read from the
+        """A feed poll (app/core/feed.py changes): the bookmark read, its window read from the
         index, the records it remembers skipped, the next bookmark written."""
         b = feed.decode(token, "transactions", "update", feed.filters_digest(None))
         start = b.lower_bound(dt.timedelta(seconds=settings.lookback_seconds))

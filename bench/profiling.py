@@ -58,7 +58,7 @@ def own_time(speedscope: Path, top: int = TOP) -> dict[str, Any]:
 
 
 def _short(path: str) -> str:
-    """app/db.py, flask/app.py, <built-in>: enough to tell where a frame is."""
+    """app/database/db.py, flask/app.py, <built-in>: enough to tell where a frame is."""
     for marker in ("site-packages/", "/lib/python3."):
         if marker in path:
             rest = path.split(marker, 1)[1]

@@ -72,7 +72,7 @@ FRANGE_SQL = (f"select * from transactions {RANGE_WHERE} and vehno = :vehno"
 FPAGE_SQL = ("select * from transactions where custcode = :custcode order by id"
              " limit 100 offset :offset")
 FEED_WINDOW = 30  # records inside the lookback window of the feed poll (issue 23)
-# The most [feed] lookback_seconds may be (app/config.py refuses more): on a small database
+# The most [feed] lookback_seconds may be (app/ops/config.py refuses more): on a small database
 # (100,000 rows, about 27 a day) the FEED_WINDOW newest records span more than that, and the
 # window then holds those of them within it.
 MAX_LOOKBACK = 86400
@@ -155,10 +155,10 @@ def feed_plan(conn: sqlite3.Connection) -> dict[str, Any]:
     lookback window holds the FEED_WINDOW newest records (all of them already sent), and
     the plan SQLite makes of the query it runs: one search of the (update date, time, id)
     index."""
-    from app.collections import COLLECTIONS
-    from app.config import SHIPPED_SQL_DIR
-    from app.feed import Bookmark, encode, filters_digest
-    from app.queries import load_queries
+    from app.core.feed import Bookmark, encode, filters_digest
+    from app.database.queries import load_queries
+    from app.model.collections import COLLECTIONS
+    from app.ops.config import SHIPPED_SQL_DIR
 
     newest = conn.execute(
         'SELECT "id", "tgl_update", COALESCE("jam_update", \'00:00:00\') FROM "transactions" '
@@ -264,7 +264,7 @@ JEMBATAN_PATHS = {"row": "/transactions/{id}", "page": "/transactions/page/{page
 # Issue 33: one MCP call, a month of transactions by material through the tool `summarize`
 # (a JSON-RPC tools/call POSTed to /mcp, answered as one application/json body), against the
 # same summary over HTTP, both on one server in the same rounds (report.MCP_WORKS). The
-# legacy era's request (app/mcp.py): no handshake is needed, as no session is held; `to` is
+# legacy era's request (app/mcp/protocol.py): no handshake is needed, as no session is held; `to` is
 # the month's last day at 23:59:59, as the HTTP path's end.
 MCP_PROTOCOL = "2025-11-25"
 MCP_HEADERS = ("Content-Type: application/json", "Accept: application/json",

@@ -4,12 +4,12 @@
         .venv/bin/python bench/tsql.py          (make bench-tsql starts and stops the server)
 
 The T-SQL server (../shared/tsql: Babelfish over TDS, not SQL Server) gets the ten tables of
-app/tables.py (SQL Server DDL) and the `transactions` indexes, and BENCH_DB's demo rows of
-`transactions` (app/demo.py's), copied with pyodbc's fast_executemany. Then, for each driver
-(FreeTDS, and Microsoft's ODBC Driver 18 registered as `ODBC Driver 18 for SQL Server`),
+app/model/tables.py (SQL Server DDL) and the `transactions` indexes, and BENCH_DB's demo rows of
+`transactions` (app/commands/demo.py's), copied with pyodbc's fast_executemany. Then, for each
+driver (FreeTDS, and Microsoft's ODBC Driver 18 registered as `ODBC Driver 18 for SQL Server`),
 Jembatan under gunicorn (one sync worker, core 0) against its limit: one process on the same
 core that connects once through the same driver and runs the same SQL text, taken from
-Jembatan's query table (app.queries), fetches all and encodes with json.dumps / csv.writer.
+Jembatan's query table (app.database.queries), fetches all and encodes with json.dumps / csv.writer.
 The works: a record by key, a ~1,000-row date range and a deep 100-row page (wrk on core 1,
 BENCH_SECONDS each, in ROUNDS rounds, the limit first in odd rounds), and the full table as
 JSON and as CSV (ROUNDS reads each). A ratio is the median of the rounds' ratios. Where
@@ -47,11 +47,11 @@ from harness import CLIENT_CORE, ROOT, SERVER_CORE, Server
 from report import EARLIER, TSQL
 
 sys.path.insert(0, str(ROOT))
-from app import params, tables  # noqa: E402
-from app.collections import COLLECTIONS  # noqa: E402
-from app.config import SHIPPED_SQL_DIR  # noqa: E402
-from app.db import bind  # noqa: E402
-from app.queries import load_queries  # noqa: E402
+from app.database.db import bind  # noqa: E402
+from app.database.queries import load_queries  # noqa: E402
+from app.model import params, tables  # noqa: E402
+from app.model.collections import COLLECTIONS  # noqa: E402
+from app.ops.config import SHIPPED_SQL_DIR  # noqa: E402
 from tests.mssql import DRIVERS, FREETDS, odbc_string  # noqa: E402
 
 BIN = Path(sys.executable).parent  # the venv's gunicorn and py-spy beside its python
@@ -304,7 +304,7 @@ def per_driver(plan: dict[str, Any], plan_file: Path, driver: str) -> dict[str, 
 
 def _masked(odbc: str) -> str:
     """A connection string with its password hidden, for the report."""
-    from app.db import mask_password
+    from app.database.db import mask_password
 
     return mask_password(odbc)
 
@@ -450,9 +450,9 @@ def render(results: dict[str, Any]) -> str:
         f"SQL Server** (`{v['server']}`), on this machine, not pinned.",
         f"- Drivers: FreeTDS `{v[FREETDS]}` (TDS 7.4), Microsoft's `{v['msodbc18']}` "
         f"(`ODBC Driver 18 for SQL Server`, Encrypt=no); pyodbc, Python {m['python']}.",
-        f"- Data: {results['rows']:,} `transactions` rows (app/demo.py's, from "
+        f"- Data: {results['rows']:,} `transactions` rows (app/commands/demo.py's, from "
         f"`{results['settings']['source']}`), loaded in {results['load_seconds']:.0f} s, with "
-        f"the indexes of app/tables.py. A range: {p['range']['window_days']} days to "
+        f"the indexes of app/model/tables.py. A range: {p['range']['window_days']} days to "
         f"{p['range']['end_time']} on the last, about 1,000 rows; pages "
         f"{p['page']['first']:,}-{p['page']['last']:,} of 100 rows.",
         f"- Jembatan: gunicorn, one sync worker on core 0, `prove_on_first_read = false`; wrk "
@@ -491,7 +491,7 @@ def _levers(results: dict[str, Any]) -> list[str]:
              "The limit's fetchall() against fetchmany(N) batches, and each driver's "
              "`PacketSize=` (bytes per TDS packet, 4096 the default) on the limit and on "
              "Jembatan (through its connection string; Jembatan fetches "
-             "`app.db.FETCH_SIZE` rows per fetchmany).", "",
+             "`app.database.db.FETCH_SIZE` rows per fetchmany).", "",
              "| Driver, format | Limit fetchall (rounds) | "
              + " | ".join(f"fetchmany({n})" for n in FETCH_SIZES) + " | "
              + " | ".join(f"limit PacketSize={n}" for n in PACKET_SIZES) + " | "
@@ -511,9 +511,10 @@ def _levers(results: dict[str, Any]) -> list[str]:
 # calls (pyodbc holds the frame of the Python function that called it, so a wait on the
 # server is counted here too), the encoding, the sending of the body.
 SHARES = (("driver calls (execute, fetchmany, close)",
-           lambda f, file: file == "app/db.py" and f in ("Database.execute", "Result._fetch",
-                                                         "Result.close")),
-          ("encoding", lambda f, file: file in ("app/encoding.py", "app/formats.py")),
+           lambda f, file: file == "app/database/db.py"
+           and f in ("Database.execute", "Result._fetch", "Result.close")),
+          ("encoding", lambda f, file: file in ("app/formats/encoding.py",
+                                                "app/formats/registry.py")),
           ("sending (gunicorn's write)", lambda f, file: file == "gunicorn/util.py"
            and f.startswith("write")))
 

@@ -11,7 +11,7 @@
 -- puts them last). A `-- dialect: sqlite` variant replaces it on SQLite, where that CASE and
 -- ROW_NUMBER() cost a sort of the whole table.
 --
--- Placeholders, filled in for each collection from its row of app/collections.py:
+-- Placeholders, filled in for each collection from its row of app/model/collections.py:
 --   {fields}     its stored fields, quoted, in the record's order: "id", "vehno", ...
 --   {key}        the field of /<c>/{key}: "id"
 --   {order}      the canonical order: "id" (bricon2: "tanggal", "jam", "no_produksi", ...);
@@ -167,7 +167,7 @@ LIMIT :row_count OFFSET :skip;
 -- by its name (name_of or name_from below), looked up once per group after grouping. Sums
 -- are CAST so that an int column cannot overflow: bigint for kilograms of material, float
 -- for net weights. Deviations and averages are divided out of these sums by Jembatan
--- (app/summaries.py), the same way on every engine.
+-- (app/core/summaries.py), the same way on every engine.
 --
 -- The weighing shape has one group more, "direction", worked out here rather than in
 -- range_rows: range_rows serves every shape (vehicles and batches have no weights) and the

@@ -37,7 +37,8 @@ from zoneinfo import ZoneInfo
 import pytest
 from flask.testing import FlaskClient
 
-from app import create_app, tables
+from app import create_app
+from app.model import tables
 from tests import mssql
 from tests.postgres import Cluster
 
@@ -90,7 +91,7 @@ def insert_rows(con: sqlite3.Connection, tables: Tables) -> None:
 
 
 def build_database(path: Path, rows: Tables) -> Path:
-    """A SQLite file with the embedded tables (app/tables.py) and exactly these rows."""
+    """A SQLite file with the embedded tables (app/model/tables.py) and exactly these rows."""
     con = sqlite3.connect(path)
     con.executescript(tables.script("sqlite"))
     insert_rows(con, rows)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from app import create_app
-from app.collections import COLLECTIONS
+from app.model.collections import COLLECTIONS
 
 CORPUS = Path(__file__).resolve().parent / "draft_corpus"
 TOTAL_AT_LEAST = 80.0  # per cent of the mappable fields, over the corpus

@@ -9,7 +9,7 @@ How to run it: an empty database that a login may create and drop tables in, the
 
 (FreeTDS works too: Driver=FreeTDS;TDS_Version=7.3;...). SQL Server has no per-session
 search_path, so tests are isolated by dropping the ten tables and creating them again
-(app/tables.py's SQL Server DDL: date, time(6), float, int, nvarchar; no indexes, a test holds
+(app/model/tables.py's SQL Server DDL: date, time(6), float, int, nvarchar; no indexes, a test holds
 a handful of rows) before each test's rows go in: the database must be one for the tests
 alone, and two test runs must not share it. A test that needs a table of the site's own
 (other names, other SQL Server types) makes it with Server.create_table and drops it with
@@ -28,8 +28,8 @@ from typing import Any
 
 import pytest
 
-from app import tables
-from app.queries import quote
+from app.database.queries import quote
+from app.model import tables
 from tests.postgres import insert_rows
 from tests.servers import free_port
 

@@ -34,7 +34,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from app import tables
+from app.model import tables
 
 DRIVER = "PostgreSQL Unicode"
 DATABASE = "jembatan"
@@ -232,7 +232,7 @@ class Cluster:
 
     @property
     def tables(self) -> dict[str, dict[str, str]]:
-        """{table: {column: type}} of the ten tables on PostgreSQL (app/tables.py)."""
+        """{table: {column: type}} of the ten tables on PostgreSQL (app/model/tables.py)."""
         if self._tables is None:
             self._tables = tables.column_types("postgresql")
         return self._tables

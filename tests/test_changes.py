@@ -21,8 +21,9 @@ from zoneinfo import ZoneInfo
 import pytest
 from contract import COLLECTIONS, PAIRS, expected
 
-from app import create_app, feed
-from app.problems import Invalid
+from app import create_app
+from app.core import feed
+from app.model.problems import Invalid
 from tests import postgres
 from tests.helpers import make_row
 
@@ -492,7 +493,7 @@ def test_the_postgresql_plan_is_an_index_scan_of_the_stamp_pair(request):
     20,000 weighings: the window is read through the index, never by a scan of the table."""
     import pyodbc
 
-    from app import tables
+    from app.model import tables
 
     cluster = request.getfixturevalue("postgres_cluster")
     schema = cluster.create_schema({"transactions": _many(20_000)})

@@ -14,8 +14,8 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from app import create_app
-from app.collections import COLLECTIONS
-from app.config import SHIPPED_SQL_DIR
+from app.model.collections import COLLECTIONS
+from app.ops.config import SHIPPED_SQL_DIR
 from tests.conftest import build_database
 from tests.servers import ROOT
 

@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from app.config import SHIPPED_SQL_DIR, ConfigError, load_settings
+from app.ops.config import SHIPPED_SQL_DIR, ConfigError, load_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "config.example.toml"
@@ -273,7 +273,7 @@ def test_example_config_documents_every_key(example: Path) -> None:
 
 
 def test_site_labels_default_and_site(workdir: Path, tmp_path: Path) -> None:
-    from app.collections import COLLECTIONS, DATE_PAIRS
+    from app.model.collections import COLLECTIONS, DATE_PAIRS
     s = load_settings(None, {})
     # A default label for every collection and every date field there is.
     assert set(s.site.collections) == {c.name for c in COLLECTIONS}
@@ -336,6 +336,6 @@ def test_an_unknown_time_zone_is_a_start_error(workdir: Path, tmp_path: Path, na
 
 
 def test_example_config_shows_the_default_labels(example: Path, workdir: Path) -> None:
-    from app.labels import COLLECTION_LABELS, DATE_LABELS
+    from app.model.labels import COLLECTION_LABELS, DATE_LABELS
     s = load_settings(None, {"JEMBATAN_CONFIG": str(example)})
     assert (s.site.collections, s.site.dates) == (COLLECTION_LABELS, DATE_LABELS)

@@ -24,7 +24,7 @@ from zoneinfo import ZoneInfo
 import pytest
 import requests
 
-from app.demo import END_DATE, build_demo_database
+from app.commands.demo import END_DATE, build_demo_database
 from tests.browser import NO_NETWORK, Browser, needs_chromium
 from tests.conftest import build_database, other_zone_than
 from tests.contract import MATERIALS, PAIRS
@@ -441,8 +441,8 @@ def test_api_keys_under_a_url_prefix(demo_database: Path, browser: Browser,
 
 def test_without_the_shared_script_the_pages_say_so(demo_database: Path, browser: Browser,
                                                     tmp_path: Path) -> None:
-    """A proxy that passes the pages but not /jembatan.js (the script they share, app/pages.py):
-    each page says which URL did not load, rather than staying blank."""
+    """A proxy that passes the pages but not /jembatan.js (the script they share,
+    app/http/pages.py): each page says which URL did not load, rather than staying blank."""
     with serve(tmp_path, demo_database) as server:
         browser.open("about:blank")
         browser.call("Network.setBlockedURLs", {"urls": ["*/jembatan.js"]}, browser.page)

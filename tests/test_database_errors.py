@@ -1,5 +1,5 @@
 """Which database errors are the database's state (503, with a short reason) and which are
-the query's own (500): app/db.py's tables, read by the driver's words (TLS), native error
+the query's own (500): app/database/db.py's tables, read by the driver's words (TLS), native error
 number and SQLSTATE. The FreeTDS messages and the first Microsoft ODBC Driver 18 ones are the
 drivers' own words as the T-SQL server of the tests produced them (tests/test_tls.py makes
 the TLS ones again); the others are SQL Server's documented texts behind Driver 18's prefix,
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from app import create_app
-from app.db import _unavailable_reason
+from app.database.db import _unavailable_reason
 from tests.conftest import build_database
 from tests.servers import ROOT
 

@@ -1,4 +1,5 @@
-"""The demo database (app/demo.py): built into tmp_path, then checked with plain sqlite3."""
+"""The demo database (app/commands/demo.py): built into tmp_path, then checked with plain
+sqlite3."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from app import demo
-from app.demo import build_demo_database, demo_db
+from app.commands import demo
+from app.commands.demo import build_demo_database, demo_db
 from tests.contract import MATERIALS
 
 TABLES = ("customers", "products", "transporters", "transactions", "vehicles", "bricon2",

@@ -27,9 +27,9 @@ from typing import Any, NamedTuple
 import pytest
 
 from app import create_app
-from app.config import SHIPPED_SQL_DIR
-from app.mapping import WORDS_FILE, read_words
-from app.tables import column_types
+from app.commands.mapping import WORDS_FILE, read_words
+from app.model.tables import column_types
+from app.ops.config import SHIPPED_SQL_DIR
 from tests import mssql
 from tests.conftest import FILE_ENGINES, database_settings
 from tests.contract import PRODUCTION, WEIGHING, expected

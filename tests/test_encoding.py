@@ -1,5 +1,5 @@
 """The fast record encoder writes exactly the bytes the marshmallow schema's dump would give
-(app/encoding.py), whatever the driver hands it: generated rows of every collection."""
+(app/formats/encoding.py), whatever the driver hands it: generated rows of every collection."""
 
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.collections import COLLECTIONS
-from app.encoding import RecordEncoder
-from app.schemas import Date, Integer, Number, String, Time, ValueMisfit
+from app.formats.encoding import RecordEncoder
+from app.model.collections import COLLECTIONS
+from app.model.schemas import Date, Integer, Number, String, Time, ValueMisfit
 
 BY_NAME = {c.name: c for c in COLLECTIONS}
 

@@ -16,7 +16,8 @@ import pytest
 import sqlglot
 from sqlglot import exp
 
-from app import create_app, tables
+from app import create_app
+from app.model import tables
 from tests import contract, mssql
 from tests.conftest import FILE_ENGINES
 from tests.postgres import Cluster
@@ -45,7 +46,7 @@ def created_columns(statements: list[str]) -> dict[str, list[tuple[str, str]]]:
 
 
 def test_the_tables_of_every_engine_come_from_one_description() -> None:
-    """app/tables.py creates, on SQLite, PostgreSQL and SQL Server, the ten tables of the
+    """app/model/tables.py creates, on SQLite, PostgreSQL and SQL Server, the ten tables of the
     contract with its columns in its order, typed alike: what SQLite keeps as ISO text is a
     DATE or TIME on the servers, REAL is 8 bytes everywhere."""
     con = sqlite3.connect(":memory:")

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from app.tables import column_types
+from app.model.tables import column_types
 from tests.mssql import DRIVERS, FREETDS, MSODBC18, TSQL_DIR, odbc_string, require_driver
 from tests.servers import ROOT, free_port
 
@@ -48,7 +48,7 @@ def run(script: str, env: dict[str, str]) -> str:
 
 
 def create_site(odbc: str) -> None:
-    """Every collection's table (app/tables.py's SQL Server types) with ROWS rows, made by
+    """Every collection's table (app/model/tables.py's SQL Server types) with ROWS rows, made by
     the server from a table of digits: n in the key columns, dates over a week, 07:00."""
     import pyodbc
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from app.db import _Watchdog
+from app.database.db import _Watchdog
 from tests.postgres import Cluster
 from tests.servers import ROOT, Gunicorn, gunicorn, records_before_the_break, stream_cut
 from tests.test_metrics import samples, value

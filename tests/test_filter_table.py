@@ -1,6 +1,6 @@
-"""The filter table of docs/api.md §6.1 is the operator registry (app/filters.py OPERATORS),
-read back: one row per operator, or per run of operators that share a row (`__gt`, `__gte`,
-...), in the registry's order, each with its argument's form (`=v`, `=v1,v2,…`,
+"""The filter table of docs/api.md §6.1 is the operator registry (app/database/filters.py
+OPERATORS), read back: one row per operator, or per run of operators that share a row (`__gt`,
+`__gte`, ...), in the registry's order, each with its argument's form (`=v`, `=v1,v2,…`,
 `=true` / `false`) and the field types that take it. The table stays written by hand, in the
 reference's words; this test fails when the registry and the table part.
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from app.filters import KINDS, OPERATORS
+from app.database.filters import KINDS, OPERATORS
 
 ROOT = Path(__file__).resolve().parent.parent
 API = ROOT / "docs" / "api.md"

@@ -1,4 +1,4 @@
-"""app/glossary.toml says what docs/api.md's "Field glossary" says, for every field of every
+"""app/model/glossary.toml says what docs/api.md's "Field glossary" says, for every field of every
 collection's record.
 
 Everything expected is read from the docs and the schemas. Each row of a glossary table
@@ -19,9 +19,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from app import glossary
-from app.collections import COLLECTIONS, Collection
-from app.schemas import GROUPS, Date, Integer, JoinedDateTime, Number, String, Time
+from app.model import glossary
+from app.model.collections import COLLECTIONS, Collection
+from app.model.schemas import GROUPS, Date, Integer, JoinedDateTime, Number, String, Time
 from tests.servers import ROOT
 
 DOCS = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")

@@ -161,7 +161,7 @@ INT64 = 2**63 - 1
 INT32 = 2**31 - 1
 # Filters compare with the engine's column: PostgreSQL refuses to compare an INTEGER column
 # with a value past 32 bits (a 400, docs/api.md §6.1), where SQL Server and SQLite find no record.
-# The test tables (app/tables.py) make `id` 64 bits there, the other integers 32.
+# The test tables (app/model/tables.py) make `id` 64 bits there, the other integers 32.
 ENGINE: dict[str, str] = {}
 
 

@@ -1,7 +1,8 @@
-"""The read core knows nothing of HTTP: planning a read (app/plan.py), running it
-(app/reads.py), the feed (app/feed.py) and the MCP tools over them (app/mcp_tools.py) import,
-through every module of app/ they import in turn, nothing of the web framework. Read from
-the source, so that a new import anywhere below them fails here.
+"""The read core knows nothing of HTTP: every module of the packages below the faces
+(app/model/, app/database/, app/formats/ and app/core/: planning a read, running it, the feed)
+and the MCP tools over them (app/mcp/tools.py) import, through every module of app/ they
+import in turn, nothing of the web framework. Read from the source, so that a new import
+anywhere below them fails here. And no package imports a package above it.
 """
 
 from __future__ import annotations
@@ -11,24 +12,49 @@ from pathlib import Path
 
 import pytest
 
-APP = Path(__file__).resolve().parent.parent / "app"
+ROOT = Path(__file__).resolve().parent.parent
+APP = ROOT / "app"
 WEB = {"flask", "flask_smorest", "werkzeug", "webargs", "apispec"}
-CORE = ("plan", "reads", "feed", "mcp_tools", "problems", "params", "filters", "queries",
-        "db", "summaries")
+# The packages whose every module must stay free of the web, and single modules besides.
+CORE_PACKAGES = ("model", "database", "formats", "core")
+CORE_MODULES = ("app.mcp.tools",)
+# The layers from the ground up: a package may import only those before it (app/ itself, the
+# factory, imports them all). The faces and the commands stand side by side at the top; the
+# MCP face uses the HTTP face's error shape for its HTTP transport.
+LAYERS = ("model", "ops", "database", "formats", "core", "commands", "http", "mcp")
+
+
+def path_of(module: str) -> Path:
+    """app.core.plan -> app/core/plan.py; app.core -> app/core/__init__.py."""
+    path = ROOT.joinpath(*module.split("."))
+    return path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+
+
+def is_module(module: str) -> bool:
+    return path_of(module).is_file()
 
 
 def imports(module: str) -> tuple[set[str], set[str]]:
     """(modules of app/, top-level packages of anything else) that `module` imports."""
-    tree = ast.parse((APP / f"{module}.py").read_text(encoding="utf-8"))
+    path = path_of(module)
+    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
     own, other = set(), set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.level == 1:
-            own |= {node.module} if node.module else {a.name for a in node.names}
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = ".".join(package[:len(package) - node.level + 1]
+                            + ([node.module] if node.module else []))
+            # `from . import x` names a module when there is one, else a name of `base`
+            own |= {f"{base}.{a.name}" if is_module(f"{base}.{a.name}") else base
+                    for a in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module:
-            other.add(node.module.split(".")[0])
+            if node.module.split(".")[0] == "app":
+                own |= {f"{node.module}.{a.name}" if is_module(f"{node.module}.{a.name}")
+                        else node.module for a in node.names}
+            else:
+                other.add(node.module.split(".")[0])
         elif isinstance(node, ast.Import):
             other |= {a.name.split(".")[0] for a in node.names}
-    return {m.split(".")[0] for m in own}, other
+    return {m for m in own if is_module(m)}, other - {"app"}
 
 
 def reached(module: str) -> set[str]:
@@ -42,13 +68,37 @@ def reached(module: str) -> set[str]:
     return seen
 
 
+def modules_of(package: str) -> list[str]:
+    return sorted(f"app.{package}.{p.stem}" for p in (APP / package).glob("*.py")
+                  if p.name != "__init__.py")
+
+
+CORE = [m for p in CORE_PACKAGES for m in modules_of(p)] + list(CORE_MODULES)
+
+
 @pytest.mark.parametrize("module", CORE)
 def test_the_core_imports_nothing_of_the_web(module: str) -> None:
     web = {m: sorted(imports(m)[1] & WEB) for m in sorted(reached(module))}
     assert {m: found for m, found in web.items() if found} == {}
 
 
+def test_every_package_is_in_a_layer() -> None:
+    packages = {p.name for p in APP.iterdir() if (p / "__init__.py").is_file()}
+    assert packages == set(LAYERS)
+    assert not [p.name for p in APP.glob("*.py") if p.name != "__init__.py"]
+
+
+@pytest.mark.parametrize("package", LAYERS)
+def test_no_package_imports_one_above_it(package: str) -> None:
+    below = set(LAYERS[:LAYERS.index(package) + 1])
+    above = {f"{m} -> {i}" for m in modules_of(package) for i in imports(m)[0]
+             if i.split(".")[1] not in below}
+    assert sorted(above) == []
+
+
 def test_the_check_sees_a_web_import() -> None:
-    """The HTTP face does import Flask: the check above reads what it should."""
-    assert "flask" in imports("answers")[1]
-    assert "answers" in reached("views") and "flask" in imports("views")[1]
+    """The HTTP face does import Flask: the checks above read what they should."""
+    assert "flask" in imports("app.http.answers")[1]
+    assert "app.http.answers" in reached("app.http.views")
+    assert "flask" in imports("app.http.views")[1]
+    assert "app.model.params" in reached("app.core.plan")

@@ -1,5 +1,5 @@
-"""The Model Context Protocol face (app/mcp.py), the protocol part: the official `mcp` SDK's
-client in each of its modes (legacy: the initialize handshake at 2025-11-25; auto: the
+"""The Model Context Protocol face (app/mcp/protocol.py), the protocol part: the official `mcp`
+SDK's client in each of its modes (legacy: the initialize handshake at 2025-11-25; auto: the
 server/discover probe; "2026-07-28": the version pinned, no probe) through a real gunicorn
 and through `flask --app wsgi mcp` on stdio; then raw HTTP for what a client of another
 make, or a hostile one, may send; then the tool errors, with tools put into the table of a
@@ -22,9 +22,9 @@ import pytest
 import requests
 
 from app import create_app
-from app.db import DatabaseUnavailable, QueryFailed
-from app.mcp import MAX_MESSAGE, schema_problem, serve_stdio
-from app.mcp_tools import Tool, ToolRefused
+from app.database.db import DatabaseUnavailable, QueryFailed
+from app.mcp.protocol import MAX_MESSAGE, schema_problem, serve_stdio
+from app.mcp.tools import Tool, ToolRefused
 from tests.conftest import build_database
 from tests.servers import ROOT, Gunicorn, gunicorn
 

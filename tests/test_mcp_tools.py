@@ -1,4 +1,4 @@
-"""The MCP tools (app/mcp_tools.py) answer what the HTTP API answers: each tool's records,
+"""The MCP tools (app/mcp/tools.py) answer what the HTTP API answers: each tool's records,
 groups and figures are compared with the HTTP API's answer to the same question on the same
 rows, on every engine, and with what the rows inserted here say. The calls go through
 POST /mcp as JSON-RPC (the protocol itself, with the official client: test_mcp_protocol.py).
@@ -196,7 +196,7 @@ def test_describe_tells_what_the_index_and_the_records_are(client: FlaskClient) 
 
 
 HOSTILE = [
-    # Refused by the tool's inputSchema (app/mcp.py) before the tool runs.
+    # Refused by the tool's inputSchema (app/mcp/protocol.py) before the tool runs.
     ("read_records", {"collection": "nope"},
      'arguments.collection must be one of "customers", "products"'),
     ("read_records", {"collection": "transactions", "limit": 10**9},

@@ -26,8 +26,8 @@ import pytest
 from flask.testing import FlaskClient
 
 from app import create_app
-from app.config import SHIPPED_SQL_DIR
-from app.queries import QueryFileError
+from app.database.queries import QueryFileError
+from app.ops.config import SHIPPED_SQL_DIR
 from tests.conftest import MakeClient, insert_rows, site_table
 from tests.contract import PAIRS, same_text
 from tests.helpers import Masters, exactly, grouped, in_range, keys, name_of, weighing

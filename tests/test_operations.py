@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from app import create_app
-from app.config import SHIPPED_SQL_DIR
-from app.logs import JsonLines
+from app.ops.config import SHIPPED_SQL_DIR
+from app.ops.logs import JsonLines
 from tests.conftest import build_database
 
 ROWS = [{"id": i, "CustCode": f"C{i}", "CustName": f"PT {i}"} for i in range(1, 6)]

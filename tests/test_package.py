@@ -18,8 +18,9 @@ SCRIPT = textwrap.dedent("""
     import json, sys
     from pathlib import Path
     import app
-    from app import create_app, glossary
-    from app.demo import build_demo_database
+    from app import create_app
+    from app.model import glossary
+    from app.commands.demo import build_demo_database
 
     here = Path.cwd()
     assert not Path(app.__file__).is_relative_to(sys.argv[1]), app.__file__
@@ -47,9 +48,9 @@ def test_a_wheel_installed_in_a_fresh_venv_serves(tmp_path: Path) -> None:
     # The queries and draft-mapping's table of the trade's words.
     shipped = {p.name for p in (ROOT / "sql").iterdir() if p.suffix in (".sql", ".toml")}
     assert {n.removeprefix("app/sql/") for n in names if n.startswith("app/sql/")} == shipped
-    # The pages, the script they share (app/pages.py) and the glossary.
-    assert {"app/static/dashboard.html", "app/static/report.html", "app/static/jembatan.js",
-            "app/glossary.toml"} <= set(names)
+    # The pages, the script they share (app/http/pages.py) and the glossary.
+    assert {"app/http/static/dashboard.html", "app/http/static/report.html",
+            "app/http/static/jembatan.js", "app/model/glossary.toml"} <= set(names)
 
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)

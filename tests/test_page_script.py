@@ -1,4 +1,4 @@
-"""/jembatan.js (app/pages.py): the script the dashboard and the daily report share, served
+"""/jembatan.js (app/http/pages.py): the script the dashboard and the daily report share, served
 beside them under `url_prefix`, open as they are when API keys are configured, as JavaScript
 revalidated by its ETag; each page loads it by a relative URL that reaches it, takes from it
 only what it offers, and defines none of its functions again (the copies that drifted apart
@@ -16,7 +16,7 @@ import pytest
 from app import create_app
 from tests.conftest import build_database
 
-STATIC = Path(__file__).parent.parent / "app" / "static"
+STATIC = Path(__file__).parent.parent / "app" / "http" / "static"
 SHARED = (STATIC / "jembatan.js").read_text(encoding="utf-8")
 PAGES = {"dashboard.html": "/dashboard", "report.html": "/report/2026-03-10"}
 # A definition of a name in JavaScript: a function or class declaration, or a binding of
@@ -65,7 +65,7 @@ def test_no_page_defines_a_shared_function_again(filename):
     # The shared script first, then the page's own: `Jembatan` exists when the page runs.
     assert html.index(f'<script src="{sources[0]}">') < html.index("<script>\n")
     again = definitions(inline) & shared_definitions()
-    assert not again, f"{filename} defines again what app/static/jembatan.js defines: {again}"
+    assert not again, f"{filename} defines again what app/http/static/jembatan.js defines: {again}"
     taken = re.findall(r"const\s*\{([^}]*)\}\s*=\s*Jembatan\s*;", inline)
     assert len(taken) == 1, "each page takes what it shares from Jembatan once"
     names = {n.strip() for n in taken[0].split(",") if n.strip()}

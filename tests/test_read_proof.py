@@ -1,4 +1,4 @@
-"""check-sql proves every read on the site's own records (app/proof.py): a mapping whose
+"""check-sql proves every read on the site's own records (app/core/proof.py): a mapping whose
 values fit but whose reads miss or repeat a record fails, naming the collection, the field,
 the record and the likely cause; a correct mapping passes on every engine."""
 
@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from app import create_app
-from app.collections import COLLECTIONS
-from app.config import SHIPPED_SQL_DIR
+from app.model.collections import COLLECTIONS
+from app.ops.config import SHIPPED_SQL_DIR
 from tests.conftest import FILE_ENGINES, database_settings, own_table, quote
 
 TRANSACTIONS = next(c for c in COLLECTIONS if c.name == "transactions")
@@ -397,7 +397,7 @@ def test_a_record_a_writer_changes_between_the_reads_is_no_finding(tmp_path: Pat
     """The sample read, then the plant's program deletes a voided ticket before the reads
     ask for it: one proof misses it, but a second proof on records sampled afresh finds
     nothing about that field, so neither check-sql nor the first read refuses the mapping."""
-    from app import proof
+    from app.core import proof
     from tests.conftest import build_database
 
     path = build_database(tmp_path / "live.sqlite3", {"transactions": LIVE})

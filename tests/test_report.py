@@ -25,7 +25,7 @@ from zoneinfo import ZoneInfo
 import pytest
 import requests
 
-from app.demo import build_demo_database
+from app.commands.demo import build_demo_database
 from tests.browser import NO_NETWORK, Browser, needs_chromium
 from tests.conftest import build_database, other_zone_than
 from tests.servers import Gunicorn, gunicorn
@@ -233,7 +233,7 @@ def test_a_day_without_data(browser: Browser, tmp_path: Path) -> None:
         pages, text = printed(browser, tmp_path / "empty.pdf")
         assert pages == 1
         assert "No data for 2026-03-12: no weighing and no batch on this day." in text
-        # The weighbridges by the labels the site did not change (app/labels.py's defaults).
+        # The weighbridges by the labels the site did not change (app/model/labels.py's defaults).
         assert ("No weighings on this day: All weighings, Weighing log, Weighbridge 1, "
                 "Weighbridge 2.") in text
         assert "No batches on this day." in text

@@ -19,8 +19,8 @@ import requests
 from flask import Flask
 
 from app import create_app
-from app.collections import COLLECTIONS
-from app.config import SHIPPED_SQL_DIR, ConfigError
+from app.model.collections import COLLECTIONS
+from app.ops.config import SHIPPED_SQL_DIR, ConfigError
 from tests.browser import Browser, needs_chromium
 from tests.conftest import MakeClient, build_database
 from tests.servers import ROOT, gunicorn

@@ -15,7 +15,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from app import create_app
-from app.schemas import Date, JoinedDateTime, Number, Time
+from app.model.schemas import Date, JoinedDateTime, Number, Time
 from tests.conftest import (
     ENGINE_PARAMS,
     MakeClient,

@@ -25,11 +25,11 @@ from urllib.parse import quote as urlquote
 import pytest
 
 from app import create_app
-from app.collections import COLLECTIONS, DATE_PAIRS
-from app.config import SHIPPED_SQL_DIR
-from app.demo import build_demo_database
-from app.queries import parse_file, quote
-from app.tables import column_types
+from app.commands.demo import build_demo_database
+from app.database.queries import parse_file, quote
+from app.model.collections import COLLECTIONS, DATE_PAIRS
+from app.model.tables import column_types
+from app.ops.config import SHIPPED_SQL_DIR
 from tests import mssql
 from tests.conftest import FILE_ENGINES, database_settings
 from tests.contract import expected

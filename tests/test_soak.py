@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from app.demo import build_demo_database
+from app.commands.demo import build_demo_database
 from bench.soak import DEPLOYED, report, run_soak, worker_rss
 from tests.servers import gunicorn
 

@@ -1,4 +1,5 @@
-"""The .sql loader (app/queries.py), the shipped sql/ files, and parameter binding (app/db.py).
+"""The .sql loader (app/database/queries.py), the shipped sql/ files, and parameter binding
+(app/database/db.py).
 
 The loader must refuse a malformed file at start, naming the file and the line, rather than
 let a site's edited copy run something unexpected against the plant's database; and it fills
@@ -14,10 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from app.collections import COLLECTIONS, Collection
-from app.config import SHIPPED_SQL_DIR
-from app.db import FREETDS_TYPED_DATES_FROM, bind, mask_password
-from app.queries import (
+from app.core.summaries import MEASURES
+from app.database.db import FREETDS_TYPED_DATES_FROM, bind, mask_password
+from app.database.queries import (
     QueryFileError,
     convert,
     fill,
@@ -26,9 +26,10 @@ from app.queries import (
     quote,
     without_comments,
 )
-from app.schemas import shape
-from app.summaries import MEASURES
-from app.tables import script
+from app.model.collections import COLLECTIONS, Collection
+from app.model.schemas import shape
+from app.model.tables import script
+from app.ops.config import SHIPPED_SQL_DIR
 from tests.contract import COLLECTIONS as DOCUMENTED
 from tests.contract import PRODUCTION, WEIGHING, columns
 
@@ -594,7 +595,7 @@ def test_bind_untyped_gives_iso_text() -> None:
 
 
 def test_bind_sends_dates_a_driver_cannot_carry_as_unseparated_iso_text() -> None:
-    """FreeTDS encodes a typed date before 1600-03-01 wrongly (app/db.py): such a date goes
+    """FreeTDS encodes a typed date before 1600-03-01 wrongly (app/database/db.py): such a date goes
     as 'YYYYMMDD', which SQL Server reads alike under every DATEFORMAT; later ones stay typed."""
     values = {"start_date": dt.date(1, 1, 1), "end_date": dt.date(1600, 2, 29),
               "on": dt.date(1600, 3, 1), "start_time": dt.time(0, 0), "first_row": 1}

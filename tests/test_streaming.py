@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from app.streaming import Spool
+from app.http.streaming import Spool
 from tests.conftest import build_database
 from tests.servers import gunicorn
 

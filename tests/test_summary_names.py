@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from app.config import SHIPPED_SQL_DIR
+from app.ops.config import SHIPPED_SQL_DIR
 from tests.contract import PAIRS, same_text
 from tests.helpers import Masters, grouped, in_range, keys, weighing
 

@@ -6,7 +6,7 @@ module on free ports and stopped after it.
 The site's tables are made with SQL Server's own types (time(0) to time(7), datetime,
 decimal, float, varchar, nvarchar) and read through the shipped sql/: typed date and time
 parameters at the bounds of `date` (0001-01-01, 9999-12-31) and around 1600-03-01 (before
-which app/db.py sends a date as 'YYYYMMDD' text through FreeTDS; Driver 18 binds every date
+which app/database/db.py sends a date as 'YYYYMMDD' text through FreeTDS; Driver 18 binds every date
 typed), times with and without a fraction, numbers, codes with trailing blanks compared as
 SQL Server compares them. Then, with a real
 gunicorn, a query slower than query_timeout and a server stopped in the middle of a stream,
@@ -36,8 +36,8 @@ import requests
 from flask.testing import FlaskClient
 
 from app import create_app
-from app.config import SHIPPED_SQL_DIR
-from app.tables import column_types
+from app.model.tables import column_types
+from app.ops.config import SHIPPED_SQL_DIR
 from tests.contract import PAIRS, expected
 from tests.mssql import FREETDS, MSODBC18, PLANT_DRIVERS, Kit, require_driver, started
 from tests.servers import Gunicorn, gunicorn, records_before_the_break, stream_cut
@@ -48,7 +48,7 @@ BIG_ROWS = 300_000  # timbangan1: a stream still being read when the server is s
 
 D, T, N = dt.date, dt.time, Decimal
 
-# The site's column types: app/tables.py's SQL Server DDL with each time column of another
+# The site's column types: app/model/tables.py's SQL Server DDL with each time column of another
 # precision (time(0)..time(3) in transactions, time(4)..time(7) in weighing), DECIMALs,
 # varchar codes, and vehicles' expiry in two legacy datetime columns (a date at midnight, a
 # time of day on 1900-01-01).
@@ -553,7 +553,7 @@ def test_a_server_stopped_mid_stream_breaks_the_transfer(server: Kit, driver: st
         assert server.run("resume") == server.printed
         # The first request once the server is back is served: the pooled connection's
         # first error (FreeTDS: HY000 "Unknown error"; Driver 18: 08S01, the link reset)
-        # sends it to a fresh one (app/db.py execute).
+        # sends it to a fresh one (app/database/db.py execute).
         response = requests.get(web.base + "/customers", timeout=30)
         assert response.status_code == 200, web.log()[-3000:]
         assert response.json() == [expected("customers", r) for r in CUSTOMERS]

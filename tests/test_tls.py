@@ -37,7 +37,7 @@ from click.testing import Result
 from flask import Flask
 
 from app import create_app
-from app.config import SHIPPED_SQL_DIR
+from app.ops.config import SHIPPED_SQL_DIR
 from tests.mssql import FREETDS, MSODBC18, Kit, odbc_string, parts, started
 from tests.servers import ROOT
 

@@ -33,8 +33,8 @@ from typing import Any
 import pytest
 import requests
 
-from app.config import SHIPPED_SQL_DIR
-from app.tables import column_types
+from app.model.tables import column_types
+from app.ops.config import SHIPPED_SQL_DIR
 from tests.contract import expected
 from tests.mssql import DRIVERS, FREETDS, MSODBC18, Kit, odbc_string, require_driver, started
 from tests.servers import Gunicorn, free_port
@@ -48,7 +48,7 @@ APP_NAME = "jembatan-tsql-faults"  # APP= (both drivers): Jembatan's sessions on
 
 # A pooled connection's first error once its server has gone (stopped, or stopped and back),
 # as each driver words it here, the first the one a stop between requests gave every time:
-# FreeTDS's HY000 "Unknown error" (app/db.py cannot tell it from a query's own error, so
+# FreeTDS's HY000 "Unknown error" (app/database/db.py cannot tell it from a query's own error, so
 # the query runs once more on a fresh connection) or, when the server's goodbye has reached
 # it first, its 08S01; Driver 18's 08S01 from its TCP provider, the link reset by the peer
 # (10054).

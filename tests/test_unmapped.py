@@ -25,7 +25,7 @@ import requests
 from flask import Flask
 
 from app import create_app
-from app.config import SHIPPED_SQL_DIR
+from app.ops.config import SHIPPED_SQL_DIR
 from tests.browser import Browser, needs_chromium
 from tests.conftest import build_database
 from tests.contract import WEIGHING, expected

@@ -20,8 +20,8 @@ import pytest
 import requests
 
 from app import create_app
-from app.collections import COLLECTIONS
-from app.config import SHIPPED_SQL_DIR
+from app.model.collections import COLLECTIONS
+from app.ops.config import SHIPPED_SQL_DIR
 from tests.conftest import FILE_ENGINES, MakeClient, build_database, database_settings
 from tests.servers import gunicorn, records_before_the_break, stream_cut
 

@@ -18,9 +18,9 @@ from typing import Any
 import openpyxl
 import pytest
 
-from app import xlsx
-from app.collections import COLLECTIONS as SERVED
-from app.schemas import Date, Integer, Number, String, Time
+from app.formats import xlsx
+from app.model.collections import COLLECTIONS as SERVED
+from app.model.schemas import Date, Integer, Number, String, Time
 from tests.contract import COLLECTIONS, columns
 from tests.test_representations import WEIGHINGS
 

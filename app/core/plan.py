@@ -1,0 +1,110 @@
+"""Planning a read from plain values, the same for every face.
+
+The HTTP views (app/http/views.py) and the MCP tools (app/mcp/tools.py) ask a collection's
+`Planner` for what a client asked: all records, a part of them, one record by key, a date
+range, a summary or the feed's read. It checks what it is given (`Invalid`, `Absent`:
+app/model/problems.py) and answers a `Read` (app/core/reads.py), which the runner runs. Filters are
+data here (app/database/filters.py `Filter`); the SQL layer composes them. Nothing here knows HTTP.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ..database.filters import Filter
+from ..formats.encoding import RecordEncoder
+from ..model import params
+from ..model.collections import Collection, QueryName
+from ..model.problems import Absent, Invalid
+from . import summaries
+from .reads import Read, Window
+
+__all__ = ["CLOCK", "Planner"]
+
+# The column of sql/shapes.sql's changes that holds the server's local clock, which the feed
+# compares the stamps with when [site] timezone is not set (app/core/clock.py).
+CLOCK = "feed_now"
+
+
+class Planner:
+    """Plans the reads of one collection (one per collection, built with the app)."""
+
+    def __init__(self, collection: Collection):
+        self.collection = collection
+        self.key_name = "numberrow" if collection.numbered else "ID"
+        self.encoder = RecordEncoder(collection.schema)
+        self.groupable = tuple(summaries.groupable(collection)) if collection.summary else ()
+        # A summary's encoder, made once per `by` asked (a handful in practice).
+        self.summary_encoder: Callable[[tuple[str, ...]], summaries.SummaryEncoder] = (
+            functools.lru_cache(maxsize=64)(
+                functools.partial(summaries.SummaryEncoder, collection)))
+
+    def _read(self, query: QueryName, **read: Any) -> Read:
+        return Read(self.collection.name, query, read.pop("encoder", self.encoder), **read)
+
+    def all(self, filters: Sequence[Filter] = (), fields: Sequence[str] | None = None
+            ) -> Read:
+        """Every record in canonical order (numbered when unfiltered)."""
+        return self._read(QueryName("all"), filters=tuple(filters), fields=fields,
+                          numbered=not filters)
+
+    def part(self, skip: int, size: int, filters: Sequence[Filter] = (),
+             fields: Sequence[str] | None = None) -> Read:
+        """`size` records after the first `skip` in canonical order, counted."""
+        return self._read(QueryName("page"), filters=tuple(filters), fields=fields,
+                          numbered=not filters, window=Window(skip, size, QueryName("count")))
+
+    def one(self, key: str, fields: Sequence[str] | None = None) -> Read:
+        """One record: by its integer ID, or where the collection has no usable key by its
+        1-based position (numberrow) in the canonical order."""
+        c = self.collection
+        absent = f"no {c.name} record with {self.key_name} {key}"
+        if c.numbered:  # the n-th record of the canonical order: a part of one
+            n = params.integer(key, "numberrow", minimum=1)
+            return self._read(QueryName("page"), fields=fields, absent=absent, numbered=True,
+                              window=Window(n - 1, 1))
+        k = params.integer(key, "ID")
+        if abs(k) > params.INT64_MAX:  # no stored ID can be that large: no query needed
+            raise Absent(absent)
+        # A legacy table may repeat an ID: the first record is the answer.
+        return self._read(QueryName("by_key"), values={"key": k}, fields=fields,
+                          absent=absent)
+
+    def range(self, on: str, bounds: Mapping[str, Any], filters: Sequence[Filter] = (),
+              fields: Sequence[str] | None = None,
+              part: tuple[int, int] | None = None) -> Read:
+        """The records between `bounds` (params.date_range) on the `on` pair, all of them
+        or the `part` (skip, size) of them, counted."""
+        self.check_on(on)
+        if part is None:
+            return self._read(QueryName("range", on), values=bounds, filters=tuple(filters),
+                              fields=fields)
+        return self._read(QueryName("range_page", on), values=bounds,
+                          filters=tuple(filters), fields=fields,
+                          window=Window(*part, QueryName("range_count", on)))
+
+    def summary(self, on: str, bounds: Mapping[str, Any], by: Sequence[str] | None = None,
+                filters: Sequence[Filter] = ()) -> Read:
+        """The summary of the records a range would read, per group of `by` (day by
+        default)."""
+        self.check_on(on)
+        groups = summaries.read_by(self.collection, by, self.groupable)
+        return self._read(QueryName("summary", on), encoder=self.summary_encoder(groups),
+                          values=bounds, filters=tuple(filters), by=groups)
+
+    def changes(self, on: str, values: Mapping[str, Any], filters: Sequence[Filter] = (),
+                fields: Sequence[str] | None = None) -> Read:
+        """The feed's read (app/core/feed.py): whole, with the server's clock beside it."""
+        self.check_on(on)
+        return self._read(QueryName("changes", on), values=values, filters=tuple(filters),
+                          fields=fields, whole=True, also=(CLOCK,))
+
+    def check_on(self, on: str) -> None:
+        """`on` must be one of the collection's date pairs."""
+        dates = self.collection.dates
+        if on not in dates:
+            accepted = ", ".join(dates) if dates else "nothing: it has no dates"
+            raise Invalid(f"{self.collection.name} has no date pair {on!r}; on takes "
+                          f"{accepted}", "on")

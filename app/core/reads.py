@@ -1,0 +1,160 @@
+"""The runner: a planned read (`Read`, made by app/core/plan.py) run on the database and answered
+as rows, the same way for every collection and every face.
+
+A part of a read (a `Window`) is counted when asked and read whole; a record by key is read
+whole; a list, a range or a summary is read whole when small, and otherwise answered as an
+open result whose rows are read as they are sent (`Rows.stream`). A site's `records` query
+that lacks a field fails here, before a row is read. Nothing here knows HTTP: the HTTP face
+(app/http/answers.py) and the MCP tools (app/mcp/tools.py) turn `Rows` into their wire forms.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ..database.db import Database, QueryFailed, Result
+from ..database.filters import Filter
+from ..formats.registry import Encoder
+from ..model import params
+from ..model.collections import QueryName
+from ..model.problems import Absent
+
+__all__ = ["WHOLE_ROWS", "Read", "RowEncoder", "Rows", "Runner", "Window"]
+
+# A list or range that ends within its first WHOLE_ROWS records is read whole: a thread and
+# a spool (app/http/streaming.py) only pay for themselves on larger results.
+WHOLE_ROWS = 2000
+
+
+class RowEncoder(Encoder, Protocol):
+    """An encoder that also turns a query's rows into the values sent."""
+
+    def columns_missing(self, columns: Sequence[str]) -> list[str]: ...
+    def values(self, columns: Sequence[str], rows: Sequence[Sequence[Any]],
+               first: int | None = None) -> list[tuple[Any, ...]]: ...
+
+
+@dataclass(frozen=True)
+class Window:
+    """A part of a read: `size` records after the first `skip`, and the query that counts
+    the whole of what it is a part of (None: not counted)."""
+
+    skip: int
+    size: int
+    count: QueryName | None = None
+
+    def values(self) -> dict[str, int]:
+        """Its rows as both ROW_NUMBER bounds and LIMIT/OFFSET (sql/shapes.sql)."""
+        return params.rows(self.skip, self.size)
+
+
+@dataclass(frozen=True)
+class Read:
+    """One read, planned: what is read, with what, and how much of it."""
+
+    collection: str  # whose queries (sql/<collection>.sql)
+    query: QueryName
+    encoder: RowEncoder  # the collection's records, or a summary's groups
+    values: Mapping[str, Any] = field(default_factory=dict)  # bound values (a range's bounds)
+    filters: tuple[Filter, ...] = ()
+    fields: Sequence[str] | None = None  # only these fields, in this order
+    numbered: bool = False  # numberrow counts from the first row read (unfiltered lists)
+    window: Window | None = None  # a part of the read; None: all of it
+    by: tuple[str, ...] = ()  # a summary's groups
+    absent: str = ""  # a read of one record: the message when there is none
+    whole: bool = False  # read whole whatever its size (the feed: its query bounds it)
+    also: tuple[str, ...] = ()  # columns read beside the record (the feed's clock)
+
+    @property
+    def name(self) -> str:
+        """What its records are called where they are named (an Excel sheet)."""
+        return "summary" if self.by else self.collection
+
+    @property
+    def streams(self) -> bool:
+        """Whether its answer may be too large to read whole (a list, range or summary)."""
+        return not (self.absent or self.window or self.whole)
+
+
+@dataclass
+class Rows:
+    """What a read answers: its records' values, read whole, or an open result to stream."""
+
+    read: Read
+    values: list[tuple[Any, ...]] = field(default_factory=list)
+    total: int | None = None  # a counted window: how many records the whole read has
+    stream: Result | None = None  # too large to read whole: read as it is sent
+    first: int | None = None  # a stream's numberrow of its first record
+    also: list[tuple[Any, ...]] = field(default_factory=list)  # Read.also, row by row
+
+
+class Runner:
+    """Runs reads on the app's database (one per app, shared by every collection)."""
+
+    def __init__(self, db: Database):
+        self.db = db
+
+    def run(self, read: Read) -> Rows:
+        """The rows of a read: one record (Absent when none), a window, or all of it."""
+        if read.absent:
+            rows = (self._window(read, params.INT64_MAX) if read.window
+                    else self._rows(read, read.values, limit=1))
+            if not rows.values:
+                raise Absent(read.absent)
+            return rows
+        if read.window is not None:
+            total = (None if read.window.count is None else
+                     self.db.count(read.collection, str(read.window.count), read.values,
+                                   read.filters))
+            return self._window(read, params.INT64_MAX if total is None else total)
+        if read.whole:
+            return self._rows(read, read.values)
+        return self._all(read)
+
+    def ping(self) -> None:
+        """One round trip, for an answer that reads nothing but must still say 503 when the
+        database cannot be reached."""
+        self.db.ping()
+
+    def _window(self, read: Read, total: int) -> Rows:
+        """The records of the read's window of `total` rows; no query beyond the last."""
+        assert read.window is not None
+        counted = None if read.window.count is None else total
+        window = read.window
+        if window.skip >= total or window.skip + window.size > params.INT64_MAX:
+            return Rows(read, total=counted)
+        first = window.skip + 1 if read.numbered else None
+        rows = self._rows(read, {**read.values, **window.values()}, first=first)
+        rows.total = counted
+        return rows
+
+    def _rows(self, read: Read, values: Mapping[str, Any], limit: int | None = None,
+              first: int | None = None) -> Rows:
+        """A result read whole (or its first `limit` rows) before anything is sent."""
+        result = self._checked(read, self.db.execute(
+            read.collection, str(read.query), values, read.filters, read.by))
+        raw = result.all()[:limit]
+        also = [result.columns.index(name) for name in read.also]
+        return Rows(read, read.encoder.values(result.columns, raw, first),
+                    also=[tuple(r[i] for i in also) for r in raw] if also else [])
+
+    def _checked(self, read: Read, result: Result) -> Result:
+        """A site's SQL that lacks a field fails before any row is read, instead of
+        sending records without it."""
+        missing = read.encoder.columns_missing(result.columns)
+        missing += [name for name in read.also if name not in result.columns]
+        if missing:
+            result.close()
+            raise QueryFailed(f"{result.what} returns no column {', '.join(missing)}")
+        return result
+
+    def _all(self, read: Read) -> Rows:
+        """A list, a range or a summary: read whole when small, else left open to stream."""
+        result = self._checked(read, self.db.execute(
+            read.collection, str(read.query), read.values, read.filters, read.by))
+        first = 1 if read.numbered else None
+        if result.read_ahead(WHOLE_ROWS):  # small: read whole, its cursor already closed
+            return Rows(read, read.encoder.values(result.columns, result.all(), first))
+        return Rows(read, stream=result, first=first)

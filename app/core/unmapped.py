@@ -1,0 +1,177 @@
+"""Which served collections are not mapped yet, and why: a collection whose mapping is not
+finished is not served as if it were.
+
+The factory builds one `Unmapped` at start: each collection whose `records` query still has
+a select-list line marked `-- TODO` (draft-mapping's mark of a field left to map) gets a
+`Reason`. Any other check may add one (`Unmapped.add`). The service still starts and the
+other collections keep serving; such a collection keeps its routes, its place in the index
+and its documentation, but `Unmapped.check` refuses each read of it with `NotMapped`, which
+the HTTP face answers as a 503 (app/http/errors.py), /health lists it and the log says it once at
+start. A field given as `NULL AS "field"` without the TODO is the site's decision (no such
+column there): that collection is served.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..database.db import Database, DatabaseUnavailable, QueryFailed
+from ..database.queries import parse_file, todo_fields
+from ..model.collections import Collection
+from . import proof
+
+log = logging.getLogger("jembatan")
+
+NOT_MAPPED = "not mapped yet"
+TODO = "still marked -- TODO"  # the problem of fields a draft left to map
+# The problem of fields the proof found mapped wrong (app/core/proof.py).
+UNPROVEN = "mapped so that a read misses or repeats the site's own records"
+# Records each collection's reads are asked for at its first read: check-sql asks for
+# proof.PROVEN; this is the part that is cheap enough before a request's answer.
+FIRST_READ_RECORDS = 3
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why a collection is not served: some of its fields are not mapped right yet."""
+
+    fields: tuple[str, ...]  # the fields concerned, in the record's order
+    problem: str  # what is wrong with them, words a client may read (no path, no SQL): TODO
+    file: Path  # the mapping file to correct: clients are told its name, the log its path
+
+    def said(self, full_path: bool = False) -> str:
+        """'2 fields still marked -- TODO in transactions.sql: id, vehno'."""
+        n = len(self.fields)
+        where = str(self.file) if full_path else self.file.name
+        return (f"{n} field{'s' if n != 1 else ''} {self.problem} in {where}: "
+                f"{', '.join(self.fields)}")
+
+
+class NotMapped(Exception):
+    """A read of a collection that is not mapped yet (Unmapped.check)."""
+
+    def __init__(self, collection: str, message: str, fields: tuple[str, ...]):
+        super().__init__(message)
+        self.collection, self.message, self.fields = collection, message, fields
+
+
+class Unmapped:
+    """The served collections that are not mapped yet, each with its reasons."""
+
+    def __init__(self) -> None:
+        self._reasons: dict[str, list[Reason]] = {}
+
+    def add(self, collection: str, reason: Reason) -> None:
+        """Mark `collection` not mapped yet for `reason` (one more, if it has some)."""
+        self._reasons.setdefault(collection, []).append(reason)
+
+    def __bool__(self) -> bool:
+        return bool(self._reasons)
+
+    def __contains__(self, collection: object) -> bool:
+        return collection in self._reasons
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._reasons)
+
+    def reasons(self, collection: str) -> tuple[Reason, ...]:
+        return tuple(self._reasons.get(collection, ()))
+
+    def fields(self, collection: str) -> list[str]:
+        """Every field some reason names, each once, in the order the reasons name them."""
+        return list(dict.fromkeys(f for r in self.reasons(collection) for f in r.fields))
+
+    def by_collection(self) -> dict[str, list[str]]:
+        """{collection: its fields}, as /health lists them."""
+        return {c: self.fields(c) for c in self._reasons}
+
+    def message(self, collection: str) -> str:
+        """What a client is told for each read of `collection`."""
+        said = "; ".join(r.said() for r in self.reasons(collection))
+        return (f"{collection} is {NOT_MAPPED}: {said}. Its records are not served until "
+                f"the operator maps those fields, runs `flask --app wsgi check-sql "
+                f"{collection}` and restarts Jembatan.")
+
+    def check(self, collection: str) -> None:
+        """Nothing when `collection` may be read; else NotMapped, saying why."""
+        if collection in self._reasons:
+            raise NotMapped(collection, self.message(collection),
+                            tuple(self.fields(collection)))
+
+    def warn(self) -> None:
+        """One WARNING line per collection not mapped yet: the file, the fields, what to do."""
+        for collection, reasons in self._reasons.items():
+            log.warning("%s is %s: %s. Every route of %s answers 503 until they are mapped: "
+                        "write each one's column or expression (or keep its NULL and drop "
+                        "the TODO where the site has no such column), run `flask --app wsgi "
+                        "check-sql %s`, then restart Jembatan", collection, NOT_MAPPED,
+                        "; ".join(r.said(full_path=True) for r in reasons), collection,
+                        collection)
+
+
+
+def left_to_map(path: Path, c: Collection) -> tuple[str, ...]:
+    """The fields of `c` that a `records` query of its file (any dialect's text) still marks
+    `-- TODO`, in the record's order."""
+    marked = {f for block in parse_file(path) if block.name == "records"
+              for f in todo_fields(block.text)}
+    return tuple(f for f in c.fields if f in marked)
+
+
+def from_mapping(files: dict[str, Path], collections: Sequence[Collection]) -> Unmapped:
+    """The collections whose mapping file (by name in `files`) still has TODO lines."""
+    unmapped = Unmapped()
+    for c in collections:
+        if todo := left_to_map(files[c.name], c):
+            unmapped.add(c.name, Reason(todo, TODO, files[c.name]))
+    return unmapped
+
+
+class Proving:
+    """Each served collection's reads proven on a few of its own records (app/core/proof.py)
+    once per process, at the first request of that collection: one that misses or repeats
+    a record is marked not mapped yet (its routes answer 503) and the log says why. While
+    the database cannot be reached nothing is decided: the next request tries again; a
+    read that fails on the way (a query the site mapped wrong) leaves it served unproven,
+    each read answering its own error."""
+
+    def __init__(self, db: Database, collections: Sequence[Collection],
+                 files: dict[str, Path], unmapped: Unmapped):
+        self.db, self.files, self.unmapped = db, files, unmapped
+        self.pending = {c.name: c for c in collections if c.name not in unmapped}
+        self.lock = threading.Lock()
+
+    def ensure(self, collection: str) -> None:
+        """Prove `collection` unless it is proven (or marked) already."""
+        if collection not in self.pending:
+            return
+        with self.lock:  # one proof at a time; the others wait for its verdict
+            c = self.pending.get(collection)
+            if c is None:
+                return
+            try:
+                findings = proof.confirmed(self.db, c, records=FIRST_READ_RECORDS)
+            except DatabaseUnavailable:
+                return  # the request's own read answers 503; the next one tries again
+            except QueryFailed:  # records itself fails: each read says so (check-sql too)
+                del self.pending[collection]
+                return
+            del self.pending[collection]
+            if failed := [f for f in findings if not f.field]:  # a read itself failed
+                log.info("%s is served unproven: a read failed while proving it (%s); "
+                         "run `flask --app wsgi check-sql %s`", collection, failed[0].cause,
+                         collection)
+                return
+            if findings:
+                fields = tuple(dict.fromkeys(f.field for f in findings))
+                self.unmapped.add(collection, Reason(fields, UNPROVEN, self.files[collection]))
+                log.warning("%s is %s: proven on %d of its records at its first read, %s. "
+                            "Every route of %s answers 503: run `flask --app wsgi check-sql "
+                            "%s` for every finding, correct the mapping, then restart "
+                            "Jembatan", collection, NOT_MAPPED, FIRST_READ_RECORDS,
+                            "; ".join(proof.lines(findings)), collection, collection)
+

@@ -1,0 +1,619 @@
+"""The query runner: one connection per worker thread, named queries, streamed results.
+
+`sqlite3` serves the embedded SQLite file; pyodbc (imported only when `database.odbc` is
+set) serves SQL Server and any other ODBC source. Both are DB-API 2.0 with `?` placeholders.
+Driver errors never leave this module raw: they become DatabaseUnavailable (503) or
+QueryFailed (500), whose messages hold no SQL, driver text or connection string.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import itertools
+import logging
+import math
+import re
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from operator import itemgetter
+from typing import Any
+
+from ..ops.config import DatabaseSettings
+from ..ops.metrics import Metrics
+from .filters import Filter
+from .queries import Queries, Where, kind_of
+
+log = logging.getLogger("jembatan.db")
+
+FETCH_SIZE = 500  # rows per fetchmany: large enough to amortise the call, small in memory
+COUNTS_KEPT = 256  # counts remembered per connection (one per collection and range asked)
+
+
+class DatabaseUnavailable(Exception):
+    """Unreachable, connection lost, busy or timed out: the client may retry (503)."""
+
+    retry_after = 5  # seconds a client should wait, sent as Retry-After
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+class ValueRefused(Exception):
+    """The database could not compare a filter's value with its column (SQLSTATE class 22,
+    a data exception: 2**40 against a PostgreSQL integer column, say): the client's value
+    does not fit this site's column, a 400."""
+
+
+class QueryFailed(Exception):
+    """The database refused a query (a site's SQL that does not fit its tables): a 500.
+
+    `detail` holds the database's own words, for the log and `check-sql`, never a client."""
+
+    def __init__(self, message: str, detail: str = ""):
+        super().__init__(message)
+        self.detail = detail or message
+
+
+def mask_password(text: str) -> str:
+    """Hide PWD=... and Password=... in a connection string or a driver message."""
+    # A braced value may hold ';' and '}}' (an escaped '}'): mask up to the closing brace.
+    return re.sub(r"(?i)\b(pwd|password)\s*=\s*(\{(?:[^}]|\}\})*\}|[^;]*)", r"\1=***", text)
+
+
+# FreeTDS (1.3, and its master today) works out a typed date's day number with C's
+# truncating division, which is right only from 1600-03-01 on: date(1, 1, 1) leaves it as day
+# 0xFFFFFF, past 9999-12-31 (day 3,652,058), which Babelfish reads as 45935-06-17 and no SQL
+# Server date can hold; 1582-01-01 arrives as 1582-01-02. Its text-to-date conversion
+# ('0001-01-01' becomes 2001-01-01) is no better.
+FREETDS_TYPED_DATES_FROM = dt.date(1600, 3, 1)
+
+
+def bind(values: Mapping[str, Any], names: tuple[str, ...], typed: bool,
+         typed_dates_from: dt.date = dt.date.min) -> tuple[Any, ...]:
+    """The parameters of one query, in placeholder order.
+
+    Over ODBC dates and times go as typed `date`/`time` parameters: SQL Server parses a
+    string date by the session's DATEFORMAT, and under `SET DATEFORMAT dmy` '2026-11-05'
+    would be 11 May. SQLite has no date type and stores ISO text, which compares in order.
+    A date before `typed_dates_from` (one the driver cannot send typed) goes as 'YYYYMMDD',
+    the one text form SQL Server reads alike under every DATEFORMAT and LANGUAGE; compared
+    with a date it is converted to one, by type precedence.
+    """
+    out = []
+    for name in names:
+        value = values[name]
+        if not typed and isinstance(value, dt.date | dt.time):
+            value = value.isoformat()
+        elif type(value) is dt.date and value < typed_dates_from:
+            value = f"{value.year:04d}{value.month:02d}{value.day:02d}"
+        out.append(value)
+    return tuple(out)
+
+
+SQL_ATTR_LOGIN_TIMEOUT = 103  # ODBC's connect-time limit; pyodbc's timeout= sets others too
+
+
+class _Watchdog:
+    """Cancels ODBC statements that run past their deadline, from one thread of its own.
+
+    Drivers differ: SQL Server's honours a query timeout, PostgreSQL's refuses the attribute
+    and SQLite's ignores it; SQLCancel from another thread works on all three.
+
+    SQLCancel is the one call ODBC allows on a statement that another thread is running; it
+    must not outlive the statement, though. pyodbc lets go of the GIL both in cancel() and in
+    close() (SQLFreeHandle), so a cancel still under way while the statement's thread closes
+    its cursor would use a freed handle inside the driver: `done` waits for it to end. (Even
+    then psqlODBC under unixODBC 2.3 can crash when cancels keep landing on a fetch that runs
+    in another thread, as a loop of them shows; a deadline fires rarely, once a statement.)
+    """
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._watched: dict[int, tuple[float, Any]] = {}
+        self._fired: set[int] = set()
+        self._cancelling: set[int] = set()  # tokens whose cancel() is running now
+        self._tokens = itertools.count()
+        self._thread: threading.Thread | None = None
+        self._wakes_at = float("inf")  # when the thread next looks, unless woken sooner
+
+    def watch(self, seconds: float, cursor: Any) -> int:
+        with self._cond:
+            token = next(self._tokens)
+            deadline = time.monotonic() + seconds
+            self._watched[token] = (deadline, cursor)
+            if self._thread is None:  # started in the worker process, after gunicorn forks
+                self._thread = threading.Thread(target=self._run, name="query watchdog",
+                                                daemon=True)
+                self._thread.start()
+            # Wake the thread only for a deadline before the time it will look anyway: a
+            # stream watches each fetch, and waking a thread per batch costs real time.
+            if deadline < self._wakes_at:
+                self._wakes_at = deadline
+                self._cond.notify_all()  # all: threads in done() wait on it too
+            return token
+
+    def done(self, token: int) -> bool:
+        """Stop watching; True if the statement was cancelled for running too long. Returns
+        only once no cancel() of it is running: the cursor may be closed next."""
+        with self._cond:
+            self._watched.pop(token, None)
+            while token in self._cancelling:
+                self._cond.wait()
+            fired = token in self._fired
+            self._fired.discard(token)
+            return fired
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                now = time.monotonic()
+                expired = [(t, c) for t, (d, c) in self._watched.items() if d <= now]
+                for token, _ in expired:
+                    del self._watched[token]
+                    self._fired.add(token)
+                    self._cancelling.add(token)
+                if not expired:
+                    self._wakes_at = min((d for d, _ in self._watched.values()),
+                                         default=float("inf"))
+                    self._cond.wait(None if self._wakes_at == float("inf")
+                                    else self._wakes_at - now)
+                    continue
+            for token, cursor in expired:
+                try:
+                    cursor.cancel()
+                except Exception as exc:  # the statement may have just finished
+                    log.debug("cancel failed: %s", exc)
+                finally:
+                    with self._cond:
+                        self._cancelling.discard(token)
+                        self._cond.notify_all()
+
+
+class _Connection:
+    """One DB-API connection of one thread, with what the runner needs to know about it."""
+
+    def __init__(self, raw: Any, dialect: str | None, typed: bool,
+                 typed_dates_from: dt.date = dt.date.min):
+        self.raw = raw
+        self.dialect = dialect  # which `-- dialect:` variant applies, None for the main text
+        self.typed = typed
+        self.typed_dates_from = typed_dates_from  # earlier dates go as text (see bind)
+        self.deadline = float("inf")  # for sqlite3's progress handler
+        self.used = False  # has served a query: a failure may mean it went stale
+        self.broken = False  # lost or unusable: the next request reconnects
+        self.detached = False  # given up by its thread while a stream still reads from it
+        # (stem, name, values) -> (database version, count); see Database.count
+        self.counts: dict[tuple[Any, ...], tuple[Any, int]] = {}
+        self.versioned = True  # until database.version answers NULL on this connection
+
+    def close(self) -> None:
+        try:
+            self.raw.close()
+        except Exception:  # closing a broken connection can fail; it is gone either way
+            pass
+
+
+class Result:
+    """An executed query: its column names and its rows in batches; close() when done."""
+
+    def __init__(self, db: Database, conn: _Connection, cursor: Any, what: str,
+                 values: Mapping[str, Any]):
+        self._db, self._conn, self._cursor, self.what = db, conn, cursor, what
+        self._values = values
+        self._started = time.monotonic()
+        self._closed = False
+        self.columns: tuple[str, ...] = tuple(map(itemgetter(0), cursor.description or ()))
+        self._ahead: list[list[tuple[Any, ...]]] = []  # batches read before they are asked
+        self.ended = False  # the last row has been read
+
+    @property
+    def connection(self) -> _Connection:
+        return self._conn
+
+    def _fetch(self) -> list[tuple[Any, ...]]:
+        with self._db.deadline(self._conn, self._cursor) as timed_out:
+            try:
+                return self._cursor.fetchmany(FETCH_SIZE)
+            except Exception as exc:
+                fired = timed_out()  # first: it waits for a cancel still running (_Watchdog)
+                self.close()
+                raise self._db.failure(exc, self.what, self._conn, fired) from None
+
+    def read_ahead(self, rows: int) -> bool:
+        """Read now, until `rows` rows are held or the result ends; whether it ended.
+
+        A failure here is still an error response (503), not a stream that breaks off."""
+        held = sum(map(len, self._ahead))
+        while not self.ended and held < rows:
+            batch = self._fetch()
+            if not batch:
+                self.ended = True
+                break
+            self._ahead.append(batch)
+            held += len(batch)
+        return self.ended
+
+    def batches(self) -> Iterator[list[tuple[Any, ...]]]:
+        try:
+            while self._ahead:
+                yield self._ahead.pop(0)
+            while not self.ended:
+                rows = self._fetch()
+                if not rows:
+                    break
+                yield rows
+        finally:
+            self.close()
+
+    def all(self) -> list[tuple[Any, ...]]:
+        return [row for batch in self.batches() for row in batch]
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            took = time.monotonic() - self._started
+            if self._db.metrics is not None:
+                self._db.metrics.query(kind_of(self.what.partition(".")[2]), took)
+            if 0 < self._db.slow_query < took:
+                log.warning("slow query %s took %.2f s, parameters %s", self.what, took,
+                            {k: str(v) for k, v in self._values.items()})
+        try:
+            self._cursor.close()
+        except Exception:  # a dead connection's cursor may fail to close; nothing to do
+            pass
+        if self._conn.detached:  # its thread moved on to a new connection: ours to close
+            self._conn.close()
+
+    def abandon(self) -> None:
+        """The request is over but a reader still holds this result's connection: let the
+        request thread connect afresh, and the reader close the old connection when done."""
+        self._db.detach(self._conn)
+
+
+class Database:
+    """Runs named queries; the single place connections are made and errors classified."""
+
+    def __init__(self, settings: DatabaseSettings, queries: Queries, slow_query: float = 0,
+                 metrics: Metrics | None = None):
+        self.settings = settings
+        self.queries = queries
+        self.slow_query = slow_query  # seconds; a query that takes longer is logged
+        self.metrics = metrics
+        self._local = threading.local()
+        self._watchdog = _Watchdog()
+        if settings.odbc:
+            self.kind = "odbc"
+            self.describe = "ODBC " + mask_password(settings.odbc)
+        else:
+            self.kind = "sqlite3"
+            self.describe = f"SQLite {settings.sqlite}"
+            # Refuse at start rather than answer 503 forever (and never create an empty file).
+            if not settings.sqlite.is_file():
+                raise FileNotFoundError(
+                    f"database.sqlite: {settings.sqlite} does not exist. Create the demo "
+                    f"database with `flask --app wsgi demo-db`, or set JEMBATAN_SQLITE or "
+                    f"database.sqlite to an existing SQLite file.")
+
+    # -- connections ---------------------------------------------------------------------
+
+    def _connect(self) -> _Connection:
+        if self.kind == "sqlite3":
+            uri = self.settings.sqlite.resolve().as_uri() + "?mode=ro"
+            # check_same_thread=False: a stream's reader thread uses the request's connection
+            # while the request thread only sends the spooled bytes.
+            raw = sqlite3.connect(uri, uri=True, isolation_level=None,
+                                  timeout=self.settings.connect_timeout,
+                                  check_same_thread=False)
+            conn = _Connection(raw, "sqlite", typed=False)
+            # sqlite3 has no statement timeout: abort a step that runs past the deadline.
+            raw.set_progress_handler(lambda: time.monotonic() > conn.deadline, 10_000)
+            return conn
+        import pyodbc  # only here: the pyodbc wheel needs the system's libodbc
+
+        # ODBC counts whole seconds, and 0 means no limit: round up.
+        raw = pyodbc.connect(self.settings.odbc, autocommit=True, readonly=True, attrs_before={
+            SQL_ATTR_LOGIN_TIMEOUT: math.ceil(self.settings.connect_timeout)})
+        try:  # the driver's own query timeout where it has one (SQL Server's); see _Watchdog
+            raw.timeout = math.ceil(self.settings.query_timeout)
+        except pyodbc.Error:
+            pass
+        dbms = str(raw.getinfo(pyodbc.SQL_DBMS_NAME) or "")
+        driver = str(raw.getinfo(pyodbc.SQL_DRIVER_NAME) or "")
+        return _Connection(raw, dialect_of(dbms), typed=True,
+                           typed_dates_from=FREETDS_TYPED_DATES_FROM
+                           if driver.startswith("libtdsodbc") else dt.date.min)
+
+    def _connection(self) -> _Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None and conn.broken:
+            conn.close()
+            conn = self._local.conn = None
+        if conn is None:
+            try:
+                conn = self._connect()
+            except Exception as exc:
+                reason = _unavailable_reason(exc)  # "login failed" says what to mend
+                if reason in (None, "connection lost", "query timed out"):
+                    reason = "cannot connect to the database"
+                log.error("cannot connect to %s: %s (%s)", self.describe, reason,
+                          mask_password(str(exc)))
+                if self.metrics is not None:
+                    self.metrics.database_error(reason)
+                raise DatabaseUnavailable(reason) from None
+            self._local.conn = conn
+        return conn
+
+    def detach(self, conn: _Connection) -> None:
+        """This thread stops using `conn` (a stream's reader still does)."""
+        conn.detached = True
+        if getattr(self._local, "conn", None) is conn:
+            self._local.conn = None
+
+    @contextlib.contextmanager
+    def deadline(self, conn: _Connection, cursor: Any) -> Iterator[Callable[[], bool]]:
+        """Bound one database call by query_timeout; yields "did it time out?"."""
+        seconds = self.settings.query_timeout
+        if not conn.typed:  # sqlite3: its progress handler checks the deadline
+            conn.deadline = time.monotonic() + seconds
+            yield lambda: False
+            return
+        token = self._watchdog.watch(seconds, cursor)
+        fired = False
+
+        def timed_out() -> bool:
+            nonlocal fired
+            fired = fired or self._watchdog.done(token)
+            return fired
+        try:
+            yield timed_out
+        finally:
+            timed_out()
+
+    def failure(self, exc: Exception, what: str, conn: _Connection,
+                timed_out: bool = False, will_retry: bool = False) -> Exception:
+        """Classify a driver error, log it with its detail, return what to raise instead.
+
+        `will_retry`: the query will run again on a fresh connection, so an error that
+        looks like the query's own is not yet counted as one (see execute)."""
+        reason = "query timed out" if timed_out else _unavailable_reason(exc)
+        detail = mask_password(str(exc))
+        if reason is None and will_retry:
+            log.warning("query %s failed on a connection that had served before, trying a "
+                        "fresh one: %s", what, detail)
+            conn.broken = True
+            return QueryFailed(f"query {what} failed", detail)
+        if self.metrics is not None:
+            self.metrics.database_error(reason)
+        if reason is None:
+            log.error("query %s failed: %s", what, detail)
+            return QueryFailed(f"query {what} failed", detail)
+        log.warning("query %s: %s (%s)", what, reason, detail)
+        # A cancelled query leaves the connection usable on most drivers; where it does not
+        # (FreeTDS gives up on the link when the server is slow to answer the cancel), the
+        # next query finds it lost and runs again on a fresh one (execute).
+        if reason != "query timed out":
+            conn.broken = True
+        return DatabaseUnavailable(reason)
+
+    # -- queries -------------------------------------------------------------------------
+
+    def execute(self, stem: str, name: str, values: Mapping[str, Any] | None = None,
+                filters: Sequence[Filter] = (), by: tuple[str, ...] = (),
+                table: tuple[str, ...] = ()) -> Result:
+        """Run `name` of sql/<stem>.sql, with `filters` if any (composed into its text here,
+        app/database/queries.py Where), a summary's groups `by`, or the site's `table` (schema,
+        name) it reads; the rows are read from the Result as they are used.
+
+        A query that fails on a connection that has served before, other than by running
+        too long or by refusing a filter's value, runs once more on a fresh connection,
+        whatever the driver called the failure: after a database restart FreeTDS's first
+        error on a pooled connection is HY000 "Unknown error", not a lost link. If the fresh
+        connection cannot be made or is lost too, the answer is 503; only an error that
+        repeats on a fresh, working connection is the query's own (500).
+        """
+        what = f"{stem}.{name}"
+        where = Where.of(filters)
+        if where is not None:
+            values = {**(values or {}), **where.values}
+        while True:
+            conn = self._connection()
+            query = self.queries.get(stem, name, conn.dialect, where, by, table)
+            params = bind(values or {}, query.params, conn.typed, conn.typed_dates_from)
+            cursor = None
+            error: Exception | None = None
+            try:
+                cursor = conn.raw.cursor()
+            except Exception as exc:  # only a closed or dead connection refuses a cursor
+                log.warning("query %s: no cursor (%s)", what, mask_password(str(exc)))
+                conn.broken = True
+                error = DatabaseUnavailable("connection lost")
+            if cursor is not None:
+                with self.deadline(conn, cursor) as timed_out:
+                    try:
+                        cursor.execute(query.sql, params)
+                    except Exception as exc:
+                        if where is not None and _sqlstate(exc).startswith("22"):
+                            error = ValueRefused(f"query {what} refused a filter value: "
+                                                 f"{mask_password(str(exc))}")
+                        else:
+                            error = self.failure(exc, what, conn, timed_out(), conn.used)
+            if error is None:
+                conn.used = True
+                return Result(self, conn, cursor, what, values or {})
+            if cursor is not None:
+                try:
+                    cursor.close()
+                except Exception:  # the error that matters is the one being raised
+                    pass
+            if conn.used and conn.broken:
+                log.info("query %s: reconnecting and trying once more", what)
+                continue  # with a new connection, whose failure is final
+            raise error
+
+    def scalar(self, stem: str, name: str, values: Mapping[str, Any] | None = None,
+               filters: Sequence[Filter] = ()) -> int:
+        """The first column of the first row as an integer (counts; ODBC may send text)."""
+        return _first_int(self.execute(stem, name, values, filters).all())
+
+    def count(self, stem: str, name: str, values: Mapping[str, Any] | None = None,
+              filters: Sequence[Filter] = ()) -> int:
+        """A count query's answer, kept per connection for as long as the database's version
+        (database.version) stays the same.
+
+        Every page carries its total (X-Pagination), and on SQLite a COUNT(*) of a million
+        rows takes about 2 ms, a tenth of a deep page. SQLite's data_version changes as soon
+        as another connection commits, so a kept count is never stale. The version is read
+        before the count: a commit in between makes the next request count again. Where the
+        main text answers NULL (SQL Server, PostgreSQL), the count runs every time, and the
+        version is not asked again on that connection.
+        """
+        if not self._connection().versioned:  # its version query answered NULL before
+            return self.scalar(stem, name, values, filters)
+        found = self.execute("database", "version")
+        conn, rows = found.connection, found.all()
+        version = rows[0][0] if rows else None
+        if version is None:
+            conn.versioned = False  # no round trip for it again on this connection
+            return self.scalar(stem, name, values, filters)
+        key = (stem, name, tuple(sorted((values or {}).items())), tuple(filters))
+        kept = conn.counts.get(key)
+        if kept is not None and kept[0] == version:
+            return kept[1]
+        result = self.execute(stem, name, values, filters)
+        total = _first_int(result.all())
+        if result.connection is conn:  # not a connection made afresh in between
+            if len(conn.counts) >= COUNTS_KEPT:
+                del conn.counts[next(iter(conn.counts))]  # the oldest
+            conn.counts[key] = (version, total)
+        return total
+
+    def dialect(self) -> str | None:
+        """The `-- dialect:` whose texts this database runs (None: the main texts)."""
+        return self._connection().dialect
+
+    def ping(self) -> None:
+        """One round trip to the server, for /health."""
+        self.execute("database", "ping").all()
+
+
+def dialect_of(dbms: str) -> str | None:
+    """The `-- dialect:` an ODBC source runs, by the name it gives itself (SQL_DBMS_NAME):
+    SQLite's and PostgreSQL's where a text needs one, else the main texts (SQL Server)."""
+    name = dbms.lower()
+    return next((d for d in ("sqlite", "postgresql") if name.startswith(d)), None)
+
+
+def _first_int(rows: list[tuple[Any, ...]]) -> int:
+    return int(rows[0][0]) if rows and rows[0][0] is not None else 0
+
+
+def _sqlstate(exc: Exception) -> str:
+    """The SQLSTATE of an ODBC error (pyodbc puts it first), else ''."""
+    return exc.args[0] if exc.args and isinstance(exc.args[0], str) else ""
+
+
+def _message(exc: Exception) -> str:
+    """The driver's words of an ODBC error (pyodbc puts them second), else ''."""
+    return str(exc.args[1]) if len(exc.args) > 1 else ""
+
+
+def _native_errors(exc: Exception) -> list[int]:
+    """The server's (or driver's) native error numbers in a pyodbc message: each diagnostic
+    record ends "... (18456) (SQLDriverConnect)"."""
+    return [int(n) for n in re.findall(r"\((-?\d+)\)\s*\(SQL\w+\)", _message(exc))]
+
+
+# Why a database error is the database's state (503, the reason in /health, the log and the
+# metrics) rather than the query's own (500), in three tables: first by the driver's words
+# where only words tell the cause (MESSAGE_REASONS: TLS), then by the native error number
+# (SQL Server's own, which both FreeTDS and Microsoft's ODBC Driver 17/18 pass on, and
+# FreeTDS's library numbers), then by SQLSTATE; anything else is the query's. The FreeTDS
+# and Driver 18 rows marked in docs/operations.md ("When the database is in trouble") were
+# seen on the T-SQL server of the tests; SQL
+# Server's other numbers are from its documentation (no SQL Server on these machines).
+NATIVE_REASONS: dict[int, str] = {
+    18456: "login failed",  # Login failed for user
+    18452: "login failed",  # the login is from an untrusted domain
+    4060: "cannot open the database",  # the login's database does not exist or is offline
+    911: "cannot open the database",  # no database of that name (USE, or Babelfish's login)
+    233: "connection lost",  # no process is on the other end of the pipe
+    10053: "connection lost", 10054: "connection lost",  # reset by the peer
+    10060: "connection lost", 10061: "connection lost",  # timed out, refused
+    # FreeTDS's own numbers for a failed link, its EXCOMM class (src/tds/util.c): out of
+    # sync, connection failed, read failed, write failed, no socket, unreachable,
+    # unexpected EOF (a server stopped under a query), bad token, out-of-band, close failed
+    **dict.fromkeys((20001, 20002, 20004, 20006, 20008, 20009, 20017, 20020, 20022, 20056),
+                    "connection lost"),
+    20003: "query timed out",  # FreeTDS: the server did not answer in time
+    -2: "query timed out",  # SQL Server's client-side timeout
+    1205: "database busy",  # chosen as a deadlock victim
+    701: "database busy", 8645: "database busy",  # out of memory, memory grant timeout
+    17809: "database busy",  # the server's connection limit
+    40613: "database busy", 40197: "database busy", 40501: "database busy",  # unavailable
+    49918: "database busy", 49919: "database busy", 49920: "database busy",  # throttled
+}
+STATE_REASONS: dict[str, str] = {
+    "HYT00": "query timed out", "HYT01": "query timed out", "HY008": "query timed out",
+    "57014": "query timed out",  # PostgreSQL's cancel
+    "08": "connection lost",  # the whole class: cannot connect, link failure, ...
+    "57P": "connection lost",  # PostgreSQL: the server is shutting down or restarting
+    "HY117": "connection lost", "IM002": "connection lost",
+    "40001": "database busy", "40P01": "database busy",  # deadlock victim: worth a retry
+    "53300": "database busy",  # PostgreSQL: too many connections
+    "28000": "login failed", "28P01": "login failed",
+}
+# What a driver says only in words (Driver 18's native number is -1 or 20, FreeTDS's 0): the
+# TLS handshake's failures, each with what to change. Searched first, in this order, in the
+# message, case-insensitive. Driver 18 (OpenSSL) names the cause (a server limited to TLS
+# 1.0 fails on its SHA-1 signatures, whatever Encrypt= says); FreeTDS (GnuTLS) has one
+# text for every failed handshake (a certificate not trusted, a name it lacks, a server
+# without TLS, an `encryption` value it does not know) and gives no cause; it says the same
+# of a host name it cannot resolve and of Driver 18's `Server=host,port` form.
+MESSAGE_REASONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern, re.IGNORECASE), reason) for pattern, reason in (
+        (r"certificate verify failed:subject name does not match host name",
+         "the server's certificate is for other names: connect by a name it holds or set "
+         "HostNameInCertificate to one"),
+        (r"certificate verify failed",
+         "the server's certificate is not trusted: install its CA on this host or set "
+         "TrustServerCertificate=yes"),
+        (r"legacy sigalg disallowed or unsupported",
+         "the server speaks only TLS older than 1.2: give it its TLS 1.2 update "
+         "(KB3135244), or allow TLS 1.0 for Jembatan with OPENSSL_CONF"),
+        (r"Encryption not supported on SQL Server",
+         "the server does not support encryption: set Encrypt=no or enable TLS on the "
+         "server"),
+        (r"\[FreeTDS\]\[SQL Server\]Unable to connect to data source",
+         "FreeTDS could not connect: check Server= (a name this host resolves, the port in "
+         "Port=) and its encryption settings (encryption, ca file, host name)"),
+    ))
+
+
+def _unavailable_reason(exc: Exception) -> str | None:
+    """A short reason when the error is the database's state, None when it is the query's."""
+    if isinstance(exc, sqlite3.Error):
+        name = getattr(exc, "sqlite_errorname", "")
+        if name == "SQLITE_INTERRUPT":
+            return "query timed out"
+        if name in ("SQLITE_BUSY", "SQLITE_LOCKED"):
+            return "database busy"
+        if name in ("SQLITE_ERROR", "SQLITE_RANGE", "SQLITE_MISMATCH") or isinstance(
+                exc, sqlite3.ProgrammingError | sqlite3.InterfaceError):
+            return None
+        return "database file unreadable"
+    text = _message(exc)
+    for pattern, reason in MESSAGE_REASONS:
+        if pattern.search(text):
+            return reason
+    for number in _native_errors(exc):
+        if number in NATIVE_REASONS:
+            return NATIVE_REASONS[number]
+    state = _sqlstate(exc)
+    for prefix in (state, state[:3], state[:2]):
+        if prefix in STATE_REASONS:
+            return STATE_REASONS[prefix]
+    return None

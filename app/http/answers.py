@@ -1,0 +1,212 @@
+"""The HTTP face of a read: the runner's rows (app/core/reads.py) as a response in the format the
+client asked for (app/formats/registry.py).
+
+A record, a page or a small list is sent whole, a page with its pagination headers and
+Link, a record and a page with a strong ETag (304 when the client has it); a large list,
+range or summary is streamed, read at the database's pace into a spool (app/http/streaming.py);
+HEAD of a list reads nothing. A download has its file name, and every answer says how many
+records it sent (for the access line and the metrics, app/ops/logs.py `Counted`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from flask import Response, request, url_for
+from werkzeug.datastructures import MIMEAccept
+from werkzeug.http import parse_accept_header
+
+from ..core import feed
+from ..core.plan import Planner
+from ..core.reads import Read, Runner
+from ..database.db import Database
+from ..database.filters import Filter
+from ..formats import registry as formats
+from ..formats.registry import Format, Writer
+from ..model.schemas import ValueMisfit
+from ..ops import logs
+from ..ops.config import FeedSettings
+from ..ops.logs import Counted
+from . import errors
+from .streaming import SpooledStream
+
+__all__ = ["Answers", "Paging"]
+
+MEDIA_TYPES = [f.media_type for f in formats.FORMATS.values()]
+BY_MEDIA_TYPE = {f.media_type: f for f in formats.FORMATS.values()}
+
+
+@dataclass(frozen=True)
+class Paging:
+    """How a page of a read is told and linked: its number and size, the argument that
+    carries a link's page number, and the arguments its links write first."""
+
+    page: int
+    size: int
+    page_arg: str = "pagenumber"
+    links: Mapping[str, Any] = field(default_factory=dict)
+
+
+class Answers:
+    """Runs reads and answers them over HTTP (one per app)."""
+
+    def __init__(self, runner: Runner):
+        self.runner = runner
+
+    def answer(self, read: Read, format: str | None, filename: str,
+               paging: Paging | None = None) -> Response:
+        """The response to a read: one record, a page, or the whole result."""
+        fmt = _negotiate(format, request.headers.get("Accept"))
+        if read.streams and request.method == "HEAD":
+            # Headers only: no need to read a whole table, but a database that cannot be
+            # reached still answers 503 as GET would.
+            self.runner.ping()
+            return _response(fmt, filename, b"")
+        rows = self.runner.run(read)
+        if rows.stream is not None:
+            return self._streamed(read, fmt, filename, rows.stream, rows.first)
+        if read.absent:
+            body = fmt.one(read.encoder, rows.values, read.fields, read.name)
+            return _whole(fmt, filename, body, len(rows.values))
+        body = fmt.whole(read.encoder, rows.values, read.fields, read.name)
+        if paging is not None:
+            assert rows.total is not None
+            headers = _page_headers(_pagination(rows.total, paging.page, paging.size), paging)
+            return _whole(fmt, filename, body, len(rows.values), headers)
+        response = _response(fmt, filename, body)
+        response.rows = len(rows.values)
+        return response
+
+    def _streamed(self, read: Read, fmt: Format, filename: str, result: Any,
+                  first: int | None) -> Response:
+        writer = fmt.writer(read.encoder, read.fields, read.name)
+        batches = _Batches(read, writer, result.columns, first, self.runner.db,
+                           logs.request_id())
+        body = SpooledStream(result.batches(), batches, writer.head(), writer.tail,
+                             result.what, result.abandon)
+        response = _response(fmt, filename, body)
+        response.rows = lambda: body.rows  # counted as they are read
+        response.stream = body  # whether it broke off, for the metrics
+        response.call_on_close(body.close)
+        return response
+
+    def changes(self, planner: Planner, settings: FeedSettings, on: str, limit: int,
+                after: str | None, since: str | None, filters: Sequence[Filter],
+                format: str | None, fields: Sequence[str] | None) -> Response:
+        """The answer to GET /<c>/changes: the records, and the bookmark in X-Bookmark and
+        in the Link to the next call."""
+        found = feed.read(self.runner, planner, settings, on, limit, after, since, filters)
+        fmt = _negotiate(format, request.headers.get("Accept"))
+        name = planner.collection.name
+        headers = {"X-Bookmark": found.bookmark, "Link": f'<{_next(found.bookmark)}>; rel="next"',
+                   "Cache-Control": "no-store"}
+        if found.repeats:
+            headers["X-Bookmark-Repeats"] = str(found.repeats)
+        body = fmt.whole(planner.encoder, found.values, fields, name)
+        response = _response(fmt, f"{name}-changes", body, headers)
+        response.rows = len(found.values)
+        return response
+
+
+class _Batches:
+    """Encodes a stream's batches in its reading thread, numbering on from batch to batch."""
+
+    def __init__(self, read: Read, writer: Writer, columns: Sequence[str], first: int | None,
+                 db: Database, request_id: str):
+        self.read, self.writer, self.columns, self.position = read, writer, columns, first
+        self.db, self.request_id = db, request_id  # the reading thread has no request
+
+    def __call__(self, rows: list[Any], first_batch: bool) -> bytes:
+        read = self.read
+        try:
+            values = read.encoder.values(self.columns, rows, self.position)
+        except ValueMisfit as exc:  # the stream breaks off before the value (streaming.py)
+            errors.report_misfit(self.db, self.db.metrics, read.collection, exc,
+                                 self.request_id)
+            raise
+        if self.position is not None:
+            self.position += len(rows)
+        return self.writer.part(values, first_batch)
+
+
+def _negotiate(name: str | None, accept: str | None) -> Format:
+    """?format= wins; else the best of the Accept header; JSON by default (also for none, or
+    */*, which need no parsing)."""
+    if name is not None:
+        return formats.FORMATS[name]
+    if not accept or accept == "*/*":
+        return formats.DEFAULT
+    best = parse_accept_header(accept, MIMEAccept).best_match(MEDIA_TYPES)
+    return BY_MEDIA_TYPE.get(best or "", formats.DEFAULT)
+
+
+def _response(fmt: Format, filename: str, body: Any,
+              headers: dict[str, str] | None = None) -> Counted:
+    """A read's response in its format: media type, a download's file name, Vary."""
+    response = Counted(body, mimetype=fmt.media_type, headers=headers)
+    if fmt.extension:
+        response.headers["Content-Disposition"] = (
+            f'attachment; filename="{fmt.filename(filename)}"')
+    response.headers.add("Vary", "Accept")
+    return response
+
+
+def _whole(fmt: Format, filename: str, body: bytes, rows: int,
+           headers: dict[str, str] | None = None) -> Response:
+    """A response read whole: a strong ETag of its bytes, 304 when the client has it."""
+    response = _response(fmt, filename, body, headers)
+    response.rows = rows
+    response.headers["Cache-Control"] = "no-cache"  # proxies revalidate every time
+    response.set_etag(hashlib.blake2b(body, digest_size=16).hexdigest())
+    if "If-None-Match" in request.headers or "If-Modified-Since" in request.headers:
+        return response.make_conditional(request)  # 304 when the client has it
+    return response
+
+
+def _pagination(total: int, page: int, page_size: int) -> dict[str, int]:
+    """flask-smorest's X-Pagination metadata, computed the way it does."""
+    meta = {"total": total, "total_pages": (total + page_size - 1) // page_size}
+    if total:
+        last = meta["total_pages"]
+        meta |= {"first_page": 1, "last_page": last}
+        if page <= last:
+            meta["page"] = page
+            if page > 1:
+                meta["previous_page"] = page - 1
+            if page < last:
+                meta["next_page"] = page + 1
+    return meta
+
+
+def _page_headers(meta: dict[str, int], paging: Paging) -> dict[str, str]:
+    rels = [("first", meta.get("first_page")), ("last", meta.get("last_page")),
+            ("prev", meta.get("previous_page")), ("next", meta.get("next_page"))]
+    links = ", ".join(f'<{_link(paging, p)}>; rel="{rel}"' for rel, p in rels if p is not None)
+    headers = {"X-Pagination": json.dumps(meta, separators=(",", ":"))}
+    if links:
+        headers["Link"] = links
+    return headers
+
+
+def _link(paging: Paging, page: int) -> str:
+    """This request's URL for another page: its path, the paging's link arguments, then
+    the other arguments as sent (a repeated one as a list), less the ignored `_` ones."""
+    args: dict[str, Any] = dict(request.view_args or {})
+    args.update(paging.links)
+    args[paging.page_arg] = page
+    args.update((k, v[0] if len(v) == 1 else v) for k, v in request.args.lists()
+                if k not in args and not k.startswith("_"))
+    return url_for(request.endpoint or "", _external=True, **args)
+
+
+def _next(token: str) -> str:
+    """This request's URL with after=<token> (and no since): the next call."""
+    args: dict[str, Any] = dict(request.view_args or {})
+    args.update((k, v[0] if len(v) == 1 else v) for k, v in request.args.lists()
+                if k not in ("after", "since") and not k.startswith("_"))
+    args["after"] = token
+    return url_for(request.endpoint or "", _external=True, **args)

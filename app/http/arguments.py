@@ -1,0 +1,188 @@
+"""Query arguments (docs/api.md §6.2 and §6.1): which a route takes, what a
+repeated one means, and the filters, read as their fields' types.
+
+A route takes its own arguments (`format`, `fields`, `page`, `page_size`, `on`, `by`, as
+the views declare them) and, where it returns a list, a filter per stored field of the
+record: `field=v`, `field__not=v`, `field__gt=v` (`__gte`, `__lt`, `__lte`),
+`field__in=v1,v2`, `field__isnull=true|false` (one table of them: app/database/filters.py). Anything
+else is a 400 that lists what is accepted, so that a misspelt filter never returns the
+unfiltered list; names starting with `_` are ignored (cache busters). `fields`, `by` and a
+filter's `__in` given twice join their values; any other argument given twice is a 400,
+never read from its first value alone.
+"""
+
+from __future__ import annotations
+
+import difflib
+import textwrap
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from flask import request
+from werkzeug.datastructures import MultiDict
+
+from ..database.filters import (
+    KIND_TEXTS,
+    MAX_VALUES,
+    OPERATORS,
+    ORDERED_DOC,
+    Filter,
+    Operator,
+    and_list,
+    boolean,
+    doc_list,
+    for_kind,
+    read_value,
+    usage,
+)
+from ..model.problems import Invalid
+
+__all__ = ["FILTERS_DOC", "WHERE", "Accepted", "Filter",
+           "filter_parameters", "reject_all"]
+
+# The arguments whose repeats join their values, as `__in` does: the lists, which generated
+# clients send as by=day&by=productcode (openapi-python-client ignores `explode: false`).
+JOINED = ("fields", "by")
+# Where a list's filters reach its view, as one more (undocumented) argument `where`: a name
+# no client can send (one that is not `_`-ignored and not a filter is a 400).
+WHERE = "__where"
+
+
+
+def _bad(argument: str, message: str) -> None:
+    raise Invalid(message, argument)
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """What one route takes: its own arguments and, for a list, the collection's filters."""
+
+    own: tuple[str, ...]  # format, fields, page_size, ... as the route's schema declares
+    filters: Mapping[str, str] | None = None  # filterable field -> kind; None: no filters
+    paged_by_path: bool = False  # a whole list, whose pages are /<c>/page/N, not ?page=N
+
+    def describe(self) -> str:
+        out = ", ".join(self.own) or "no arguments"
+        if self.filters:
+            every = usage("field", tuple(OPERATORS.values()))
+            out += f" and filters on the record's fields: field=value, {every}"
+        return out
+
+    def _unknown(self, name: str) -> None:
+        what = f"unknown argument {name!r}"
+        field = name.split("__", 1)[0]
+        if self.filters is not None and "__" in name and field in self.filters:
+            op = name.split("__", 1)[1]
+            _bad(name, f"unknown operator {op!r}; a filter on {field} takes "
+                       + ", ".join(o.name(field) for o in self.operators(field)))
+        near = difflib.get_close_matches(field, [*self.own, *(self.filters or ())], n=1)
+        hint = f"; did you mean {near[0]}?" if near else "."
+        if name == "page" and self.paged_by_path:
+            hint = (f"; a list's pages are paths: {request.path}/page/N (with ?page_size=M "
+                    f"and the same filters).")
+        fields = (f" The fields that filter: {', '.join(self.filters)}." if self.filters
+                  else "")
+        _bad(name, f"{what}{hint} This endpoint takes {self.describe()}.{fields} "
+                   f"Arguments that start with _ are ignored.")
+
+    def operators(self, field: str) -> tuple[Operator, ...]:
+        assert self.filters is not None
+        return for_kind(self.filters[field])
+
+    def split(self, name: str) -> tuple[str, str] | None:
+        """(field, operator) of a filter argument; None for the route's own arguments;
+        a 400 for anything else."""
+        if name in self.own:
+            return None
+        field, _, op = name.partition("__")
+        if self.filters is None or field not in self.filters or op not in OPERATORS:
+            self._unknown(name)
+        taken = self.operators(field)
+        if OPERATORS[op] not in taken:  # only text refuses any operator today
+            takes = and_list([o.argument(field) for o in taken])
+            others = and_list([f"__{o.suffix}" for o in OPERATORS.values() if o not in taken])
+            _bad(name, f"{field} is text: it takes {takes}; the order operators {others} apply "
+                       f"to {ORDERED_DOC}")
+        return field, op
+
+    def parse(self, args: MultiDict[str, str]) -> MultiDict[str, str]:
+        """The arguments as the route's schema reads them, in one pass: `_` ones dropped,
+        repeated `fields`, `by` and `__in` joined, and on a list the filters read as their
+        fields' types into one Where under WHERE; a 400 for an argument not accepted or
+        another one given twice (every name is checked before any filter value is read)."""
+        out: MultiDict[str, Any] = MultiDict()
+        sent: list[tuple[str, str, str, str]] = []  # a filter's argument, field, op, text
+        for name, values in args.lists():
+            if name.startswith("_"):
+                continue
+            split = self.split(name)
+            if name in JOINED or (split is not None and OPERATORS[split[1]].form.split):
+                text = ",".join(values)
+            elif len(values) > 1:
+                _bad(name, f"{name} is given {len(values)} times; give it once"
+                           + ("" if split is None else
+                              f" (to keep several values, {split[0]}__in=v1,v2)"))
+            else:
+                text = values[0]
+            if split is None:
+                out[name] = text
+            else:
+                sent.append((name, *split, text))
+        if self.filters is not None:
+            out[WHERE] = tuple(self._filters(sent))
+        return out
+
+    def _filters(self, sent: list[tuple[str, str, str, str]]) -> list[Filter]:
+        """Each filter's value(s) read as its field's type, in the order sent."""
+        assert self.filters is not None
+        found: list[Filter] = []
+        total = 0
+        for name, field, op, text in sent:
+            kind = self.filters[field]
+            form = OPERATORS[op].form
+            if form.boolean:
+                flag = boolean(text)
+                if flag is None:
+                    _bad(name, f"{name} takes true or false; got {text[:40]!r}")
+                found.append(Filter(field, op, (flag,)))
+                continue
+            texts = text.split(",") if form.split else [text]
+            values = tuple(read_value(kind, t, name) for t in texts)
+            total += len(values)
+            if total > MAX_VALUES:
+                _bad(name, f"at most {MAX_VALUES} filter values in one request")
+            found.append(Filter(field, op, values))
+        return found
+
+
+def reject_all(args: MultiDict[str, str]) -> None:
+    """For a route that takes no arguments: a 400 for any but `_` ones."""
+    Accepted(()).parse(args)
+
+
+_SCHEMAS = {"integer": {"type": "integer", "format": "int64", "minimum": -2**63,
+                        "maximum": 2**63 - 1},
+            "number": {"type": "number"},
+            "date": {"type": "string", "format": "date"},
+            "time": {"type": "string", "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?$"},
+            # No NUL: PostgreSQL refuses it in any text, so Jembatan does everywhere (a 400).
+            "string": {"type": "string", "pattern": "^[^\\u0000]*$"}}
+
+
+def filter_parameters(filters: Mapping[str, str]) -> list[dict[str, Any]]:
+    """The OpenAPI query parameter of each field's equality filter; the operators are in
+    the operation's description (FILTERS_DOC)."""
+    return [{"in": "query", "name": field, "required": False, "schema": dict(_SCHEMAS[kind]),
+             "description": f"Only records whose {field} equals this ({KIND_TEXTS[kind]}). "
+                            f"Also {usage(field, for_kind(kind))}."}
+            for field, kind in filters.items()]
+
+
+# Wrapped at 95 as it was written by hand before the operators became a table: the same
+# /openapi.json, byte for byte.
+FILTERS_DOC = "\n" + textwrap.fill(
+    f"Filters: {doc_list()}; on any stored field of the record, each value read as the "
+    "field's type, all ANDed (also with the date range). In a filtered answer numberrow is "
+    "null, and X-Pagination counts the filtered records. An argument this operation does not "
+    "take is a 400; arguments that start with `_` are ignored.", 95)

@@ -1,0 +1,189 @@
+"""Every error as JSON in the shape of docs/api.md §9; nothing internal reaches a client."""
+
+from __future__ import annotations
+
+import logging
+from http import HTTPStatus
+from typing import Any
+
+from flask import Flask, Response, current_app, jsonify, request
+from werkzeug.exceptions import HTTPException, InternalServerError, MethodNotAllowed, NotFound
+
+from ..core.unmapped import NotMapped
+from ..database.db import Database, DatabaseUnavailable, ValueRefused
+from ..model.collections import COLLECTIONS
+from ..model.problems import Absent, Invalid
+from ..model.schemas import ValueMisfit
+from ..ops import logs
+from ..ops.metrics import Metrics
+
+log = logging.getLogger("jembatan")
+
+
+def error_response(code: int, message: str, **extra: Any) -> Response:
+    body = {"code": code, "status": HTTPStatus(code).phrase, "message": message, **extra}
+    response = jsonify(body)
+    response.status_code = code
+    return response
+
+
+def _validation_message(messages: dict[str, Any]) -> str:
+    """webargs' {"query": {"page_size": ["Must be ..."]}} as one readable sentence."""
+    parts = []
+    for location, per_field in messages.items():
+        for name, problems in per_field.items():
+            text = " ".join(problems) if isinstance(problems, list) else str(problems)
+            parts.append(f"{location} parameter {name}: {text}")
+    return "Invalid " + "; ".join(parts)
+
+
+RANGE_FORMAT = "{YYYY-MM-DD}/{HH:MM[:SS]}/{YYYY-MM-DD}/{HH:MM[:SS]}"
+
+
+def _malformed_range(path: str) -> str | None:
+    """What is wrong with a /<c>/date/... or /<c>/summary/... path that no route took (a
+    wrong number of parts: /date/24/11/2026/..., a day without its times), else None."""
+    prefix = current_app.extensions["jembatan"]["settings"].api.url_prefix
+    parts = path.removeprefix(prefix).strip("/").split("/")
+    if len(parts) < 2 or parts[1] not in ("date", "summary"):
+        return None
+    served = current_app.extensions["jembatan"]["collections"]
+    found = next((c for c in served if c.name == parts[0] and c.dates), None)
+    if found is None:
+        return None
+    given = parts[2:]
+    return (f"A {'date range' if parts[1] == 'date' else 'summary'} is "
+            f"{prefix}/{found.name}/{parts[1]}/{RANGE_FORMAT}: four parts, the start date and "
+            f"time, then the end date and time (both inclusive; HH:MM means HH:MM:00), such as "
+            f"{prefix}/{found.name}/{parts[1]}/2026-11-01/00:00/2026-11-30/23:59:59. This path "
+            f"has {len(given)} part{'s' if len(given) != 1 else ''} after /{parts[1]}"
+            f"{' (an empty one among them)' if '' in given else ''}: "
+            f"{'/'.join(given) or 'none'}.")
+
+
+def _not_served(path: str) -> str | None:
+    """What to say of a path under one of the ten collections that this site does not serve
+    (collections.serve), else None: it has no routes, so any path under it is a 404."""
+    prefix = current_app.extensions["jembatan"]["settings"].api.url_prefix
+    if prefix and not (path == prefix or path.startswith(prefix + "/")):
+        return None
+    name = path.removeprefix(prefix).lstrip("/").split("/", 1)[0]
+    served = current_app.extensions["jembatan"]["collections"]
+    if name not in {c.name for c in COLLECTIONS} or name in {c.name for c in served}:
+        return None
+    return (f"This site does not serve {name}: it serves {', '.join(c.name for c in served)}. "
+            f"The collections and their URLs are listed at the index ({prefix}/).")
+
+
+def handle_http(exc: HTTPException) -> Response:
+    code = exc.code or 500
+    data = getattr(exc, "data", None) or {}
+    if "messages" in data:  # webargs validation
+        response = error_response(code, _validation_message(data["messages"]),
+                                  errors=data["messages"])
+    elif isinstance(exc, MethodNotAllowed):
+        response = error_response(code, f"Jembatan is read-only: {request.method} is not "
+                                        f"allowed here; use GET or HEAD.")
+        response.headers["Allow"] = ", ".join(exc.valid_methods or ("GET", "HEAD"))
+    elif isinstance(exc, NotFound) and (absent := _not_served(request.path)):
+        response = error_response(code, absent)
+    elif isinstance(exc, NotFound) and (wrong := _malformed_range(request.path)):
+        response = error_response(400, wrong)
+    elif isinstance(exc, NotFound) and exc.description == NotFound.description:
+        path = request.path
+        hint = (f" Without the trailing slash: {path.rstrip('/')} ."
+                if len(path) > 1 and path.endswith("/") else "")
+        response = error_response(code, f"Nothing at {path}.{hint} The collections and "
+                                        f"their URLs are listed at the index (/); the API "
+                                        f"is described at /docs.")
+    elif isinstance(exc, InternalServerError):
+        return handle_unexpected(exc.original_exception or exc)
+    else:
+        response = error_response(code, exc.description or "")
+    if code == 401:
+        response.headers["WWW-Authenticate"] = "Bearer"
+    return response
+
+
+def handle_invalid(exc: Invalid) -> Response:
+    """A read asked wrongly: a 400 naming the argument at fault, when one is."""
+    if exc.argument is None:
+        return error_response(400, exc.message)
+    messages = {"query": {exc.argument: [exc.message]}}
+    return error_response(400, _validation_message(messages), errors=messages)
+
+
+def handle_absent(exc: Absent) -> Response:
+    """No such record: a 404, the read having sent no record."""
+    response = error_response(404, exc.message)
+    if isinstance(response, logs.Counted):
+        response.rows = 0
+    return response
+
+
+def handle_unavailable(exc: DatabaseUnavailable) -> Response:
+    response = error_response(503, f"The database is unavailable ({exc.reason}); try again "
+                                   f"in a few seconds.")
+    response.headers["Retry-After"] = str(exc.retry_after)
+    return response
+
+
+def handle_not_mapped(exc: NotMapped) -> Response:
+    """A read of a collection not mapped yet: 503 with the fields left to map, and no
+    Retry-After, since waiting does not help (the operator must map them and restart)."""
+    return error_response(503, exc.message, unmapped=list(exc.fields))
+
+
+def handle_refused(exc: ValueRefused) -> Response:
+    log.info("%s (answered 400)", exc)
+    return error_response(400, "A filter value does not fit its field's column in this "
+                               "database (a number out of the column's range, say); no "
+                               "record can match it. Check the filter values.")
+
+
+def report_misfit(db: Database, metrics: Metrics | None, collection: str, exc: ValueMisfit,
+                  request_id: str) -> None:
+    """Log a value that does not fit its field, with the mapping line that gives it, and
+    count it for /health and /metrics (also from a stream's reading thread)."""
+    try:
+        line = db.queries.field_line(collection, exc.field, db.dialect())
+    except Exception:  # noqa: BLE001 - the report must not fail on the way to the log
+        line = f"the records query of {collection}"
+    log.error("request %s: the mapping of %s gives %s a value that does not fit: %s. No "
+              "record is sent with it; correct %s (flask --app wsgi check-sql %s shows every "
+              "such field)", request_id, collection, exc.field or "a field", exc, line,
+              collection)
+    if metrics is not None:
+        metrics.mapping_error(collection, exc.field, exc.expected)
+
+
+def handle_misfit(exc: ValueMisfit) -> Response:
+    """A site's mapping gave a field a value of another type: an error, never the value."""
+    jembatan = current_app.extensions["jembatan"]
+    collection = request.blueprint or ""
+    request_id = logs.request_id()
+    report_misfit(jembatan["db"], jembatan["metrics"], collection, exc, request_id)
+    return error_response(500, f"This site's mapping of {collection} gives "
+                               f"{exc.field or 'a field'} a value that is not "
+                               f"{exc.expected}, so no record is sent. The operator can find "
+                               f"it in the log under request id {request_id}.",
+                          request_id=request_id)
+
+
+def handle_unexpected(exc: BaseException) -> Response:
+    request_id = logs.request_id()
+    log.error("request %s %s %s failed", request_id, request.method, request.path,
+              exc_info=(type(exc), exc, exc.__traceback__))
+    return error_response(500, f"An unexpected error; the operator can find it in the log "
+                               f"under request id {request_id}.", request_id=request_id)
+
+
+def register(app: Flask) -> None:
+    app.register_error_handler(HTTPException, handle_http)
+    app.register_error_handler(Invalid, handle_invalid)
+    app.register_error_handler(Absent, handle_absent)
+    app.register_error_handler(DatabaseUnavailable, handle_unavailable)
+    app.register_error_handler(ValueRefused, handle_refused)
+    app.register_error_handler(NotMapped, handle_not_mapped)
+    app.register_error_handler(ValueMisfit, handle_misfit)
+    app.register_error_handler(Exception, handle_unexpected)

@@ -1,0 +1,339 @@
+"""Settings: read once at start from TOML, the environment and create_app's overrides."""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+
+from ..model.collections import COLLECTIONS
+from ..model.labels import COLLECTION_LABELS, DATE_LABELS
+
+# The queries shipped with Jembatan: sql/ beside app/ in a checkout (and an editable
+# install); app/sql/ in an installed wheel (setup.cfg installs sql/ there).
+_PACKAGE = Path(__file__).resolve().parent.parent  # app/, above app/ops/
+SHIPPED_SQL_DIR = (_PACKAGE / "sql" if (_PACKAGE / "sql" / "shapes.sql").is_file()
+                   else _PACKAGE.parent / "sql")
+
+
+class ConfigError(Exception):
+    """A setting is missing, unknown or of the wrong type; the message names it."""
+
+
+@dataclass(frozen=True)
+class DatabaseSettings:
+    sqlite: Path
+    odbc: str
+    query_timeout: float
+    connect_timeout: float
+    sql_dir: Path
+    prove_on_first_read: bool = True  # each collection's reads proven once (app/core/unmapped.py)
+
+
+@dataclass(frozen=True)
+class ApiSettings:
+    page_size: int
+    max_page_size: int
+    url_prefix: str
+    cors_origins: tuple[str, ...]
+    metrics_key: str = ""  # "": /metrics is open; else it needs Authorization: Bearer <key>
+
+
+@dataclass(frozen=True)
+class LogSettings:
+    format: str  # "plain" or "json" (one JSON object a line)
+    slow_query: float  # seconds; a query that takes longer is logged with its parameters
+
+
+@dataclass(frozen=True)
+class AuthSettings:
+    api_keys: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CollectionSettings:
+    serve: tuple[str, ...]  # the names served, in the order of app/model/collections.py's table
+
+
+@dataclass(frozen=True)
+class FeedSettings:
+    """GET /<c>/changes (docs/api.md §5.11): how far behind the database clock a record must be
+    before it is sent, and how far behind the bookmark each call looks for late commits."""
+
+    settle_seconds: float = 30
+    lookback_seconds: float = 600
+    # The plant's time zone ([site] timezone): the feed reads the database server's clock in
+    # UTC and compares the stamps with it in this zone; None: with the server's own local
+    # clock, as the stamps were compared before the setting existed.
+    zone: ZoneInfo | None = None
+
+
+@dataclass(frozen=True)
+class SiteSettings:
+    # The site's words for the pages people read (the dashboard and the daily report): the
+    # plant's name ("": none), and what it calls each collection and each date field (`on`
+    # value), the defaults of app/model/labels.py with the site's [site] tables laid over them.
+    name: str
+    collections: Mapping[str, str]
+    dates: Mapping[str, str]
+    # The zone the plant's stamps are written in ([site] timezone, an IANA name), which
+    # "now" and "today" are read in; None: not set (each clock its own, see
+    # docs/operations.md, "Configuration").
+    timezone: ZoneInfo | None = None
+
+
+@dataclass(frozen=True)
+class McpSettings:
+    """The Model Context Protocol endpoint (app/mcp/protocol.py): POST <url_prefix>/mcp served or
+    not, and the web origins whose pages may call it (a request with any other Origin is a 403)."""
+
+    enabled: bool = True
+    allowed_origins: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Settings:
+    database: DatabaseSettings
+    api: ApiSettings
+    auth: AuthSettings
+    log: LogSettings
+    collections: CollectionSettings
+    site: SiteSettings
+    source: str  # where the settings came from, for the start-up log line
+    feed: FeedSettings = FeedSettings()
+    mcp: McpSettings = McpSettings()
+
+
+# Every key of docs/api.md §12: its type and default. Paths are resolved separately.
+_SPEC: dict[str, dict[str, tuple[type | tuple[type, ...], Any]]] = {
+    "database": {
+        "sqlite": (str, "instance/demo.sqlite3"),
+        "odbc": (str, ""),
+        "query_timeout": ((int, float), 30),
+        "connect_timeout": ((int, float), 5),
+        "sql_dir": (str, None),  # None: the sql/ shipped with Jembatan
+        "prove_on_first_read": (bool, True),  # app/core/unmapped.py Proving
+    },
+    "api": {
+        "page_size": (int, 100),
+        "max_page_size": (int, 1000),
+        "url_prefix": (str, ""),
+        "cors_origins": (list, []),
+        "metrics_key": (str, ""),
+    },
+    "auth": {
+        "api_keys": (list, []),
+    },
+    "log": {
+        "format": (str, "plain"),
+        "slow_query": ((int, float), 2),
+    },
+    "collections": {
+        "serve": (list, []),  # []: all ten
+    },
+    "feed": {
+        "settle_seconds": ((int, float), 30),
+        "lookback_seconds": ((int, float), 600),
+    },
+    "site": {
+        "name": (str, ""),  # "": the report prints no site name
+        "timezone": (str, ""),  # "": not set (app/core/clock.py)
+        # {}: the defaults of app/model/labels.py; a site's table renames some of them
+        "collections": (dict, {}),
+        "dates": (dict, {}),
+    },
+    "mcp": {
+        "enabled": (bool, True),
+        "allowed_origins": (list, []),  # []: only requests that carry no Origin header
+    },
+}
+_PATH_KEYS = (("database", "sqlite"), ("database", "sql_dir"))
+
+
+def _merge(into: dict[str, dict[str, Any]], layer: Mapping[str, Any], origin: str,
+           base_dir: Path) -> None:
+    """Check one layer of settings against _SPEC and copy it over what came before."""
+    for section, values in layer.items():
+        if section not in _SPEC:
+            raise ConfigError(f"{origin}: unknown section [{section}]; "
+                              f"known sections: {', '.join(_SPEC)}")
+        if not isinstance(values, Mapping):
+            raise ConfigError(f"{origin}: [{section}] must be a table of keys")
+        for key, value in values.items():
+            if key not in _SPEC[section]:
+                raise ConfigError(f"{origin}: unknown key {section}.{key}; known keys of "
+                                  f"[{section}]: {', '.join(_SPEC[section])}")
+            kind, _ = _SPEC[section][key]
+            if (isinstance(value, bool) and kind is not bool) or not isinstance(value, kind):
+                kinds = kind if isinstance(kind, tuple) else (kind,)
+                names = " or ".join("a table" if k is dict else k.__name__ for k in kinds)
+                raise ConfigError(f"{origin}: {section}.{key} must be {names}, "
+                                  f"not {type(value).__name__} {value!r}")
+            if kind is list and not all(isinstance(v, str) for v in value):
+                raise ConfigError(f"{origin}: {section}.{key} must be a list of strings")
+            if (section, key) in _PATH_KEYS and value:
+                value = str((base_dir / value) if not Path(value).is_absolute() else Path(value))
+            into[section][key] = value
+
+
+def _served(names: list[str]) -> tuple[str, ...]:
+    """collections.serve checked against the table of collections: every name one of the
+    ten, none twice (a repeated name usually stands where another was meant); empty: all."""
+    known = [c.name for c in COLLECTIONS]
+    for n, name in enumerate(names):
+        if name not in known:
+            near = difflib.get_close_matches(name.lower(), known, n=1, cutoff=0.6)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            raise ConfigError(f"collections.serve: {name!r} is not a collection{hint}; "
+                              f"the collections are: {', '.join(known)}")
+        if name in names[:n]:
+            raise ConfigError(f"collections.serve names {name!r} twice")
+    return tuple(c for c in known if c in names or not names)
+
+
+def _labels(key: str, given: Mapping[str, Any], defaults: Mapping[str, str]
+            ) -> dict[str, str]:
+    """site.<key> checked: every name one Jembatan knows (a misspelt one would
+    silently leave the default), every label a non-empty string on one line; laid over the
+    defaults."""
+    known = list(defaults)
+    for name, text in given.items():
+        if name not in defaults:
+            near = difflib.get_close_matches(name.lower(), known, n=1, cutoff=0.6)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            what = "collection" if key == "collections" else "date field"
+            raise ConfigError(f"site.{key}: {name!r} is not a {what}{hint}; "
+                              f"the {what}s are: {', '.join(known)}")
+        if not isinstance(text, str) or not text.strip() or "\n" in text:
+            raise ConfigError(f"site.{key}.{name} must be a non-empty string on one "
+                              f"line, not {text!r}")
+    return {**defaults, **{name: text.strip() for name, text in given.items()}}
+
+
+def _zone(name: str) -> ZoneInfo | None:
+    """site.timezone checked: an IANA name this machine's time zone database holds."""
+    name = name.strip()
+    if not name:
+        return None
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        pass
+    known = available_timezones()
+    if not known:
+        raise ConfigError(f"site.timezone: this machine has no time zone database to find "
+                          f"{name!r} in: install Debian's tzdata package (apt-get install "
+                          f"tzdata) or the Python package tzdata (pip install tzdata)")
+    near = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
+    hint = f" (did you mean {near[0]!r}?)" if near else ""
+    raise ConfigError(f"site.timezone: {name!r} is not a time zone{hint}; give the plant's "
+                      f"IANA name, e.g. \"Asia/Jakarta\" (WIB), \"Asia/Makassar\" (WITA), "
+                      f"\"Asia/Jayapura\" (WIT)")
+
+
+# An origin as a browser sends it: scheme://host[:port], no path, no trailing slash.
+_ORIGIN = re.compile(r"https?://[^/\s?#]+")
+
+
+def _origins(given: list[str]) -> tuple[str, ...]:
+    """mcp.allowed_origins checked: each an origin as a browser sends it (lower case)."""
+    for origin in given:
+        if not _ORIGIN.fullmatch(origin):
+            raise ConfigError(f"mcp.allowed_origins: {origin!r} is not an origin; give each as "
+                              f"a browser sends it, scheme://host[:port] with no path or "
+                              f"trailing slash, e.g. \"https://assistant.plant.local\"")
+    return tuple(o.lower() for o in given)
+
+
+def _environment(environ: Mapping[str, str]) -> dict[str, dict[str, Any]]:
+    layer: dict[str, dict[str, Any]] = {}
+    if "JEMBATAN_SQLITE" in environ:
+        layer.setdefault("database", {})["sqlite"] = environ["JEMBATAN_SQLITE"]
+    if "JEMBATAN_ODBC" in environ:
+        layer.setdefault("database", {})["odbc"] = environ["JEMBATAN_ODBC"]
+    if "JEMBATAN_API_KEYS" in environ:
+        keys = [k.strip() for k in environ["JEMBATAN_API_KEYS"].split(",") if k.strip()]
+        layer.setdefault("auth", {})["api_keys"] = keys
+    return layer
+
+
+def load_settings(overrides: Mapping[str, Any] | None = None,
+                  environ: Mapping[str, str] | None = None) -> Settings:
+    """Built-in defaults, then the TOML file, then the environment, then overrides."""
+    environ = os.environ if environ is None else environ
+    cwd = Path.cwd()
+    merged = {s: {k: default for k, (_, default) in keys.items()} for s, keys in _SPEC.items()}
+    merged["database"]["sqlite"] = str(cwd / merged["database"]["sqlite"])
+
+    explicit = environ.get("JEMBATAN_CONFIG")
+    path = Path(explicit) if explicit else cwd / "config.toml"
+    source = "built-in defaults"
+    if explicit or path.is_file():
+        try:
+            with open(path, "rb") as f:
+                data = tomllib.load(f)
+        except FileNotFoundError:
+            raise ConfigError(f"JEMBATAN_CONFIG names {path}, which does not exist") from None
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise ConfigError(f"{path}: cannot read the configuration: {exc}") from None
+        _merge(merged, data, str(path), path.resolve().parent)
+        source = str(path)
+    _merge(merged, _environment(environ), "environment", cwd)
+    if overrides:
+        _merge(merged, overrides, "overrides", cwd)
+
+    db, api, auth, logs = merged["database"], merged["api"], merged["auth"], merged["log"]
+    for key in ("query_timeout", "connect_timeout"):
+        if db[key] <= 0:
+            raise ConfigError(f"database.{key} must be a positive number of seconds")
+    if not 1 <= api["page_size"] <= api["max_page_size"]:
+        raise ConfigError("api.page_size must be at least 1 and at most api.max_page_size "
+                          f"({api['page_size']} > {api['max_page_size']})")
+    prefix = api["url_prefix"]
+    if prefix and (not prefix.startswith("/") or prefix.endswith("/")):
+        raise ConfigError(f"api.url_prefix must start with '/' and not end with one, "
+                          f"e.g. \"/api\" (got {prefix!r})")
+    if logs["format"] not in ("plain", "json"):
+        raise ConfigError(f"log.format must be \"plain\" or \"json\", not {logs['format']!r}")
+    if logs["slow_query"] < 0:
+        raise ConfigError("log.slow_query must be a number of seconds, 0 or more")
+    feed = merged["feed"]
+    for key in ("settle_seconds", "lookback_seconds"):
+        # A day at most: a bookmark remembers stamps as offsets within its window.
+        if not 0 <= feed[key] <= 86400:
+            raise ConfigError(f"feed.{key} must be a number of seconds from 0 to 86400, "
+                              f"not {feed[key]!r}")
+    zone = _zone(merged["site"]["timezone"])
+    return Settings(
+        database=DatabaseSettings(
+            sqlite=Path(db["sqlite"]),
+            odbc=db["odbc"],
+            query_timeout=float(db["query_timeout"]),
+            connect_timeout=float(db["connect_timeout"]),
+            sql_dir=Path(db["sql_dir"]) if db["sql_dir"] else SHIPPED_SQL_DIR,
+            prove_on_first_read=db["prove_on_first_read"],
+        ),
+        api=ApiSettings(page_size=api["page_size"], max_page_size=api["max_page_size"],
+                        url_prefix=prefix, cors_origins=tuple(api["cors_origins"]),
+                        metrics_key=api["metrics_key"]),
+        auth=AuthSettings(api_keys=tuple(auth["api_keys"])),
+        log=LogSettings(format=logs["format"], slow_query=float(logs["slow_query"])),
+        collections=CollectionSettings(serve=_served(merged["collections"]["serve"])),
+        site=SiteSettings(
+            name=merged["site"]["name"].strip(),
+            collections=_labels("collections", merged["site"]["collections"],
+                                COLLECTION_LABELS),
+            dates=_labels("dates", merged["site"]["dates"], DATE_LABELS),
+            timezone=zone),
+        source=source,
+        feed=FeedSettings(settle_seconds=float(feed["settle_seconds"]),
+                          lookback_seconds=float(feed["lookback_seconds"]), zone=zone),
+        mcp=McpSettings(enabled=merged["mcp"]["enabled"],
+                        allowed_origins=_origins(merged["mcp"]["allowed_origins"])),
+    )

@@ -1,0 +1,173 @@
+"""Logs an operator can use: one access line per request under a request id, in plain text
+or JSON lines, to stderr (where gunicorn and systemd's journal collect it)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from flask import Flask, Response, g, request
+
+from .config import LogSettings
+
+access = logging.getLogger("jembatan.access")
+_REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
+
+
+class _Stderr(logging.StreamHandler):  # type: ignore[type-arg]
+    """stderr as it is when a line is written (a test runner swaps it)."""
+
+    @property  # type: ignore[override]
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: Any) -> None:
+        pass
+
+
+class _SecondsKept(logging.Formatter):
+    """formatTime with the text of the last whole second kept: every line of that second
+    shares it (time.localtime and strftime look only at the whole seconds), so that each
+    access line does not format the date again."""
+
+    _kept: tuple[int, str | None, str] = (-1, None, "")
+
+    def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:
+        second = int(record.created)
+        kept_second, kept_format, text = self._kept
+        if second != kept_second or datefmt != kept_format:
+            text = time.strftime(datefmt or self.default_time_format, self.converter(second))
+            self._kept = (second, datefmt, text)
+        if datefmt or not self.default_msec_format:
+            return text
+        return self.default_msec_format % (text, record.msecs)
+
+
+class JsonLines(_SecondsKept):
+    def format(self, record: logging.LogRecord) -> str:
+        line: dict[str, Any] = {"time": self.formatTime(record, "%Y-%m-%dT%H:%M:%S%z"),
+                                "level": record.levelname, "logger": record.name,
+                                "message": record.getMessage()}
+        line |= getattr(record, "fields", {})
+        if record.exc_info:
+            line["traceback"] = self.formatException(record.exc_info)
+        return json.dumps(line, ensure_ascii=False, default=str)
+
+
+class Plain(_SecondsKept):
+    def __init__(self) -> None:
+        super().__init__("%(asctime)s %(levelname)s %(name)s %(message)s")
+
+
+def configure(settings: LogSettings) -> None:
+    """One handler on the `jembatan` loggers, set up once per process."""
+    logger = logging.getLogger("jembatan")
+    formatter = JsonLines() if settings.format == "json" else Plain()
+    handler = next((h for h in logger.handlers if isinstance(h, _Stderr)), None)
+    if handler is None:
+        # Records still propagate to the root logger: an application that embeds Jembatan,
+        # or a test, can collect them there too.
+        handler = _Stderr()
+        logger.addHandler(handler)
+    handler.setFormatter(formatter)
+    if logger.level == logging.NOTSET:
+        logger.setLevel(logging.INFO)
+
+
+def request_id() -> str:
+    """This request's id: the client's X-Request-ID when it is sane, else a new one."""
+    kept = g._get_current_object()  # one look-up of the context, not one per use
+    rid = kept.get("request_id")
+    if rid is None:
+        # request.headers.get("X-Request-ID", ""), without the header object's key
+        # translation and its KeyError when the header is absent
+        sent = request.environ.get("HTTP_X_REQUEST_ID", "")
+        rid = kept.request_id = sent if sent and _REQUEST_ID.fullmatch(sent) else new_id()
+    return str(rid)
+
+
+def new_id() -> str:
+    """uuid.uuid4().hex, without building a UUID object (a third of the time): 128 random
+    bits with the version (4) and variant (RFC 4122) bits set as uuid4 sets them."""
+    number = int.from_bytes(os.urandom(16), "big")
+    return "%032x" % (number & _CLEAR | _SET)
+
+
+_CLEAR = ~(0xC000 << 48 | 0xF000 << 64)
+_SET = 0x8000 << 48 | 0x4000 << 64
+
+
+_caller: tuple[str, int, str] | None = None  # where _write_access is called from
+
+
+def _write_access(line: str, args: tuple[Any, ...], fields: dict[str, Any]) -> None:
+    """access.info(line, *args, extra={"fields": fields}), the same record, without walking
+    up the stack on every request for the caller's file, line and function (findCaller):
+    it has one caller, so they are found once."""
+    global _caller
+    if access.isEnabledFor(logging.INFO):
+        if _caller is None:
+            _caller = access.findCaller(stacklevel=2)[:3]
+        path, number, function = _caller
+        access.handle(access.makeRecord(access.name, logging.INFO, path, number, line, args,
+                                        None, function, {"fields": fields}))
+
+
+class Counted(Response):
+    """A response that says how many records it sends, for its access line and the metrics:
+    a number, or for a stream a function that counts them as they are read; the stream,
+    which says whether it broke off; and a note for the end of its access line."""
+
+    rows: int | Callable[[], int] | None = None
+    stream: Any = None
+    note: str | None = None  # what the view adds to its line (app/mcp/protocol.py: the tool called)
+
+
+def install(app: Flask, done: Callable[[str | None, int, float, int | None, bool], None]
+            | None = None) -> None:
+    """Request ids, and the access line written when the response is done (for a stream,
+    when its last byte has gone); then `done(endpoint, status, seconds, rows, broken)`, for
+    the metrics."""
+
+    @app.before_request
+    def start() -> None:
+        g.started = time.monotonic()
+        request_id()
+
+    @app.after_request
+    def finish(response: Response) -> Response:
+        rid = request_id()
+        response.headers["X-Request-ID"] = rid
+        req, kept = request._get_current_object(), g._get_current_object()
+        started = kept.get("started")
+        if started is None:
+            started = time.monotonic()
+        method, path, status = req.method, req.full_path.rstrip("?"), response.status_code
+        client = req.remote_addr or "-"
+        rows, stream, note = ((response.rows, response.stream, response.note)
+                              if isinstance(response, Counted) else (None, None, None))
+        endpoint = req.endpoint
+
+        def line() -> None:
+            sent = rows() if callable(rows) else rows
+            took = time.monotonic() - started
+            if done is not None:
+                done(endpoint, status, took, sent, bool(stream and stream.broken))
+            fields = {"request_id": rid, "client": client, "method": method, "path": path,
+                      "status": status, "seconds": round(took, 4), "rows": sent}
+            args = (client, rid, method, path, status, took, "-" if sent is None else sent)
+            if note is None:
+                _write_access("%s %s %s %s %d %.3fs rows=%s", args, fields)
+            else:
+                _write_access("%s %s %s %s %d %.3fs rows=%s %s", (*args, note),
+                              fields | {"note": note})
+
+        response.call_on_close(line)
+        return response
