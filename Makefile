@@ -18,7 +18,7 @@ TEST_DEBS := unixodbc libsqliteodbc postgresql odbc-postgresql chromium fonts-li
 CLIENTS := tests/clients
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
-.PHONY: run test lint demo-db debs debs-test msodbc18 python-venv node clean
+.PHONY: run test test-quick lint demo-db debs debs-test msodbc18 python-venv node clean
 
 # 2 workers x 4 threads (gthread), gunicorn.conf.py's defaults: measured by `make bench-shape`
 # (bench/RESULTS.md, "Production shape"), the reasons in docs/deploy.md, section 2.
@@ -34,6 +34,12 @@ test: $(BIN)/.installed-test debs-test $(CLIENTS)/node_modules msodbc18
 	  echo "The mssql engine again, through Microsoft's ODBC Driver 18:"; \
 	  set -x; JEMBATAN_TEST_TDS_DRIVER=msodbc18 $(BIN)/pytest -m mssql; \
 	fi
+
+# A developer's inner loop: the embedded engines only, without the slow groups (the soaks,
+# the faults, the browser, the fuzzing: tests/conftest.py SLOW_GROUPS) nor the server engines.
+QUICK = not soak and not faults and not browser and not fuzz and not postgresql and not mssql
+test-quick: $(BIN)/.installed-test debs-test
+	$(BIN)/pytest -m "$(QUICK)"
 
 lint: $(BIN)/.installed-test
 	$(BIN)/ruff check .

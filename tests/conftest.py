@@ -322,3 +322,24 @@ def pytest_report_header() -> str | None:
     if mssql.connection_string() is None:
         return None
     return f"mssql engine: {mssql.ENV} through {mssql.driver()} ({mssql.DRIVER_ENV})"
+
+
+# The slow groups, by file, each a marker of its own (setup.cfg): a developer's inner loop
+# leaves them out (`make test-quick`); `make test` runs everything.
+SLOW_GROUPS: dict[str, tuple[str, ...]] = {
+    "soak": ("test_soak.py", "test_feed_soak.py"),
+    "faults": ("test_faults.py", "test_fault_load.py", "test_tsql_faults.py"),
+    "browser": ("test_dashboard.py", "test_report.py", "test_docs_browser.py"),
+    "fuzz": ("test_fuzz.py",),
+}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark each test of a slow group's files with the group's marker."""
+    group_of = {name: group for group, names in SLOW_GROUPS.items() for name in names}
+    missing = set(group_of) - {p.name for p in Path(__file__).parent.glob("test_*.py")}
+    assert not missing, f"SLOW_GROUPS names files that are not in tests/: {sorted(missing)}"
+    for item in items:
+        group = group_of.get(item.path.name)
+        if group is not None:
+            item.add_marker(group)
