@@ -32,9 +32,9 @@ from typing import Any
 from app.core import feed
 from app.core.summaries import SummaryEncoder
 from app.database.db import FETCH_SIZE, bind
+from app.database.filters import Filter
 from app.database.queries import Where, load_queries
 from app.formats.encoding import RecordEncoder
-from app.http.arguments import Filter
 from app.model import params
 from app.model.collections import COLLECTIONS
 from app.ops.config import SHIPPED_SQL_DIR, FeedSettings

@@ -18,8 +18,8 @@ import pytest
 import sqlglot
 from sqlglot import exp
 
+from app.database.filters import Filter
 from app.database.queries import DATABASE_OPTIONAL, DATABASE_QUERIES, Query, Where, load_queries
-from app.http.arguments import Filter
 from app.model.collections import COLLECTIONS
 
 SHIPPED_SQL = Path(__file__).resolve().parent.parent / "sql"

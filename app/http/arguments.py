@@ -38,7 +38,7 @@ from ..database.filters import (
 )
 from ..model.problems import Invalid
 
-__all__ = ["FILTERS_DOC", "WHERE", "Accepted", "Filter",
+__all__ = ["FILTERS_DOC", "WHERE", "Accepted",
            "filter_parameters", "reject_all"]
 
 # The arguments whose repeats join their values, as `__in` does: the lists, which generated
