@@ -11,6 +11,8 @@ from collections.abc import Callable, Mapping
 from http import HTTPStatus
 from typing import Any
 
+from prometheus_client.parser import text_string_to_metric_families
+
 from tests.contract import COLLECTIONS, PAIRS, columns, expected
 
 ERROR_KEYS = {"code", "status", "message"}
@@ -216,3 +218,20 @@ def weighing(rows: list[dict[str, Any]]) -> dict[str, Any]:
 def keys(groups: list[dict[str, Any]]) -> list[list[str]]:
     """The keys of each group, in order."""
     return [list(g) for g in groups]
+
+
+# -- /metrics, read as Prometheus reads it ------------------------------------------------
+
+def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    """{(sample name, sorted labels): value} of a scrape, parsed as Prometheus parses it."""
+    out = {}
+    for family in text_string_to_metric_families(text):
+        for s in family.samples:
+            out[(s.name, tuple(sorted(s.labels.items())))] = s.value
+    return out
+
+
+def value(found: dict[Any, float], name: str, **labels: str) -> float:
+    """The sum of `name`'s samples that carry these labels (and any others)."""
+    return sum(v for (n, have), v in found.items()
+               if n == name and set(labels.items()) <= set(have))

@@ -116,3 +116,44 @@ def records_before_the_break(body: bytes) -> int:
     with pytest.raises(json.JSONDecodeError):
         json.loads(body)
     return len(json.loads(body.rsplit(b",{", 1)[0] + b"]"))
+
+
+def workers(server: Gunicorn) -> set[int]:
+    """The pids of gunicorn's worker processes."""
+    out = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(") ", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == server.process.pid:
+            out.add(int(stat.parent.name))
+    return out
+
+
+def eventually(condition: Callable[[], bool], seconds: float = 10) -> bool:
+    """Whether `condition` becomes true within `seconds`."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+ODBC_CONNECT_TIMEOUT = 2  # seconds: serve_odbc's connect_timeout, which the fault tests time
+
+
+@contextlib.contextmanager
+def serve_odbc(odbc: str, work: Path, threads: int = 1, **database: object) -> Iterator[Gunicorn]:
+    """One worker (with `threads` threads) serving Jembatan from `odbc`, with these
+    [database] settings and connect_timeout = ODBC_CONNECT_TIMEOUT."""
+    config = work / "jembatan.toml"
+    # The queries and faults are the requests' own: the proof at the first read is left out.
+    lines = [f"connect_timeout = {ODBC_CONNECT_TIMEOUT}", "prove_on_first_read = false"] + [
+        f"{k} = {json.dumps(v)}" for k, v in database.items()]
+    config.write_text("[database]\n" + "\n".join(lines) + "\n")
+    with gunicorn(work, {"JEMBATAN_ODBC": odbc, "JEMBATAN_CONFIG": str(config),
+                         "PYTHONFAULTHANDLER": "1"}, "--workers", "1", "--threads", str(threads),
+                  "--timeout", "60") as g:
+        yield g

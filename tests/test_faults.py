@@ -9,16 +9,24 @@ import re
 import shutil
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import requests
 
 from app.database.db import _Watchdog
+from tests.helpers import samples, value
 from tests.postgres import Cluster
-from tests.servers import ROOT, Gunicorn, gunicorn, records_before_the_break, stream_cut
-from tests.test_metrics import samples, value
+from tests.servers import (
+    ROOT,
+    Gunicorn,
+    eventually,
+    gunicorn,
+    records_before_the_break,
+    stream_cut,
+    workers,
+)
 
 CONNECT_TIMEOUT = 2
 ROWS = 300_000  # enough that the server is still reading when the database is killed
@@ -66,19 +74,6 @@ def server(cluster: Cluster, schema: str, tmp_path: Path) -> Iterator[Gunicorn]:
     if not cluster.running:
         cluster.start()
     yield from serve(cluster, schema, tmp_path)
-
-
-def workers(server: Gunicorn) -> set[int]:
-    """The pids of gunicorn's worker processes."""
-    out = set()
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(") ", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if int(fields[1]) == server.process.pid:
-            out.add(int(stat.parent.name))
-    return out
 
 
 def timed_get(server: Gunicorn, path: str) -> tuple[requests.Response, float]:
@@ -143,16 +138,6 @@ KILL_POINTS = {"first-bytes": ("", 1), "64KiB": ("", 64 * 1024), "1MiB": ("", 10
 DRIVER_CRASH = re.compile(r"Fatal Python error: Segmentation fault\s+Current thread \w+ "
                           r"\(most recent call first\):\s+File \"[^\"]*app/db\.py\", "
                           r"line \d+ in _fetch")
-
-
-def eventually(condition: Callable[[], bool], seconds: float = 10) -> bool:
-    """Whether `condition` becomes true within `seconds`."""
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
 
 
 @pytest.mark.parametrize(("query", "kill_after"), KILL_POINTS.values(), ids=KILL_POINTS.keys())

@@ -11,33 +11,17 @@ import shutil
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 import requests
-from prometheus_client.parser import text_string_to_metric_families
 
 from app import create_app
 from tests.conftest import build_database
+from tests.helpers import samples, value
 from tests.servers import ROOT, gunicorn
 
 ROWS = {"customers": [{"id": n, "CustName": f"PT {n}"} for n in range(1, 6)],
         "transactions": [{"id": n, "tgl_dt1": "2026-11-01", "jam_dt1": f"0{n}:00:00",
                           "weigh1": 1000.0 * n, "weigh2": 100.0 * n} for n in range(1, 4)]}
-
-
-def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
-    """{(sample name, sorted labels): value} of a scrape, parsed as Prometheus parses it."""
-    out = {}
-    for family in text_string_to_metric_families(text):
-        for s in family.samples:
-            out[(s.name, tuple(sorted(s.labels.items())))] = s.value
-    return out
-
-
-def value(found: dict[Any, float], name: str, **labels: str) -> float:
-    """The sum of `name`'s samples that carry these labels (and any others)."""
-    return sum(v for (n, have), v in found.items()
-               if n == name and set(labels.items()) <= set(have))
 
 
 def test_one_view_of_every_gunicorn_worker(tmp_path: Path) -> None:

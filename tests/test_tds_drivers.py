@@ -21,7 +21,6 @@ the statement ends, for some plans).
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import json
 import shutil
@@ -39,10 +38,15 @@ from app import create_app
 from app.model.tables import column_types
 from app.ops.config import SHIPPED_SQL_DIR
 from tests.contract import PAIRS, expected
+from tests.helpers import samples, value
 from tests.mssql import FREETDS, MSODBC18, PLANT_DRIVERS, Kit, require_driver, started
-from tests.servers import Gunicorn, gunicorn, records_before_the_break, stream_cut
-from tests.test_faults import eventually, workers
-from tests.test_metrics import samples, value
+from tests.servers import (
+    eventually,
+    records_before_the_break,
+    serve_odbc,
+    stream_cut,
+    workers,
+)
 
 BIG_ROWS = 300_000  # timbangan1: a stream still being read when the server is stopped
 
@@ -477,24 +481,6 @@ def test_a_code_comes_back_exactly_as_stored(client: FlaskClient) -> None:
 # -- faults, with a real gunicorn --------------------------------------------------------------
 
 
-CONNECT_TIMEOUT = 2
-
-
-@contextlib.contextmanager
-def serve(odbc: str, work: Path, threads: int = 1, **database: object) -> Iterator[Gunicorn]:
-    """One worker (with `threads` threads) serving Jembatan from `odbc`, with these
-    [database] settings and connect_timeout = CONNECT_TIMEOUT."""
-    config = work / "jembatan.toml"
-    # The queries and faults are the requests' own: the proof at the first read is left out.
-    lines = [f"connect_timeout = {CONNECT_TIMEOUT}", "prove_on_first_read = false"] + [
-        f"{k} = {json.dumps(v)}" for k, v in database.items()]
-    config.write_text("[database]\n" + "\n".join(lines) + "\n")
-    with gunicorn(work, {"JEMBATAN_ODBC": odbc, "JEMBATAN_CONFIG": str(config),
-                         "PYTHONFAULTHANDLER": "1"}, "--workers", "1", "--threads", str(threads),
-                  "--timeout", "60") as g:
-        yield g
-
-
 def test_a_query_slower_than_query_timeout_answers_503(server: Kit, driver: str,
                                                        tmp_path: Path) -> None:
     """503 "timed out" after about query_timeout; the same worker serves on."""
@@ -508,7 +494,7 @@ def test_a_query_slower_than_query_timeout_answers_503(server: Kit, driver: str,
         'CROSS JOIN (SELECT COUNT(*) AS "n" FROM "timbangan1" AS "a"\n'
         '    CROSS JOIN "timbangan1" AS "b" WHERE "b"."id" <= 400) AS "slow"\n'
         'ORDER BY {order};\n'))
-    with serve(server.odbc(driver), tmp_path, query_timeout=1, sql_dir=str(sql)) as web:
+    with serve_odbc(server.odbc(driver), tmp_path, query_timeout=1, sql_dir=str(sql)) as web:
         before = workers(web)
         start = time.monotonic()
         response = requests.get(web.base + "/customers", timeout=60)
@@ -537,7 +523,7 @@ def test_a_query_slower_than_query_timeout_answers_503(server: Kit, driver: str,
 def test_a_server_stopped_mid_stream_breaks_the_transfer(server: Kit, driver: str,
                                                          tmp_path: Path) -> None:
     """A broken chunked transfer, counted; the next request once the server is back, 200."""
-    with serve(server.odbc(driver), tmp_path) as web:
+    with serve_odbc(server.odbc(driver), tmp_path) as web:
         before = workers(web)
         body, broken = stream_cut(web.base + "/timbangan1",
                                   lambda: server.run("stop", "--immediate"))

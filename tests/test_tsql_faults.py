@@ -36,12 +36,9 @@ import requests
 from app.model.tables import column_types
 from app.ops.config import SHIPPED_SQL_DIR
 from tests.contract import expected
+from tests.helpers import samples, value
 from tests.mssql import DRIVERS, FREETDS, MSODBC18, Kit, odbc_string, require_driver, started
-from tests.servers import Gunicorn, free_port
-from tests.test_faults import workers
-from tests.test_metrics import samples, value
-from tests.test_tds_drivers import CONNECT_TIMEOUT
-from tests.test_tds_drivers import serve as serve_odbc
+from tests.servers import ODBC_CONNECT_TIMEOUT, Gunicorn, free_port, serve_odbc, workers
 
 PASSWORD = "Jembatan-test-1"  # ../shared/tsql/start's; never in a body or a log
 APP_NAME = "jembatan-tsql-faults"  # APP= (both drivers): Jembatan's sessions on the server
@@ -253,10 +250,10 @@ def test_server_stopped_between_requests_is_503(tsql: Server, driver: str, odbc:
             response, took = timed_get(web, path)
             print(f"server stopped: GET {path} -> {response.status_code} in {took:.3f} s")
             assert_unavailable(response, "cannot connect to the database")
-            assert took < CONNECT_TIMEOUT + 1, (kind, took)
+            assert took < ODBC_CONNECT_TIMEOUT + 1, (kind, took)
         response, took = timed_get(web, "/health")
         assert_unavailable(response, "cannot connect to the database")
-        assert took < CONNECT_TIMEOUT + 1
+        assert took < ODBC_CONNECT_TIMEOUT + 1
         found = metrics(web)
         # One failed connection per request, and a 503 of each kind. The stale connection's
         # error counts only where the driver called it a lost link (Driver 18): FreeTDS's
@@ -429,7 +426,7 @@ def test_a_wrong_password_is_503_login_failed(tsql: Server, driver: str,
             response, took = timed_get(web, path)
             assert_unavailable(response, "login failed")
             assert WRONG_PASSWORD not in response.text
-        assert took < CONNECT_TIMEOUT + 1
+        assert took < ODBC_CONNECT_TIMEOUT + 1
         found = metrics(web)
         assert value(found, "jembatan_database_errors_total", kind="unreachable",
                      reason="login failed") >= 5
@@ -484,7 +481,7 @@ def test_a_port_that_never_answers_tds_is_503_within_connect_timeout(
             response, took = timed_get(web, path)
             print(f"silent port: GET {path} -> {response.status_code} in {took:.3f} s")
             assert_unavailable(response, "cannot connect to the database")
-            assert CONNECT_TIMEOUT - 0.5 < took < CONNECT_TIMEOUT + 1, (path, took)
+            assert ODBC_CONNECT_TIMEOUT - 0.5 < took < ODBC_CONNECT_TIMEOUT + 1, (path, took)
         assert len(accepted) == 2  # each request did reach the port
         no_500(metrics(web))
         print("\n".join(database_lines(web)))
@@ -527,7 +524,7 @@ def test_the_server_at_its_connection_limit_is_503(tsql: Server, odbc: str,
         for _ in range(MAX_CONNECTIONS + 5):  # other clients fill every slot
             try:
                 conn = pyodbc.connect(odbc, autocommit=True,
-                                      attrs_before={103: CONNECT_TIMEOUT})
+                                      attrs_before={103: ODBC_CONNECT_TIMEOUT})
             except pyodbc.Error as exc:
                 refused = exc
                 break
@@ -546,7 +543,7 @@ def test_the_server_at_its_connection_limit_is_503(tsql: Server, odbc: str,
             # 33557097 and PostgreSQL's words, which NATIVE_REASONS cannot tell apart from
             # other refusals at login: the reason is the general one.
             assert_unavailable(response, "cannot connect to the database")
-            assert took < CONNECT_TIMEOUT + 1
+            assert took < ODBC_CONNECT_TIMEOUT + 1
         fillers.close()  # a slot frees: the late worker connects and serves
         response = requests.get(late.base + "/health", timeout=30)
         assert response.status_code == 200, response.text
