@@ -21,7 +21,7 @@ from app.model import tables
 from tests import contract, mssql
 from tests.conftest import FILE_ENGINES
 from tests.postgres import Cluster
-from tests.test_tsql import violations
+from tests.tsql_rules import violations
 
 ROOT = Path(__file__).resolve().parent.parent
 
