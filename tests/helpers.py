@@ -220,6 +220,19 @@ def keys(groups: list[dict[str, Any]]) -> list[list[str]]:
     return [list(g) for g in groups]
 
 
+# Weighings whose values are hard to write out: quotes, a comma and a newline in text, a
+# formula, text beyond ASCII, a negative and a tiny float, and a row of NULLs (CSV, fields,
+# ETags: tests/test_representations.py; the workbook: tests/test_xlsx.py).
+AWKWARD_WEIGHINGS = [
+    {"id": 1, "custcode": "+62 31 7512345", "drivername": 'Budi "Kancil", Jr.',
+     "remark": "line one\nline two, with comma", "tgl_dt1": "2026-11-01", "jam_dt1": "07:00:00",
+     "weigh1": -0.5, "weigh2": 12000.0, "productcode": "=SUM(A1:A2)"},
+    {"id": 2, "custcode": "Café – Sidoarjo ✓ 日本", "tgl_dt1": "2026-11-02", "jam_dt1": None,
+     "weigh1": 1e-06, "adjustweigh": 0.1},
+    {"id": 3},  # every other column NULL
+]
+
+
 # -- /metrics, read as Prometheus reads it ------------------------------------------------
 
 def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:

@@ -11,18 +11,11 @@ from typing import Any
 import pytest
 
 from tests.contract import COLLECTIONS, expected
+from tests.helpers import AWKWARD_WEIGHINGS
 
-WEIGHINGS = [
-    {"id": 1, "custcode": "+62 31 7512345", "drivername": 'Budi "Kancil", Jr.',
-     "remark": "line one\nline two, with comma", "tgl_dt1": "2026-11-01", "jam_dt1": "07:00:00",
-     "weigh1": -0.5, "weigh2": 12000.0, "productcode": "=SUM(A1:A2)"},
-    {"id": 2, "custcode": "Café – Sidoarjo ✓ 日本", "tgl_dt1": "2026-11-02", "jam_dt1": None,
-     "weigh1": 1e-06, "adjustweigh": 0.1},
-    {"id": 3},  # every other column NULL
-]
 # Every test here only reads: they share a database per engine holding these tables (the
 # `shared` fixture); each reads its own collection's rows alone.
-TABLES = {"transactions": WEIGHINGS, "weighing": WEIGHINGS,
+TABLES = {"transactions": AWKWARD_WEIGHINGS, "weighing": AWKWARD_WEIGHINGS,
           "customers": [{"id": 1, "CustCode": "C1"}],
           "vehicles": [{"id": 1, "Number": "L 1 A", "tgl_create": "2026-01-02",
                         "jam_create": None}]}
@@ -103,7 +96,7 @@ def test_fields_in_the_order_asked(shared) -> None:
     client = shared(TABLES)
     want = ["weigh1", "id", "numberrow", "custcode"]
     records = client.get("/weighing?fields=" + ",".join(want)).get_json()
-    full = [expected("weighing", row, n) for n, row in enumerate(WEIGHINGS, 1)]
+    full = [expected("weighing", row, n) for n, row in enumerate(AWKWARD_WEIGHINGS, 1)]
     assert records == [{f: r[f] for f in want} for r in full]
     assert [list(r) for r in records] == [want] * 3
     one = client.get("/weighing/2?fields=custcode,numberrow").get_json()

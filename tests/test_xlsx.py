@@ -22,7 +22,7 @@ from app.formats import xlsx
 from app.model.collections import COLLECTIONS as SERVED
 from app.model.schemas import Date, Integer, Number, String, Time
 from tests.contract import COLLECTIONS, columns
-from tests.test_representations import WEIGHINGS
+from tests.helpers import AWKWARD_WEIGHINGS
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 SOFFICE = shutil.which("soffice") or "/usr/bin/soffice"
@@ -127,7 +127,7 @@ def test_workbook_read_back_gives_the_json_values(make_client, collection: str) 
 
 
 def test_values_of_every_kind_and_text_that_is_never_a_formula(make_client) -> None:
-    rows = [*WEIGHINGS,
+    rows = [*AWKWARD_WEIGHINGS,
             {"id": 4, "custcode": "=1+1", "drivername": "<&> \"'", "remark": " two  spaces ",
              "noct": "bell\x07 and unit separator\x1f _x0041_ tab\tline\n", "dono": "",
              "tgl_dt1": "1900-01-01", "jam_dt1": "23:59:59.123456", "tgl_dt2": "2026-02-28",
@@ -152,7 +152,7 @@ def test_values_of_every_kind_and_text_that_is_never_a_formula(make_client) -> N
 
 
 def test_a_summary_as_a_workbook(make_client) -> None:
-    client = make_client({"transactions": WEIGHINGS})
+    client = make_client({"transactions": AWKWARD_WEIGHINGS})
     url = "/transactions/summary/2026-11-01/00:00/2026-11-30/23:59:59?by=day,productcode"
     as_json = client.get(url).get_json()
     response = client.get(url + "&format=xlsx")
@@ -191,7 +191,7 @@ def test_a_streamed_range_as_a_workbook(make_client) -> None:
 
 
 def test_accept_pages_keys_and_file_names(make_client) -> None:
-    client = make_client({"transactions": WEIGHINGS, "weighing": WEIGHINGS})
+    client = make_client({"transactions": AWKWARD_WEIGHINGS, "weighing": AWKWARD_WEIGHINGS})
     asked = client.get("/transactions", headers={"Accept": XLSX})
     assert asked.headers["Content-Type"] == XLSX and asked.headers["Vary"] == "Accept"
     assert client.get("/transactions?format=json", headers={"Accept": XLSX}).headers[
@@ -222,7 +222,7 @@ def test_an_empty_table_is_its_header(make_client) -> None:
 
 
 def test_etag_304_and_the_same_bytes_for_the_same_rows(make_client) -> None:
-    client = make_client({"transactions": WEIGHINGS})
+    client = make_client({"transactions": AWKWARD_WEIGHINGS})
     for url in ("/transactions/1?format=xlsx", "/transactions/page/1?format=xlsx"):
         first = client.get(url)
         tag = first.headers["ETag"]
@@ -234,7 +234,7 @@ def test_etag_304_and_the_same_bytes_for_the_same_rows(make_client) -> None:
 
 
 def test_head_and_errors_as_for_csv(make_client) -> None:
-    client = make_client({"transactions": WEIGHINGS})
+    client = make_client({"transactions": AWKWARD_WEIGHINGS})
     head = client.head("/transactions?format=xlsx")
     assert head.status_code == 200 and head.data == b""
     assert head.headers["Content-Type"] == XLSX
@@ -296,7 +296,7 @@ def test_the_first_bytes_go_out_before_any_record() -> None:
 
 @needs_soffice
 def test_libreoffice_reads_the_json_values(make_client, tmp_path: Path) -> None:
-    rows = [*WEIGHINGS[:2], {"id": 3, "custcode": "=1+1", "drivername": "<&> _x0041_",
+    rows = [*AWKWARD_WEIGHINGS[:2], {"id": 3, "custcode": "=1+1", "drivername": "<&> _x0041_",
                              "tgl_dt2": "2026-12-31", "jam_dt2": "23:59:59.5",
                              "weigh1": 123456789}]
     client = make_client({"vehicles": [sample_row("vehicles", 1)], "transactions": rows})
