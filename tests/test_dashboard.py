@@ -30,7 +30,7 @@ from tests.conftest import build_database, other_zone_than
 from tests.contract import MATERIALS, PAIRS
 from tests.helpers import direction, in_range
 from tests.servers import Gunicorn, gunicorn
-from tests.test_names_file import TICKETS, contract_row, name_in, served_site
+from tests.tickets import TICKETS, contract_row, name_in, served_site
 
 pytestmark = needs_chromium
 

@@ -29,7 +29,7 @@ from app.commands.demo import build_demo_database
 from tests.browser import NO_NETWORK, Browser, needs_chromium
 from tests.conftest import build_database, other_zone_than
 from tests.servers import Gunicorn, gunicorn
-from tests.test_names_file import TICKETS, contract_row, name_in, served_site
+from tests.tickets import TICKETS, contract_row, name_in, served_site
 
 pytestmark = needs_chromium
 
