@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from app import create_app
-from app.database.db import _unavailable_reason
+from app.database.db import unavailable_reason
 from tests.conftest import build_database
 from tests.servers import ROOT
 
@@ -108,7 +108,7 @@ CASES = [
 @pytest.mark.parametrize(("state", "message", "reason"), CASES,
                          ids=[f"{c[0]}-{c[2]}-{n}" for n, c in enumerate(CASES)])
 def test_each_error_has_its_reason(state: str, message: str, reason: str | None) -> None:
-    assert _unavailable_reason(OdbcError(state, message)) == reason
+    assert unavailable_reason(OdbcError(state, message)) == reason
 
 
 def test_an_error_that_repeats_on_a_fresh_connection_is_the_querys_own(

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from app.database.db import _Watchdog
+from app.database.db import Watchdog
 from tests.helpers import samples, value
 from tests.postgres import Cluster
 from tests.servers import (
@@ -224,7 +224,7 @@ def test_watchdog_cancels_each_statement_at_its_own_deadline() -> None:
     """It is woken only for a deadline earlier than the one it sleeps towards; a later one
     it finds when it wakes. Either way each statement is cancelled at its time, and a
     statement that finishes in time is not."""
-    dog = _Watchdog()
+    dog = Watchdog()
     finished = dog.watch(0.2, Statement())
     assert dog.done(finished) is False  # done in time: not cancelled
     time.sleep(0.4)  # the thread woke at +0.2 s, found nothing, and sleeps until woken

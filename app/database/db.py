@@ -97,7 +97,7 @@ def bind(values: Mapping[str, Any], names: tuple[str, ...], typed: bool,
 SQL_ATTR_LOGIN_TIMEOUT = 103  # ODBC's connect-time limit; pyodbc's timeout= sets others too
 
 
-class _Watchdog:
+class Watchdog:
     """Cancels ODBC statements that run past their deadline, from one thread of its own.
 
     Drivers differ: SQL Server's honours a query timeout, PostgreSQL's refuses the attribute
@@ -219,7 +219,7 @@ class Result:
             try:
                 return self._cursor.fetchmany(FETCH_SIZE)
             except Exception as exc:
-                fired = timed_out()  # first: it waits for a cancel still running (_Watchdog)
+                fired = timed_out()  # first: it waits for a cancel still running (Watchdog)
                 self.close()
                 raise self._db.failure(exc, self.what, self._conn, fired) from None
 
@@ -284,7 +284,7 @@ class Database:
         self.slow_query = slow_query  # seconds; a query that takes longer is logged
         self.metrics = metrics
         self._local = threading.local()
-        self._watchdog = _Watchdog()
+        self._watchdog = Watchdog()
         if settings.odbc:
             self.kind = "odbc"
             self.describe = "ODBC " + mask_password(settings.odbc)
@@ -317,7 +317,7 @@ class Database:
         # ODBC counts whole seconds, and 0 means no limit: round up.
         raw = pyodbc.connect(self.settings.odbc, autocommit=True, readonly=True, attrs_before={
             SQL_ATTR_LOGIN_TIMEOUT: math.ceil(self.settings.connect_timeout)})
-        try:  # the driver's own query timeout where it has one (SQL Server's); see _Watchdog
+        try:  # the driver's own query timeout where it has one (SQL Server's); see Watchdog
             raw.timeout = math.ceil(self.settings.query_timeout)
         except pyodbc.Error:
             pass
@@ -336,7 +336,7 @@ class Database:
             try:
                 conn = self._connect()
             except Exception as exc:
-                reason = _unavailable_reason(exc)  # "login failed" says what to mend
+                reason = unavailable_reason(exc)  # "login failed" says what to mend
                 if reason in (None, "connection lost", "query timed out"):
                     reason = "cannot connect to the database"
                 log.error("cannot connect to %s: %s (%s)", self.describe, reason,
@@ -379,7 +379,7 @@ class Database:
 
         `will_retry`: the query will run again on a fresh connection, so an error that
         looks like the query's own is not yet counted as one (see execute)."""
-        reason = "query timed out" if timed_out else _unavailable_reason(exc)
+        reason = "query timed out" if timed_out else unavailable_reason(exc)
         detail = mask_password(str(exc))
         if reason is None and will_retry:
             log.warning("query %s failed on a connection that had served before, trying a "
@@ -593,7 +593,7 @@ MESSAGE_REASONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     ))
 
 
-def _unavailable_reason(exc: Exception) -> str | None:
+def unavailable_reason(exc: Exception) -> str | None:
     """A short reason when the error is the database's state, None when it is the query's."""
     if isinstance(exc, sqlite3.Error):
         name = getattr(exc, "sqlite_errorname", "")
