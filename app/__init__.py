@@ -30,10 +30,10 @@ from .http.routes import (
     CONVERTERS,
     UNDOCUMENTED,
     collection_blueprint,
-    meta_blueprint,
     register_service_routes,
+    service_blueprint,
 )
-from .http.views import Service
+from .http.views import ServiceViews
 from .mcp import protocol as mcp
 from .mcp.tools import Tools, make_tools
 from .model.collections import COLLECTIONS
@@ -163,7 +163,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     for planner in planners.values():
         api.register_blueprint(collection_blueprint(planner, answers, settings.api, keyed,
                                                       settings.feed, unmapped))
-    api.register_blueprint(meta_blueprint(Service(served, db, settings.site.name, unmapped),
+    api.register_blueprint(service_blueprint(ServiceViews(served, db, settings.site.name, unmapped),
                                           settings.api, keyed))
     register_service_routes(app, prefix, metrics, settings.api.metrics_key, settings.site)
     mcp.register(app, prefix, settings.mcp, metrics)  # POST /mcp (app/mcp/protocol.py)

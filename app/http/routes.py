@@ -2,7 +2,7 @@
 registered from one row with its view (app/http/views.py), its arguments and its documentation.
 
 A collection's blueprint is its rows of ROUTES, each registered once with the collection's
-`Served` bound as the view's first argument (a range and a summary only where the
+`CollectionViews` bound as the view's first argument (a range and a summary only where the
 collection has dates and measures). The arguments of each kind are one marshmallow schema
 that also feeds the OpenAPI document; flask-smorest's decorators are applied here, in the
 order that gives each operation its documentation.
@@ -39,7 +39,7 @@ from . import views
 from .answers import Answers
 from .arguments import FILTERS_DOC, WHERE, Accepted, filter_parameters
 from .pages import Page, Script
-from .views import Served, Service
+from .views import CollectionViews, ServiceViews
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
@@ -220,7 +220,7 @@ def collection_blueprint(planner: Planner, answers: Answers, api: ApiSettings,
     the windows of /<c>/changes; `unmapped`: the collections not mapped yet, which the
     document lists as they are and says so of."""
     c = planner.collection
-    served = Served(planner, answers, api.page_size, feed)
+    served = CollectionViews(planner, answers, api.page_size, feed)
     note = (f" {NOT_MAPPED.capitalize()} at this site: every operation answers 503 until "
             f"{', '.join(unmapped.fields(c.name))} are mapped."
             if unmapped and c.name in unmapped else "")
@@ -254,7 +254,7 @@ def collection_blueprint(planner: Planner, answers: Answers, api: ApiSettings,
     return blp
 
 
-def _key_path(served: Served) -> tuple[dict[str, str], ...]:
+def _key_path(served: CollectionViews) -> tuple[dict[str, str], ...]:
     c = served.collection
     return (_path(served.plan.key_name, "1-based position of the record in the canonical order, "
                                    f"as numbered in GET /{c.name}." if c.numbered
@@ -302,7 +302,7 @@ def _doc_only(*decorators: Decorator) -> Decorator:
     return decorate
 
 
-def _arguments(served: Served, api: ApiSettings) -> dict[str, ma.Schema]:
+def _arguments(served: CollectionViews, api: ApiSettings) -> dict[str, ma.Schema]:
     """The argument schema of each route kind, each knowing what else its route takes (its
     filters: app/http/arguments.py)."""
     c, output = served.collection, served.plan.encoder.output
@@ -456,7 +456,7 @@ def _responses(c: Collection) -> dict[str, tuple[ma.Schema, Any]]:
     return out
 
 
-def meta_blueprint(service: Service, api: ApiSettings, keys: bool = False) -> Blueprint:
+def service_blueprint(service: ServiceViews, api: ApiSettings, keys: bool = False) -> Blueprint:
     """`/` and `/health`; `keys` as for collection_blueprint. Both take no query argument:
     one is a 400 (app/__init__.py, _no_arguments)."""
     blp = Blueprint("service", __name__, url_prefix=api.url_prefix or None,

@@ -1,8 +1,8 @@
 """The views, one short function per read kind: each asks the collection's planner
 (app/core/plan.py) for the read and hands it to the HTTP face (app/http/answers.py).
 app/http/routes.py registers them from its table of routes, once per collection, with the
-collection's `Served` as the first argument; a view's docstring is its operation's summary and
-description in the OpenAPI document.
+collection's `CollectionViews` as the first argument; a view's docstring is its operation's
+summary and description in the OpenAPI document.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from .answers import Answers, Paging
 from .pages import Page, Script
 
 
-class Served:
+class CollectionViews:
     """One collection as its views need it, built once when the app is made."""
 
     def __init__(self, planner: Planner, answers: Answers, page_size: int,
@@ -41,7 +41,7 @@ class Served:
 
 
 @dataclass(frozen=True)
-class Service:
+class ServiceViews:
     """What the index and health views need: the collections served and the database."""
 
     collections: tuple[Collection, ...]
@@ -50,7 +50,7 @@ class Service:
     unmapped: Unmapped = field(default_factory=Unmapped)  # the collections not mapped yet
 
 
-def get_all(s: Served, filters: tuple[Filter, ...] = (), format: str | None = None,
+def get_all(s: CollectionViews, filters: tuple[Filter, ...] = (), format: str | None = None,
             fields: list[str] | None = None) -> Response:
     """gets all
 
@@ -61,7 +61,7 @@ def get_all(s: Served, filters: tuple[Filter, ...] = (), format: str | None = No
     return s.answers.answer(s.plan.all(filters, fields), format, s.collection.name)
 
 
-def get_page(s: Served, pagenumber: str, page_size: int, filters: tuple[Filter, ...] = (),
+def get_page(s: CollectionViews, pagenumber: str, page_size: int, filters: tuple[Filter, ...] = (),
              format: str | None = None, fields: list[str] | None = None) -> Response:
     """gets by page
 
@@ -74,7 +74,7 @@ def get_page(s: Served, pagenumber: str, page_size: int, filters: tuple[Filter, 
                             Paging(page, page_size))
 
 
-def get_one(s: Served, format: str | None = None, fields: list[str] | None = None,
+def get_one(s: CollectionViews, format: str | None = None, fields: list[str] | None = None,
             **path: str) -> Response:
     """finds by key
 
@@ -85,7 +85,7 @@ def get_one(s: Served, format: str | None = None, fields: list[str] | None = Non
     return s.answers.answer(s.plan.one(key, fields), format, f"{s.collection.name}-{key}")
 
 
-def get_range(s: Served, tglawal: str, jam_awal: str, tglakhir: str, jam_akhir: str,
+def get_range(s: CollectionViews, tglawal: str, jam_awal: str, tglakhir: str, jam_akhir: str,
               on: str, filters: tuple[Filter, ...] = (), page: int | None = None,
               page_size: int | None = None, format: str | None = None,
               fields: list[str] | None = None) -> Response:
@@ -108,7 +108,7 @@ def get_range(s: Served, tglawal: str, jam_awal: str, tglakhir: str, jam_akhir: 
     return s.answers.answer(read, format, filename, paging)
 
 
-def get_summary(s: Served, tglawal: str, jam_awal: str, tglakhir: str, jam_akhir: str,
+def get_summary(s: CollectionViews, tglawal: str, jam_awal: str, tglakhir: str, jam_akhir: str,
                 on: str, filters: tuple[Filter, ...] = (), by: list[str] | None = None,
                 format: str | None = None) -> Response:
     """sums by date
@@ -124,7 +124,7 @@ def get_summary(s: Served, tglawal: str, jam_awal: str, tglakhir: str, jam_akhir
                             f"{s.collection.name}-summary-{tglawal}_{tglakhir}")
 
 
-def get_changes(s: Served, on: str, limit: int, after: str | None = None,
+def get_changes(s: CollectionViews, on: str, limit: int, after: str | None = None,
                 since: str | None = None, filters: tuple[Filter, ...] = (),
                 format: str | None = None, fields: list[str] | None = None) -> Response:
     """gets what changed
@@ -145,7 +145,7 @@ def get_changes(s: Served, on: str, limit: int, after: str | None = None,
                              fields)
 
 
-def index(service: Service) -> Any:
+def index(service: ServiceViews) -> Any:
     """lists the collections
 
     Each collection with its URL, record shape, key, canonical order and date-range `on`
@@ -172,7 +172,7 @@ def index(service: Service) -> Any:
     }
 
 
-def health(service: Service) -> Any:
+def health(service: ServiceViews) -> Any:
     """checks the database
 
     {"status": "ok", "database": "ok"} when a query reaches the database; otherwise 503
