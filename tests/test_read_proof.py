@@ -411,3 +411,42 @@ def test_a_record_a_writer_changes_between_the_reads_is_no_finding(tmp_path: Pat
     writer.close()
     assert {f.field for f in proof.prove(db, TRANSACTIONS, sampled)} >= {"id"}  # the race
     assert proof.confirmed(db, TRANSACTIONS, sampled) == []
+
+
+def test_a_record_written_into_the_range_while_it_is_paged_is_no_finding(tmp_path: Path
+                                                                         ) -> None:
+    """The plant's PCs stamp new weighings seconds behind the clock, so each lands in the
+    ranges before the sampled records' moments. One written after the paged range was counted
+    moves each record off the page the count points to (CI saw it: every route of a live
+    table refused as "not mapped yet"). The proof reads the count again, and the page again
+    when the range changed: no finding, and the record found on the page it is on."""
+    from app.core import proof
+    from tests.conftest import build_database
+
+    path = build_database(tmp_path / "live.sqlite3", {"transactions": LIVE})
+    app = create_app({"database": {"sqlite": str(path)},
+                      "collections": {"serve": ["transactions"]}})
+    db = app.extensions["jembatan"]["db"]
+    sampled = proof.sample(db, TRANSACTIONS)
+    counted, seen, written = db.scalar, set(), []
+
+    def count_then_write(stem: str, name: str, values: Mapping[str, Any] | None = None,
+                         filters: Any = ()) -> int:
+        """Each paged range's first count, then a weighing written into that range."""
+        answer = counted(stem, name, values, filters)
+        key = (name, repr(sorted((values or {}).items())))
+        if name.startswith("range_") and name.endswith("_count") and key not in seen:
+            seen.add(key)
+            n = 100 + len(written)
+            with sqlite3.connect(path) as writer:  # committed when the block ends
+                writer.execute(
+                    'INSERT INTO "transactions" ("id", "tgl_dt1", "jam_dt1", "tgl_update", '
+                    '"jam_update") VALUES (?, ?, ?, ?, ?)',
+                    (n, "2026-11-24", "06:00:00", "2026-11-24", "06:00:00"))
+            writer.close()
+            written.append(n)
+        return answer
+
+    db.scalar = count_then_write  # the same database, a real writer at the race's moment
+    assert proof.prove(db, TRANSACTIONS, sampled) == []
+    assert len(written) >= 2 * len(proof.chosen(TRANSACTIONS, sampled))  # dt1 and update

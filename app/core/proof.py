@@ -19,10 +19,11 @@ A read must find the record exactly once: a record it misses, or finds twice, is
 with the likely cause, worked out from the record's values and the line of `records` that
 gives the field, in the words of the engine it runs on. No SQL is written here: every read
 is a named query of the collection, run as a request runs it. The reads of one record cost
-at most 1 (key) + 4 per `on` (range, count, page, feed) + 1 per code field + 1 (summary)
-queries (transactions: 23), so at most PROVEN times that per collection; each is bounded by
-the index on the stamp pair and the records of one day, except a code filter of a
-collection without dates (the master tables), which reads the whole list.
+at most 1 (key) + 5 per `on` (range, count, page, count again, feed) + 1 per code field + 1
+(summary) queries (transactions: 27), and 2 more per page read again because a writer
+changed the range meanwhile (PAGE_TRIES), so at most PROVEN times that per collection; each
+is bounded by the index on the stamp pair and the records of one day, except a code filter
+of a collection without dates (the master tables), which reads the whole list.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ PROVEN = 20  # records of the sample each read is asked for
 # the vehicle, the ticket; per record shape, those it has (decided from app/model/schemas.py).
 CODES = ("productcode", "custcode", "transcode", "vehno", "recno", "ProductCode",
          "CustCode", "TransCode", "Number", "recipe")
+PAGE_TRIES = 3  # pages of a range read while a writer changes it, before giving up on it
 _SECOND = dt.timedelta(seconds=1)
 
 
@@ -261,18 +263,32 @@ class _Prover:
         columns, rows = self.rows(str(QueryName("range", on)), _bounds(moment, end))
         found = self.judge(record, f"the range on={on} from its own moment to it", day,
                            record.count_in(self.c, columns, rows), cause)
-        across = _bounds(_moved(moment, -dt.timedelta(days=1)), end)
-        total = self.db.scalar(self.c.name, str(QueryName("range_count", on)), across)
-        size = max(len(rows), 1)  # the records of its moment come last
-        window = params.window(1, size) | {"first_row": max(total - size, 0) + 1,
-                                           "last_row": max(total, 1),
-                                           "skip": max(total - size, 0)}
-        columns, last = self.rows(str(QueryName("range_page", on)), across | window)
-        self.judge(record, f"the range on={on} from a day before its moment to it (across "
-                           f"the midnight before it), paged", day,
-                   record.count_in(self.c, columns, last), cause)
+        paged = self.last_page(on, _bounds(_moved(moment, -dt.timedelta(days=1)), end),
+                               max(len(rows), 1))  # the records of its moment come last
+        if paged is not None:
+            self.judge(record, f"the range on={on} from a day before its moment to it "
+                               f"(across the midnight before it), paged", day,
+                       record.count_in(self.c, *paged), cause)
         self.feed(record, on, moment, len(rows), cause)
         return found
+
+    def last_page(self, on: str, bounds: dict[str, Any], size: int
+                  ) -> tuple[list[str], list[tuple[Any, ...]]] | None:
+        """The last `size` records of the range, paged as a request pages it to them: read
+        between two counts that agree, up to PAGE_TRIES times. A record written into the
+        range between the count and the page (the plant's PCs stamp seconds behind the
+        clock) moves the page; None when the range changed under every try (no judgement)."""
+        count = str(QueryName("range_count", on))
+        total = self.db.scalar(self.c.name, count, bounds)
+        for _ in range(PAGE_TRIES):
+            window = params.window(1, size) | {"first_row": max(total - size, 0) + 1,
+                                               "last_row": max(total, 1),
+                                               "skip": max(total - size, 0)}
+            page = self.rows(str(QueryName("range_page", on)), bounds | window)
+            total, before = self.db.scalar(self.c.name, count, bounds), total
+            if total == before:
+                return page
+        return None
 
     def feed(self, record: _Record, on: str, moment: dt.datetime, at: int, cause: str) -> None:
         """/<c>/changes from its stamp: the records of its moment come first (`at`, those
