@@ -22,7 +22,8 @@ from .core.plan import Planner
 from .core.reads import Runner
 from .core.unmapped import Proving, Unmapped, from_mapping
 from .database.db import Database
-from .database.queries import NAMES_FILE, load_queries
+from .database.loading import load_queries
+from .database.queries import NAMES_FILE
 from .http import errors
 from .http.answers import Answers
 from .http.arguments import reject_all

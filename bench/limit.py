@@ -33,7 +33,8 @@ from app.core import feed
 from app.core.summaries import SummaryEncoder
 from app.database.db import FETCH_SIZE, bind
 from app.database.filters import Filter
-from app.database.queries import Where, load_queries
+from app.database.loading import load_queries
+from app.database.templates import Where
 from app.formats.encoding import RecordEncoder
 from app.model import params
 from app.model.collections import COLLECTIONS

@@ -48,7 +48,7 @@ from report import EARLIER, TSQL
 
 sys.path.insert(0, str(ROOT))
 from app.database.db import bind  # noqa: E402
-from app.database.queries import load_queries  # noqa: E402
+from app.database.loading import load_queries  # noqa: E402
 from app.model import params, tables  # noqa: E402
 from app.model.collections import COLLECTIONS  # noqa: E402
 from app.ops.config import SHIPPED_SQL_DIR  # noqa: E402

@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 
-from app.database.queries import quote
+from app.database.sqltext import quote
 from app.model import tables
 from tests.postgres import insert_rows
 from tests.servers import free_port

@@ -26,7 +26,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from app import create_app
-from app.database.queries import QueryFileError
+from app.database.sqltext import QueryFileError
 from app.ops.config import SHIPPED_SQL_DIR
 from tests.conftest import MakeClient, insert_rows
 from tests.contract import PAIRS, same_text

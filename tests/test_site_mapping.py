@@ -26,7 +26,8 @@ import pytest
 
 from app import create_app
 from app.commands.demo import build_demo_database
-from app.database.queries import parse_file, quote
+from app.database.sqlfiles import parse_file
+from app.database.sqltext import quote
 from app.model.collections import COLLECTIONS, DATE_PAIRS
 from app.model.tables import column_types
 from app.ops.config import SHIPPED_SQL_DIR

@@ -1,5 +1,5 @@
-"""The .sql loader (app/database/queries.py), the shipped sql/ files, and parameter binding
-(app/database/db.py).
+"""The .sql loader (app/database/loading.py, with sqlfiles, sqltext and templates), the
+shipped sql/ files, and parameter binding (app/database/db.py).
 
 The loader must refuse a malformed file at start, naming the file and the line, rather than
 let a site's edited copy run something unexpected against the plant's database; and it fills
@@ -17,15 +17,10 @@ import pytest
 
 from app.core.summaries import MEASURES
 from app.database.db import FREETDS_TYPED_DATES_FROM, bind, mask_password
-from app.database.queries import (
-    QueryFileError,
-    convert,
-    fill,
-    load_queries,
-    parse_file,
-    quote,
-    without_comments,
-)
+from app.database.loading import load_queries
+from app.database.sqlfiles import parse_file
+from app.database.sqltext import QueryFileError, convert, quote, without_comments
+from app.database.templates import fill
 from app.model.collections import COLLECTIONS, Collection
 from app.model.schemas import shape
 from app.model.tables import script

@@ -17,7 +17,9 @@ import pytest
 import sqlglot
 
 from app.database.filters import Filter
-from app.database.queries import DATABASE_OPTIONAL, DATABASE_QUERIES, Query, Where, load_queries
+from app.database.loading import load_queries
+from app.database.queries import DATABASE_OPTIONAL, DATABASE_QUERIES, Query
+from app.database.templates import Where
 from app.model.collections import COLLECTIONS
 from tests.tsql_rules import RULES, Rule, broken_rules, violations
 

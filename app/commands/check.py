@@ -21,15 +21,9 @@ from ..core.summaries import MEASURES, SHAPE_GROUPS, output_of
 from ..core.unmapped import NOT_MAPPED, left_to_map
 from ..database.db import Database, DatabaseUnavailable, QueryFailed
 from ..database.filters import OPERATORS
-from ..database.queries import (
-    DEFAULT_BY,
-    FILTER_PLACEHOLDERS,
-    NAMES_FILE,
-    PARAMETERS,
-    Query,
-    kind_of,
-    parse_file,
-)
+from ..database.queries import NAMES_FILE, PARAMETERS, Query, kind_of
+from ..database.sqlfiles import parse_file
+from ..database.templates import DEFAULT_BY, FILTER_PLACEHOLDERS
 from ..formats.encoding import RecordEncoder
 from ..model import params
 from ..model.collections import COLLECTIONS, NAMINGS, Collection

@@ -39,7 +39,8 @@ import click
 from flask.cli import ScriptInfo
 
 from ..database.db import Database, DatabaseUnavailable, QueryFailed
-from ..database.queries import QueryFileError, load_queries, qualified, quote
+from ..database.loading import load_queries
+from ..database.sqltext import QueryFileError, qualified, quote
 from ..model.collections import COLLECTIONS, Collection
 from ..model.schemas import Date, Integer, Number, String, Time
 from ..ops.config import SHIPPED_SQL_DIR, ConfigError, load_settings

@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from ..database.queries import quote
+from ..database.sqltext import quote
 from ..model.collections import DATE_PAIRS, Collection, Naming
 from ..model.schemas import Date, Integer, Number, String, Time
 from .sampling import Profile, any_plate, key_expression, text_key

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..database.filters import Filter
-from ..database.queries import Where
+from ..database.templates import Where
 from ..model.collections import DATE_PAIRS, Collection
 from ..model.problems import Invalid
 from ..ops.config import FeedSettings

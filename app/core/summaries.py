@@ -18,7 +18,7 @@ from typing import Any
 
 import marshmallow as ma
 
-from ..database.queries import DEFAULT_BY
+from ..database.templates import DEFAULT_BY
 from ..formats.encoding import csv_cell, dumps
 from ..model.collections import Collection
 from ..model.problems import Invalid

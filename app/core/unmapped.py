@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..database.db import Database, DatabaseUnavailable, QueryFailed
-from ..database.queries import parse_file, todo_fields
+from ..database.sqlfiles import parse_file
+from ..database.sqltext import todo_fields
 from ..model.collections import Collection
 from . import proof
 

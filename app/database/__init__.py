@@ -1,4 +1,5 @@
-"""The SQL layer: the filter operators (filters), the named queries of sql/
-(queries) and the runner that sends them (db). It may import app/model/ and app/ops/, and
-nothing of the web framework.
+"""The SQL layer: the filter operators (filters); the named queries of sql/, read as SQL
+text (sqltext), as files (sqlfiles), filled in (templates), loaded at start (loading) and kept
+as the runner sends them (queries); and the runner that sends them (db). It may import
+app/model/ and app/ops/, and nothing of the web framework.
 """

@@ -24,7 +24,8 @@ from typing import Any
 from ..ops.config import DatabaseSettings
 from ..ops.metrics import Metrics
 from .filters import Filter
-from .queries import Queries, Where, kind_of
+from .queries import Queries, kind_of
+from .templates import Where
 
 log = logging.getLogger("jembatan.db")
 
@@ -405,7 +406,7 @@ class Database:
                 filters: Sequence[Filter] = (), by: tuple[str, ...] = (),
                 table: tuple[str, ...] = ()) -> Result:
         """Run `name` of sql/<stem>.sql, with `filters` if any (composed into its text here,
-        app/database/queries.py Where), a summary's groups `by`, or the site's `table` (schema,
+        app/database/templates.py Where), a summary's groups `by`, or the site's `table` (schema,
         name) it reads; the rows are read from the Result as they are used.
 
         A query that fails on a connection that has served before, other than by running

@@ -1,6 +1,6 @@
 """Filter operators (docs/api.md §6.1): the one table of them, read by the HTTP layer
 (app/http/arguments.py: which arguments a list takes, their values, the docs and the 400s) and
-by the SQL layer (app/database/queries.py: `Where`, one condition per filter).
+by the SQL layer (app/database/templates.py: `Where`, one condition per filter).
 
 An operator is one entry of OPERATORS: its argument suffix (`field__gt`), the field kinds
 that take it, how its value is read, its SQL condition and what the docs say of it. Adding

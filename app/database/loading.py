@@ -1,0 +1,214 @@
+"""Every query loaded at start: the files read and checked, and every read of every
+collection filled in from its shape and the site's `records` (app/database/queries.py says
+what the kinds of file hold). Anything malformed, missing or unknown is a QueryFileError
+naming the file and line."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..model.collections import NAMINGS, Collection, Naming
+from .queries import (
+    DATABASE_FILE,
+    DATABASE_OPTIONAL,
+    DATABASE_QUERIES,
+    NAME_FROM,
+    NAME_OF,
+    NAMES_FILE,
+    RANGE_ROWS,
+    SHAPES,
+    SHAPES_FILE,
+    TABLE_PLACEHOLDER,
+    Queries,
+    Query,
+    check_params,
+    kind_of,
+)
+from .sqlfiles import DIALECTS, Block, SqlFile, own_or_shipped
+from .sqltext import QueryFileError, check_statement, code, convert, named, without_comments
+from .templates import (
+    DEFAULT_BY,
+    FILTER_PLACEHOLDERS,
+    GROUPED,
+    described,
+    fill,
+    placeholders,
+    with_filters,
+)
+
+
+def load_queries(sql_dir: Path, collections: Sequence[Collection],
+                 shipped_dir: Path | None = None) -> Queries:
+    """Read and check every file, and fill in every read of every collection.
+
+    The collections' files come from `sql_dir`; shapes.sql and database.sql from there too
+    when present, else from `shipped_dir` (Jembatan's own sql/). Anything malformed, missing
+    or unknown is a QueryFileError naming the file and line."""
+    shipped_dir = shipped_dir or sql_dir
+    queries = Queries()
+    database = SqlFile(own_or_shipped(sql_dir, shipped_dir, DATABASE_FILE),
+                     DATABASE_QUERIES + DATABASE_OPTIONAL)
+    database.require(DATABASE_QUERIES)
+    queries.files[DATABASE_FILE] = database.path
+    for block in database.blocks:
+        text = without_comments(block.text)
+        sql, params, _ = convert(text)
+        check_params(block.name, params, block.source)
+        check_statement(text, block.source)
+        queries.add(DATABASE_FILE, Query(block.name, block.dialect, sql, params, block.source,
+                                         block.description,
+                                         text if TABLE_PLACEHOLDER in text else None))
+    shapes = SqlFile(own_or_shipped(sql_dir, shipped_dir, SHAPES_FILE), SHAPES)
+    shapes.require([s for s in SHAPES if s != NAME_FROM])
+    queries.files[SHAPES_FILE] = shapes.path
+    _lookup(queries.name_of, shapes, NAME_OF)
+    if collections:  # draft-mapping loads Jembatan's own files alone
+        _load_names(queries, sql_dir / f"{NAMES_FILE}.sql", shapes)
+    for c in collections:
+        path = sql_dir / f"{c.name}.sql"
+        if not path.is_file():
+            raise QueryFileError(f"{path}: missing (database.sql_dir is {sql_dir}); a site "
+                                 f"without {c.name} leaves it out of collections.serve")
+        queries.files[c.name] = path
+        queries.namings[c.name] = c.namings
+        names = [n for name, shape in c.reads() for n in (str(name), shape)]
+        own = SqlFile(path, ["records", *dict.fromkeys(names)])
+        first = own.blocks[0]
+        if first.name != "records" or first.dialect is not None:
+            raise QueryFileError(f"{first.source}: {path.name} must start with '-- name: "
+                                 f"records', the query that says where each field of a "
+                                 f"{c.name} record comes from")
+        # An engine none of whose texts differ reads the main ones (Queries.get).
+        for dialect in (None, *sorted(own.dialects() | shapes.dialects())):
+            _fill_collection(queries, c, own, shapes, dialect)
+    return queries
+
+
+def _lookup(into: dict[str | None, str], shapes: SqlFile, name: str) -> None:
+    """A name lookup of shapes.sql (name_of, name_from), as written, for every engine."""
+    for dialect in (None, *DIALECTS):
+        block = shapes.get(name, dialect)
+        check_statement(block.text, block.source, first=("select",))
+        into[dialect] = without_comments(block.text)
+
+
+def _load_names(queries: Queries, path: Path, shapes: SqlFile) -> None:
+    """The site's names.sql, where it has one: its queries, checked, as the names of the
+    masters they are named after, and the shape name_from that reads them."""
+    if not path.is_file():
+        return
+    masters = {n.master: n for shape in NAMINGS.values() for n in shape}
+    own = SqlFile(path, list(masters))
+    if not shapes.has(NAME_FROM):
+        raise QueryFileError(f"{shapes.path}: missing query {NAME_FROM}, which {path.name} "
+                             f"needs (copy it from Jembatan's sql/shapes.sql)")
+    _lookup(queries.name_from, shapes, NAME_FROM)
+    queries.files[NAMES_FILE] = path
+    for block in own.blocks:
+        _check_names(block, masters[block.name])
+        queries.add(NAMES_FILE, Query(block.name, block.dialect,
+                                      convert(without_comments(block.text))[0], (),
+                                      block.source, block.description))
+
+
+def _fill_collection(queries: Queries, c: Collection, own: SqlFile, shapes: SqlFile,
+                     dialect: str | None) -> None:
+    """Every read of `c` on `dialect`: its own text of a read where its file has one, else
+    the shape, with the placeholders filled in and its records in front."""
+    records = own.get("records", dialect)
+    _check_records(records, c)
+    mapping = without_comments(records.text)
+    queries.add(c.name, Query("records", records.dialect, convert(mapping)[0], (),
+                              records.source, records.description))
+    for query_name, shape in c.reads():
+        name, on = str(query_name), query_name.on
+        source = own if own.has(name) or own.has(shape) else shapes
+        written = name if source.has(name) else shape
+        block, main = source.get(written, dialect), source.get(written, None)
+        values = placeholders(c, on)
+        where = f"{block.source} ({c.name}.{name})"
+        check_statement(block.text, where, first=("select",))  # "records" comes first
+        text = fill(without_comments(block.text), values, where)
+        ctes = f'WITH "records" AS (\n{mapping}\n)'
+        variant = block.dialect or records.dialect  # the dialect whose own text this is
+        if '"in_range"' in text:  # the range's records, written once for every range read
+            rows = shapes.get(RANGE_ROWS, dialect)
+            check_statement(rows.text, rows.source, first=("select",))
+            ctes += (f',\n"in_range" AS (\n'
+                     f'{fill(without_comments(rows.text), values, rows.source)}\n)')
+            variant = variant or rows.dialect
+        grouped = bool(GROUPED.search(text))
+        if kind_of(name) == "summary" and not re.search(r'\{groups\}[\s\S]*AS "grouped"', text):
+            raise QueryFileError(
+                f'{where}: a summary selects {{groups}} (its groups, each code of master data '
+                f'with its name) and reads its rows as "grouped" (FROM "in_range" AS '
+                f'"grouped"), which the names look their codes up in; see summary_vehicle in '
+                f"sql/shapes.sql")
+        if grouped:  # the master collections' records, for names beside codes
+            ctes += "{masters}"
+        template = f"{ctes}\n{text}"
+        takes_filters = any("{" + p + "}" in template for p in FILTER_PLACEHOLDERS)
+        # A summary's base text (what check-sql runs and shows) groups by the day.
+        base = (queries.grouped(c.name, template, DEFAULT_BY, dialect, where) if grouped
+                else template)
+        sql, params, _ = convert(with_filters(base, None))
+        check_params(name, params, where)
+        note = (f" ({block.dialect}: {block.description})"
+                if block is not main and block.description else "")
+        queries.add(c.name, Query(name, variant, sql, params,
+                                  f"{block.source} with records at {records.source}",
+                                  described(main.description, values) + note,
+                                  template if takes_filters or grouped else None))
+
+
+
+def _check_records(block: Block, c: Collection) -> None:
+    """A records query: one SELECT with no parameters that names every stored field."""
+    check_statement(block.text, block.source, first=("select",))
+    _, params, _ = convert(block.text)
+    if params:
+        raise QueryFileError(f"{block.source}: records takes no parameters (found "
+                             f":{params[0]}); the shapes in sql/shapes.sql bind them")
+    missing = [f for f in c.fields if f not in named(block.text)]
+    if missing:
+        raise QueryFileError(
+            f"{block.source}: records gives no {', '.join(missing)}: write each field as "
+            f'"column" AS "field" or an expression AS "field" (NULL AS "{missing[0]}" where '
+            f"the site has none; on SQL Server a NULL of the field's type, CAST(NULL AS "
+            f"date), time, int, float or varchar(n))")
+    _refuse_order(block, "each read orders it")
+
+
+
+
+def _refuse_order(block: Block, why: str) -> None:
+    """A query put in front of others as a common table expression is not ordered."""
+    depth = 0
+    for piece in re.split(r"([()])", code(block.text)):
+        depth += {"(": 1, ")": -1}.get(piece, 0)
+        if depth == 0 and re.search(r"(?i)\bORDER\s+BY\b", piece):
+            raise QueryFileError(f"{block.source}: {block.name} may not be ordered (ORDER "
+                                 f"BY): {why}, and SQL Server refuses ORDER BY in a common "
+                                 f"table expression")
+
+
+def _check_names(block: Block, naming: Naming) -> None:
+    """A query of names.sql: one SELECT with no parameters that gives the master record's
+    code and name fields."""
+    check_statement(block.text, block.source, first=("select",))
+    _, params, _ = convert(block.text)
+    if params:
+        raise QueryFileError(f"{block.source}: {block.name} takes no parameters (found "
+                             f":{params[0]}); the summaries look each code up themselves")
+    wanted = (naming.master_code, naming.master_name)
+    missing = [f for f in wanted if f not in named(block.text)]
+    if missing:
+        raise QueryFileError(
+            f'{block.source}: {block.name} gives no "{missing[0]}": write the code column '
+            f'as ... AS "{wanted[0]}" and the name column as ... AS "{wanted[1]}", e.g. '
+            f'SELECT "KODE" AS "{wanted[0]}", "NAMA" AS "{wanted[1]}" FROM "TABLE"')
+    _refuse_order(block, "the summaries pick one name per code themselves")
+
+

@@ -1,0 +1,123 @@
+"""The .sql files as written: blocks in aiosql's style (`-- name:`, an optional
+`-- dialect:`, leading comment lines that describe the query), read and checked for shape.
+Which names a file may hold is the loader's (app/database/loading.py)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .sqltext import QueryFileError, check_statement
+
+DIALECTS = ("sqlite", "postgresql")
+
+_NAME_LINE = re.compile(r"^--\s*name:\s*(.*?)\s*$")
+_DIALECT_LINE = re.compile(r"^--\s*dialect:\s*(.*?)\s*$")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@dataclass(frozen=True)
+class Block:
+    """One `-- name:` block of a file, as written."""
+
+    name: str
+    dialect: str | None
+    text: str  # the SQL as written, comments inside it kept, without the final ';'
+    source: str  # file:line of its `-- name:` line
+    description: str  # the comment lines under the name
+
+
+
+def parse_file(path: Path) -> list[Block]:
+    """Every block of one file, checked for shape; names are checked by load_queries."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    found: list[tuple[str, int, list[str]]] = []
+    for number, line in enumerate(lines, 1):
+        m = _NAME_LINE.match(line)
+        if m:
+            if not _IDENT.fullmatch(m.group(1)):
+                raise QueryFileError(f"{path}:{number}: bad query name {m.group(1)!r}")
+            found.append((m.group(1), number, []))
+        elif found:
+            found[-1][2].append(line)
+        elif line.strip() and not line.lstrip().startswith("--"):
+            raise QueryFileError(f"{path}:{number}: SQL before the first '-- name:' line")
+    blocks = []
+    for name, number, body in found:
+        where = f"{path}:{number}"
+        dialect = None
+        if body and (m := _DIALECT_LINE.match(body[0])):
+            dialect = m.group(1)
+            if dialect not in DIALECTS:
+                raise QueryFileError(f"{where}: unknown dialect {dialect!r} for {name!r}; "
+                                     f"known: {', '.join(DIALECTS)}")
+            body = body[1:]
+        notes = []  # the leading comment lines describe the query
+        while body and (not body[0].strip() or body[0].lstrip().startswith("--")):
+            notes.append(body.pop(0).strip().removeprefix("--").strip())
+        # Comment lines after the statement introduce what follows in the file, not this query.
+        while body and (not body[-1].strip() or body[-1].lstrip().startswith("--")):
+            body.pop()
+        text = "\n".join(body).strip()
+        check_statement(text, where)
+        text = text.rstrip().rstrip(";").rstrip()
+        blocks.append(Block(name, dialect, text, where, " ".join(filter(None, notes))))
+    if not blocks:
+        raise QueryFileError(f"{path}: no '-- name:' query in the file")
+    return blocks
+
+
+class SqlFile:
+    """The blocks of one file by (name, dialect), refusing a name given twice."""
+
+    def __init__(self, path: Path, allowed: Sequence[str]):
+        self.path = path
+        self.blocks = parse_file(path)
+        self.by_key: dict[tuple[str, str | None], Block] = {}
+        for b in self.blocks:
+            if b.name not in allowed:
+                raise QueryFileError(f"{b.source}: unknown query name {b.name!r}; "
+                                     f"{path.name} may hold: {', '.join(allowed)}")
+            if (b.name, b.dialect) in self.by_key:
+                variant = f" (dialect {b.dialect})" if b.dialect else ""
+                raise QueryFileError(f"{b.source}: duplicate query {b.name!r}{variant}, "
+                                     f"first at {self.by_key[(b.name, b.dialect)].source}")
+            self.by_key[(b.name, b.dialect)] = b
+        for b in self.blocks:
+            if b.dialect and not self.has(b.name):
+                raise QueryFileError(f"{b.source}: a '-- dialect: {b.dialect}' text of "
+                                     f"{b.name!r} needs a main text of the same name, which "
+                                     f"every other engine runs")
+
+    def dialects(self) -> set[str]:
+        """The engines some block of the file has a text of its own for."""
+        return {d for _, d in self.by_key if d is not None}
+
+    def has(self, name: str) -> bool:
+        return (name, None) in self.by_key
+
+    def get(self, name: str, dialect: str | None) -> Block:
+        return self.by_key.get((name, dialect)) or self.by_key[(name, None)]
+
+    def require(self, names: Sequence[str]) -> None:
+        missing = [n for n in names if not self.has(n)]
+        if missing:
+            raise QueryFileError(
+                f"{self.path}: missing quer{'y' if len(missing) == 1 else 'ies'} "
+                f"{', '.join(missing)} (each needs a main text without '-- dialect:')")
+
+
+
+def is_name_line(line: str) -> bool:
+    """The line opens a block (`-- name: ...`)."""
+    return _NAME_LINE.match(line) is not None
+
+
+def own_or_shipped(sql_dir: Path, shipped_dir: Path, stem: str) -> Path:
+    """Jembatan's own files: the site's copy if it has one, else the shipped file, so that a
+    site that copied only its ten mapping files gets the shapes of the version it runs."""
+    own = sql_dir / f"{stem}.sql"
+    return own if own.is_file() else shipped_dir / f"{stem}.sql"
+

@@ -1,0 +1,144 @@
+"""SQL text read as code: what is code and what is a string, a quoted name or a comment;
+the read-only check every query passes; `:params` turned into DB-API `?`; field names
+quoted. Nothing here knows of files, collections or requests."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterator, Sequence
+
+
+class QueryFileError(Exception):
+    """A .sql file is malformed; the message names the file and line."""
+
+
+# Words that change data or run code; none may appear outside strings and quoted names.
+_FORBIDDEN = {"insert", "update", "delete", "merge", "drop", "alter", "create", "truncate",
+              "exec", "execute", "grant", "revoke", "deny", "into", "attach", "detach",
+              "pragma", "vacuum", "reindex", "declare", "set", "begin", "commit",
+              "rollback", "savepoint", "openrowset", "opendatasource", "openquery", "bulk",
+              "backup", "restore", "shutdown", "kill", "dbcc", "waitfor", "use"}
+
+# Strings, quoted names ("x", [x]) and comments: nothing inside them is code.
+_SKIPPED = re.compile(r"""'(?:[^']|'')*'?|"(?:[^"]|"")*"?|\[[^\]]*\]?|--[^\n]*|/\*.*?(?:\*/|\Z)""",
+                      re.S)
+# In code: a PostgreSQL cast, a :parameter, or a word.
+_CODE_TOKEN = re.compile(r"::|:([A-Za-z_][A-Za-z0-9_]*)|\b([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def _scan(sql: str) -> Iterator[tuple[str, str]]:
+    """Split SQL into ("code" | "skip", text) pieces; strings, quoted names and comments skip."""
+    position = 0
+    for m in _SKIPPED.finditer(sql):
+        if m.start() > position:
+            yield "code", sql[position:m.start()]
+        yield "skip", m.group()
+        position = m.end()
+    if position < len(sql):
+        yield "code", sql[position:]
+
+
+# convert() and without_comments() are pure functions of a query's text, and each app (every
+# test's, every worker's) reads the same texts again: remembered per process (a third of
+# create_app's time went to them).
+@functools.lru_cache(maxsize=16384)
+def convert(sql: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """Turn `:name` into `?`; return the SQL, the names in order and the bare words seen."""
+    out: list[str] = []
+    names: list[str] = []
+    words: list[str] = []
+
+    def token(m: re.Match[str]) -> str:
+        if m.group(1):
+            names.append(m.group(1))
+            return "?"
+        if m.group(2):
+            words.append(m.group(2).lower())
+        return m.group()
+
+    for kind, text in _scan(sql):
+        out.append(text if kind == "skip" else _CODE_TOKEN.sub(token, text))
+    return "".join(out), tuple(names), tuple(words)
+
+
+@functools.lru_cache(maxsize=16384)
+def without_comments(sql: str) -> str:
+    """The SQL less its comments and the blank lines and trailing blanks they leave.
+
+    Not sent to the server: some drivers (SQLite's ODBC one) trip over a ';' in a comment."""
+    pieces: list[list[str]] = []  # [kind, text], adjacent code merged
+    for kind, text in _scan(sql):
+        if kind == "skip" and text.startswith(("--", "/*")):
+            continue
+        if kind == "code" and pieces and pieces[-1][0] == "code":
+            pieces[-1][1] += text
+        else:
+            pieces.append([kind, text])
+    out = []
+    for kind, text in pieces:
+        if kind == "code":
+            text = re.sub(r"[ \t]+(?=\n)", "", text)
+            text = re.sub(r"\n(?:[ \t]*\n)+", "\n", text)
+        out.append(text)
+    return "".join(out).strip()
+
+
+def code(sql: str) -> str:
+    return "".join(t for k, t in _scan(sql) if k == "code")
+
+
+_TODO_COMMENT = re.compile(r"--\s*TODO\b", re.I)
+_TODO_MARK = "\0"  # stands for a `-- TODO` comment in the text todo_fields reads
+_NAMED_FIELD = re.compile(r'(?i)\bAS\s*"((?:[^"]|"")*)"')
+
+
+def todo_fields(sql: str) -> list[str]:
+    """The fields a query names (`... AS "field"`) on a line that ends in a comment starting
+    `-- TODO`, as draft-mapping marks a field left to map, in order. A TODO in a comment line
+    of its own, or inside a `/* */` block, marks nothing: only a select-list line counts."""
+    masked = []  # the text with comments and strings emptied, each TODO comment marked
+    for kind, text in _scan(sql):
+        if kind == "code" or text.startswith('"'):
+            masked.append(text)
+        elif text.startswith("--"):
+            masked.append(_TODO_MARK if _TODO_COMMENT.match(text) else "")
+        else:  # a /* */ comment, a string, a [name]: only its line breaks are kept
+            masked.append("''" + "\n" * text.count("\n"))
+    fields = [name.replace('""', '"') for line in "".join(masked).split("\n")
+              if _TODO_MARK in line for name in _NAMED_FIELD.findall(line)]
+    return list(dict.fromkeys(fields))
+
+
+def check_statement(sql: str, where: str, first: tuple[str, ...] = ("select", "with")) -> None:
+    """One read-only statement, starting with one of `first`; else a QueryFileError."""
+    body = code(sql).strip().rstrip(";").strip()
+    if not body:
+        raise QueryFileError(f"{where}: the query has no SQL text")
+    if ";" in body:
+        raise QueryFileError(f"{where}: one statement per name (found ';' inside the query)")
+    _, _, words = convert(sql)
+    if not words or words[0] not in first:
+        found = words[0].upper() if words else body[:20]
+        raise QueryFileError(f"{where}: this query must start with "
+                             f"{' or '.join(w.upper() for w in first)} (Jembatan is "
+                             f"read-only), found {found}")
+    bad = sorted(set(words) & _FORBIDDEN)
+    if bad:
+        raise QueryFileError(f"{where}: a read-only query may not contain {', '.join(bad)}")
+
+
+def named(sql: str) -> set[str]:
+    """The names a query gives its columns (`... AS "name"`)."""
+    return set(re.findall(r'(?i)\bAS\s*"((?:[^"]|"")*)"', sql))
+
+
+def quote(name: str) -> str:
+    """A field name as a quoted SQL identifier."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def qualified(table: Sequence[str]) -> str:
+    """A table's name as SQL: its quoted parts joined by dots, an empty schema left out
+    ("dbo"."TBL_TIMBANG"; "TBL_TIMBANG" on SQLite)."""
+    return ".".join(quote(part) for part in table if part)
