@@ -32,8 +32,8 @@ PARTS = (
      ("app/http/views.py", "app/core/reads.py")),
     ("arguments: webargs / flask-smorest parsing", ("Parser.parse", "load_querystring")),
     ("flask-smorest wrappers", ("flask_smorest",)),
-    ("before/after hooks (app/__init__.py)", ("_no_arguments", "_register_headers",
-                                              "require_key")),
+    ("before/after hooks (app/http/access.py)", ("no_arguments", "register_headers",
+                                                 "require_key")),
     ("Flask/werkzeug: request context, routing, response", ("Flask.", "werkzeug")),
     ("gunicorn: accept, parse, send, close", ("gunicorn",)),
 )

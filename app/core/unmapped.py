@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -176,3 +176,13 @@ class Proving:
                             "Jembatan", collection, NOT_MAPPED, FIRST_READ_RECORDS,
                             "; ".join(proof.lines(findings)), collection, collection)
 
+
+def read_guard(unmapped: Unmapped, proving: Proving | None) -> Callable[[str], None]:
+    """What a read of a collection passes first, whatever face asks: its proof on the first
+    read, and NotMapped for one not mapped yet."""
+    def guard(collection: str) -> None:
+        if proving is not None:
+            proving.ensure(collection)
+        if unmapped:
+            unmapped.check(collection)
+    return guard

@@ -5,7 +5,7 @@ at each call).
 - `POST <url_prefix>/mcp`: the streamable HTTP transport, answering each request with one
   `application/json` body (never an SSE stream) and holding no session (no `Mcp-Session-Id`
   is ever issued); GET, DELETE and the other methods answer 405 with `Allow: POST`. The API
-  keys apply as on every other route (app/__init__.py); `[mcp] allowed_origins` says which
+  keys apply as on every other route (app/http/access.py); `[mcp] allowed_origins` says which
   `Origin` headers are admitted (none by default: a request carrying one is a 403).
 - `flask --app wsgi mcp`: the stdio transport, newline-delimited JSON-RPC on stdin and
   stdout, every log line on stderr.

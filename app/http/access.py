@@ -1,0 +1,115 @@
+"""Who may reach what, and what every answer carries: the API keys, the routes that take no
+query argument, the 503 of a collection not mapped yet (before its arguments are read), and
+the headers of every answer (nosniff, CORS for the configured origins)."""
+
+from __future__ import annotations
+
+import hmac
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from flask import Flask, Response, request
+from werkzeug.exceptions import Unauthorized
+
+from ..ops.config import Settings
+from .arguments import reject_all
+
+log = logging.getLogger("jembatan")
+
+# The service's endpoints outside a collection, by how they are reached: `open`, without a
+# key even when keys are configured (docs/api.md §10); `bare`, taking no query argument at
+# all, so that one is a 400 (docs/api.md §6.2), as on the record routes, whose argument
+# schemas say what they take (app/http/argument_schemas.py). Every collection's routes need
+# a key and take their own arguments.
+@dataclass(frozen=True)
+class Reach:
+    open: bool
+    bare: bool
+
+
+ENDPOINTS: dict[str, Reach] = {
+    "service.index": Reach(open=False, bare=True),
+    "service.health": Reach(open=True, bare=True),
+    "api-docs.openapi_json": Reach(open=True, bare=True),
+    "api-docs.openapi_swagger_ui": Reach(open=True, bare=True),
+    "docs_slash": Reach(open=True, bare=True),
+    "docs_static": Reach(open=True, bare=False),
+    "favicon": Reach(open=True, bare=False),
+    "dashboard.dashboard": Reach(open=True, bare=True),
+    "report.report_today": Reach(open=True, bare=True),
+    "report.report": Reach(open=True, bare=True),
+    "script": Reach(open=True, bare=True),
+    "metrics": Reach(open=True, bare=True),  # its own key, [api] metrics_key
+    "mcp": Reach(open=False, bare=True),
+    "mcp_refused": Reach(open=True, bare=False),  # a 405 for any method but POST, as
+    # elsewhere before a key
+}
+_NO_ARGUMENTS = frozenset(name for name, reach in ENDPOINTS.items() if reach.bare)
+_OPEN = frozenset(name for name, reach in ENDPOINTS.items() if reach.open)
+
+
+def no_arguments() -> None:
+    """A query argument on an endpoint that takes none is a 400 that says so."""
+    if request.query_string and request.endpoint in _NO_ARGUMENTS:
+        reject_all(request.args)
+
+
+def register_auth(app: Flask, settings: Settings) -> None:
+    """API keys (docs/api.md §10): X-API-Key or Authorization: Bearer, compared in constant time."""
+    keys = [k.encode() for k in settings.auth.api_keys]
+    if not keys:
+        log.warning("no API key configured: every endpoint is open to anyone who can reach it")
+        return
+
+    @app.before_request
+    def require_key() -> None:
+        if request.endpoint in _OPEN or request.endpoint is None:
+            return
+        sent = request.headers.get("X-API-Key", "")
+        auth = request.headers.get("Authorization", "")
+        if not sent and auth[:7].lower() == "bearer ":
+            sent = auth[7:].strip()
+        given = sent.encode()
+        # Compare with every key, so the time taken does not tell which one nearly matched.
+        if not any([hmac.compare_digest(given, key) for key in keys]):
+            exc = Unauthorized("an API key is required: send it as X-API-Key: <key> or "
+                               "Authorization: Bearer <key>")
+            raise exc
+
+
+def register_unmapped(app: Flask, guard: Callable[[str], None]) -> None:
+    """Every route of a collection not mapped yet answers 503 (app/http/errors.py), before its
+    arguments are read, and its first read proves it first (`guard`); a CORS preflight
+    (OPTIONS) reads nothing and passes."""
+
+    @app.before_request
+    def refuse_unmapped() -> None:
+        if request.method != "OPTIONS":
+            guard(request.blueprint or "")
+
+
+# What a browser page may read of an answer: the paging and the feed's headers among them.
+_EXPOSED = "X-Pagination, Link, X-Request-ID, Retry-After, X-Bookmark, X-Bookmark-Repeats"
+
+
+def register_headers(app: Flask, settings: Settings) -> None:
+    """nosniff on everything; CORS only for the configured origins (off by default)."""
+    origins = set(settings.api.cors_origins)
+
+    @app.after_request
+    def headers(response: Response) -> Response:
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        origin = request.headers.get("Origin") if origins else None
+        if origin and ("*" in origins or origin in origins):
+            response.headers["Access-Control-Allow-Origin"] = origin
+            response.headers["Access-Control-Expose-Headers"] = _EXPOSED
+            response.headers.add("Vary", "Origin")
+            if request.method == "OPTIONS":  # a browser's preflight
+                response.headers["Access-Control-Allow-Methods"] = "GET, HEAD"
+                response.headers["Access-Control-Allow-Headers"] = (
+                    "X-API-Key, Authorization, X-Request-ID")
+                response.headers["Access-Control-Max-Age"] = "600"
+        return response
+
+

@@ -1,0 +1,223 @@
+"""The query arguments of each route kind as one marshmallow schema, which both reads a
+request (through the parser here, with the rules of app/http/arguments.py applied first) and
+feeds the OpenAPI document: `format`, `fields`, `page`, `page_size`, `on`, `by`, `limit`,
+`after`, `since`, and a list's filters."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import flask_smorest
+import marshmallow as ma
+from marshmallow import fields, validate
+from webargs.fields import DelimitedList
+from webargs.flaskparser import FlaskParser
+
+from ..core import feed, summaries
+from ..core.plan import Planner
+from ..database.filters import accepted_filters
+from ..formats import registry as formats
+from ..model import params
+from ..model.collections import DATE_PAIRS, Collection
+from ..ops.config import ApiSettings
+from .arguments import WHERE, Accepted
+
+# A query argument's metadata key: the route takes it, the OpenAPI document does not list it
+# (app/http/openapi.py's Api leaves such fields out of the parameters): `format` (the formats'
+# own paragraphs say how to ask, app/formats/registry.py) and a list's filters (`__where`).
+UNDOCUMENTED = "undocumented"
+
+
+class _Parser(FlaskParser):
+    DEFAULT_VALIDATION_STATUS = 400  # docs/api.md §9: malformed input is 400, not 422
+
+    def parse(self, argmap: Any, req: Any = None, *, location: str | None = None,
+              **kwargs: Any) -> Any:
+        """A request without a query string takes its route's defaults, loaded once per
+        route (kept by its Arguments): the arguments cost a tenth of a record by key
+        otherwise."""
+        if (location != "query" or req is None or req.query_string
+                or not isinstance(argmap, Arguments)):
+            return super().parse(argmap, req, location=location, **kwargs)
+        if argmap.defaults is None:
+            argmap.defaults = super().parse(argmap, req, location=location, **kwargs)
+        return dict(argmap.defaults)
+
+    def load_querystring(self, req: Any, schema: ma.Schema) -> Any:
+        """The query string with the rules of docs/api.md §6.2 applied first
+        (app/http/arguments.py): a 400 for an argument the route does not take or one given twice,
+        `fields` given twice joined, `_` arguments dropped, a list's filters read. webargs alone
+        would read the first value."""
+        accepted = schema.accepted if isinstance(schema, Arguments) else None
+        args = req.args if accepted is None else accepted.parse(req.args)
+        return self._makeproxy(args, schema)
+
+
+class Arguments(ma.Schema):
+    """A route's query-argument schema that also knows what else its route takes (its
+    filters, app/http/arguments.py) and keeps what a request without a query string loads."""
+
+    def __init__(self, accepted: Accepted | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.accepted = accepted  # None: the query string as it came
+        self.defaults: dict[str, Any] | None = None
+
+
+class Blueprint(flask_smorest.Blueprint):
+    ARGUMENTS_PARSER = _Parser()
+
+
+class QueryInteger(fields.Integer):
+    """An integer query argument in ASCII digits (int() would take '١٢٣' and '１２３')."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> int:
+        if not isinstance(value, str) or not params.INTEGER.fullmatch(value):
+            raise ma.ValidationError("Not a valid integer: write it in digits, e.g. 50.")
+        return params.bounded_int(value)
+
+
+
+_SINCE_PATTERN = ("^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
+                  "T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$")
+# /<c>/changes' headers (docs/api.md §5.11), documented so that generated clients read them.
+
+def route_arguments(plan: Planner, api: ApiSettings) -> dict[str, ma.Schema]:
+    """The argument schema of each route kind, each knowing what else its route takes (its
+    filters: app/http/arguments.py)."""
+    c, output = plan.collection, plan.encoder.output
+    representation = {"format": _format_field(), "fields": _fields_field(c.name, output)}
+    page_size = QueryInteger(
+        load_default=api.page_size, validate=validate.Range(1, api.max_page_size),
+        metadata={"description": f"Records per page, 1 to {api.max_page_size} "
+                                 f"(default {api.page_size})."})
+    kinds: dict[str, dict[str, fields.Field]] = {
+        "list": representation,
+        "page": {"page_size": page_size, **representation},
+        "key": representation,
+    }
+    if c.dates:
+        kinds["range"] = {"on": _on_field(c), **_range_pages(api), **representation}
+        kinds["changes"] = {"on": _on_field(c, c.feed_on), "limit": _limit_field(),
+                            "after": fields.String(metadata={
+                                "description": "The X-Bookmark of the last answer; without "
+                                               "it the feed starts at the oldest stamp.",
+                                "pattern": "^[A-Za-z0-9_-]+$"}),
+                            "since": fields.String(metadata={
+                                "description": "Start at this time instead, "
+                                               "YYYY-MM-DDTHH:MM:SS (plant local time); "
+                                               "not with after.",
+                                "pattern": _SINCE_PATTERN, "example": "2026-11-01T07:00:00"}),
+                            **representation}
+    if c.summary:
+        kinds["summary"] = {"on": _on_field(c), "by": _by_field(c, plan.groupable),
+                            "format": representation["format"]}
+    filters = accepted_filters(c.schema, c.fields)
+    return {kind: _taking(f"{c.name}{kind.title()}Args", declared,
+                          None if kind == "key" else filters, paged_by_path=kind == "list")
+            for kind, declared in kinds.items()}
+
+
+def _taking(name: str, declared: dict[str, fields.Field], filters: Mapping[str, str] | None,
+            paged_by_path: bool = False) -> ma.Schema:
+    """An argument schema, which also knows what else its route takes; a route with filters
+    gets them as one more argument, `filters` (app/http/arguments.py WHERE)."""
+    own = tuple(declared)
+    if filters is not None:
+        declared = {**declared, "filters": fields.Raw(data_key=WHERE, load_default=None,
+                                                    metadata={UNDOCUMENTED: True})}
+    return Arguments.from_dict(declared, name=name)(Accepted(own, filters, paged_by_path))
+
+
+def _format_field() -> fields.String:
+    # Not a documented parameter: each format's paragraph in the descriptions says it all.
+    return fields.String(validate=validate.OneOf(list(formats.FORMATS)),
+                         metadata={UNDOCUMENTED: True})
+
+
+class _KnownFields(ma.validate.Validator):
+    """`fields` names fields of the record, at least one, each once."""
+
+    def __init__(self, name: str, output: list[str]):
+        self.name, self.output = name, output
+
+    def __call__(self, value: list[str]) -> list[str]:
+        output = self.output
+        if not value or "" in value:
+            raise ma.ValidationError(f"name the fields, comma-separated, e.g. "
+                                     f"fields={','.join(output[:2])}")
+        unknown = [f for f in value if f not in output]
+        if unknown:
+            raise ma.ValidationError(
+                f"unknown field{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; "
+                f"the fields of {self.name} are: {', '.join(output)}")
+        if len(set(value)) != len(value):
+            raise ma.ValidationError("a field is named twice")
+        return value
+
+
+def _fields_field(name: str, output: list[str]) -> DelimitedList:
+    return DelimitedList(fields.String(metadata={"enum": output}),
+                         validate=_KnownFields(name, output),
+                         metadata={"description": "Only these fields, in this order, "
+                                                  "comma-separated (or the argument repeated: "
+                                                  "fields=id&fields=vehno).",
+                                   "minItems": 1, "uniqueItems": True})
+
+
+def _on_field(c: Collection, default: str | None = None) -> fields.String:
+    default = default or c.dates[0]
+    pairs = "; ".join(f"{on} = {DATE_PAIRS[on][0]} + {DATE_PAIRS[on][1]}" for on in c.dates)
+    return fields.String(load_default=default, validate=validate.OneOf(c.dates),
+                         metadata={"description": f"Which date/time pair the range applies "
+                                                  f"to: {pairs}. Default {default}."})
+
+
+def _limit_field() -> QueryInteger:
+    return QueryInteger(load_default=feed.DEFAULT_LIMIT, validate=validate.Range(
+        1, feed.MAX_LIMIT), metadata={"description": f"At most this many records, 1 to "
+                                                     f"{feed.MAX_LIMIT} (default "
+                                                     f"{feed.DEFAULT_LIMIT})."})
+
+
+def _range_pages(api: ApiSettings) -> dict[str, fields.Field]:
+    return {
+        "page": QueryInteger(validate=validate.Range(min=1), metadata={
+            "description": "Return only this page (1 is the first) of the range, with the "
+                           "pagination headers; without page and page_size the whole range "
+                           "is streamed."}),
+        "page_size": QueryInteger(
+            validate=validate.Range(1, api.max_page_size),
+            metadata={"description": f"Records per page, 1 to {api.max_page_size} (default "
+                                     f"{api.page_size}); given alone, it asks for page 1."}),
+    }
+
+
+_DIRECTION = ('direction ("in" when weigh1 > weigh2, a delivery; "out" when weigh2 > '
+              'weigh1, a dispatch; null otherwise), ')
+
+
+def _names_note(c: Collection) -> str:
+    """What the description of `by` says of the names beside codes, where it has them."""
+    if not c.namings:
+        return ""
+    pairs = ", ".join(f"{n.code} by {n.name}" for n in c.namings.values())
+    return (f" A code of master data is followed by its name: {pairs} (the master record "
+            f"whose code equals it as the database compares strings, the smallest id of "
+            f"several; null when none).")
+
+
+def _by_field(c: Collection, groupable: tuple[str, ...]) -> DelimitedList:
+    return DelimitedList(
+        fields.String(metadata={"enum": [*summaries.named_groups(c), *groupable]}),
+        metadata={
+            "description": f"The groups, comma-separated, in order, at most "
+                           f"{summaries.MAX_GROUPS}: day (the `on` date), month (YYYY-MM), "
+                           f"hour (0-23 of the `on` time, a NULL time counting as 0), "
+                           f"{_DIRECTION if c.summary == 'weighing' else ''}or a "
+                           f"text or integer field: {', '.join(groupable)}. Default day."
+                           f"{_names_note(c)}",
+            "minItems": 1, "maxItems": summaries.MAX_GROUPS, "uniqueItems": True,
+            "example": ["day", summaries.sample_field(c)]})
+
+
