@@ -33,7 +33,7 @@ from . import views
 from .answers import Answers
 from .argument_schemas import Blueprint, route_arguments
 from .arguments import FILTERS_DOC, filter_parameters
-from .openapi import described, doc_only, document_errors
+from .openapi import described, document_errors
 from .pages import Page, Script
 from .views import CollectionViews, ServiceViews
 
@@ -145,7 +145,8 @@ def collection_blueprint(planner: Planner, answers: Answers, api: ApiSettings,
             continue
         view = _bound(route.view, served, paragraphs=(
             ((FILTERS_DOC,) if route.filtered else ()) + formats.descriptions()))
-        document_errors(blp, 400, *((401,) if keys else ()), *route.errors, 503, 500)(view)
+        view = document_errors(blp, 400, *((401,) if keys else ()), *route.errors, 503,
+                               500)(view)
         schema, response_example = responses[route.response]
         view = blp.response(200, schema, example=response_example,
                             headers=route.headers or (_PAGE_HEADERS if route.paged
@@ -204,13 +205,13 @@ def service_blueprint(service: ServiceViews, api: ApiSettings, keys: bool = Fals
     blp = Blueprint("service", __name__, url_prefix=api.url_prefix or None,
                     description="The index of collections and the service's health.")
     index = _bound(views.index, service)
-    document_errors(blp, 400, *((401,) if keys else ()))(index)
+    index = document_errors(blp, 400, *((401,) if keys else ()))(index)
     index = blp.response(200, IndexSchema)(index)
     blp.route("/")(blp.doc(operationId="index")(index))
     health = _bound(views.health, service)
-    doc_only(blp.alt_response(503, schema=HealthSchema, description="The database cannot "
-                               "be reached (with Retry-After)."))(health)
-    document_errors(blp, 400)(health)
+    health = document_errors(blp, 400, described={503: {
+        "description": "The database cannot be reached (with Retry-After).",
+        "content": {"application/json": {"schema": HealthSchema}}}})(health)
     health = blp.response(200, HealthSchema)(health)
     health = blp.doc(security=[])(health)  # open even when API keys are configured
     blp.route("/health")(blp.doc(operationId="health")(health))
