@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
@@ -179,6 +180,24 @@ def test_direction_is_the_weighing_shapes_alone(rejects) -> None:
         weighs = path.split("/")[1] in ("transactions", "weighing", "timbangan1", "timbangan2")
         assert ("direction" in by["schema"]["items"]["enum"]) == weighs, path
         assert ('direction ("in" when weigh1 > weigh2' in by["description"]) == weighs, path
+
+
+def test_each_measure_is_described_where_its_summary_is_documented(rejects) -> None:
+    """Each summary schema of /openapi.json says what every measure it holds is: its name
+    is in the schema's description (a raw material's as g_sv, g_pv, g_deviation)."""
+    schemas = rejects.get("/openapi.json").get_json()["components"]["schemas"]
+    summaries = {name: s for name, s in schemas.items() if name.endswith("Summary")}
+    assert sorted(summaries) == ["ProductionSummary", "VehicleSummary", "WeighingSummary"]
+    material = re.compile(rf"^({'|'.join(map(re.escape, MATERIALS))})_")
+    for name, schema in summaries.items():
+        measures = [f for f, p in schema["properties"].items()
+                    if f not in ("day", "month", "hour", "direction")
+                    and "by=" not in p.get("description", "")
+                    and not p.get("description", "").startswith("Sent right after")]
+        assert measures, name
+        for measure in measures:
+            written = material.sub("g_", measure)
+            assert re.search(rf"\b{re.escape(written)}\b", schema["description"]), (name, measure)
 
 
 def test_production_sums_deviations_and_averages(make_client) -> None:

@@ -95,6 +95,7 @@ class Measures:
 
     shape: str  # weighing, production, vehicle
     entries: tuple[Measure, ...]
+    doc: str  # what they are, each named: the OpenAPI document and the MCP tools say it
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -113,11 +114,18 @@ class Measures:
 MEASURES = {
     "weighing": Measures("weighing", (
         _count("records", 42), _count("weighed", 40), _number("net", 612430.0),
-        _number("net_min", 4210.0), _number("net_max", 29870.0))),
+        _number("net_min", 4210.0), _number("net_max", 29870.0)),
+        "records (how many), weighed (how many have both weigh1 and weigh2), net (the sum "
+        "over those of |weigh1 - weigh2| in kg, null when none), net_min and net_max"),
     "production": Measures("production", (
         _count("batches", 96), *(m for g in MATERIALS for m in _material(g)),
-        _temperature("temperature_sv", 45.0), _temperature("temperature_pv", 44.62))),
-    "vehicle": Measures("vehicle", (_count("records", 3),)),
+        _temperature("temperature_sv", 45.0), _temperature("temperature_pv", 44.62)),
+        f"batches (how many) and per raw material g ({', '.join(MATERIALS)}): g_sv and g_pv, "
+        f"the sums over the batches that have both (null when none), and g_deviation = "
+        f"(g_pv - g_sv) / g_sv * 100 rounded to two decimals (null when g_sv is 0 or null); "
+        f"then the average temperatures temperature_sv_avg and temperature_pv_avg, rounded "
+        f"to two decimals"),
+    "vehicle": Measures("vehicle", (_count("records", 3),), "records (how many)"),
 }
 
 
@@ -249,6 +257,7 @@ def example(c: Collection) -> dict[str, Any]:
 def schema_of(c: Collection) -> type[ma.Schema]:
     """The OpenAPI shape of one group of a summary of `c`."""
     assert c.summary is not None
-    return summary_schema(c.summary, tuple((m.name, m.kind) for m in MEASURES[c.summary].entries),
-                          tuple((n.code, n.name, n.master, n.master_name)
+    measures = MEASURES[c.summary]
+    return summary_schema(c.summary, tuple((m.name, m.kind) for m in measures.entries),
+                          measures.doc, tuple((n.code, n.name, n.master, n.master_name)
                                 for n in c.namings.values()))

@@ -144,17 +144,22 @@ def usage(field: str, operators: Sequence[Operator]) -> str:
                      for i, op in enumerate(op for op in operators if op.suffix))
 
 
-def doc_list() -> str:
-    """The operators as FILTERS_DOC lists them: `field=v` (equals), ..., the ones in a row
-    with the same doc named together before it."""
+def doc_groups() -> list[list[Operator]]:
+    """The operators in the table's order, those in a row with the same doc together."""
     groups: list[list[Operator]] = []
     for op in OPERATORS.values():
         if groups and op.doc == groups[-1][0].doc:
             groups[-1].append(op)
         else:
             groups.append([op])
+    return groups
+
+
+def doc_list() -> str:
+    """The operators as FILTERS_DOC lists them: `field=v` (equals), ..., the ones in a row
+    with the same doc named together before it."""
     parts = []
-    for group in groups:
+    for group in doc_groups():
         if len(group) == 1:  # a single one shows its value: `field__in=v1,v2`
             text = f"`{group[0].name('field')}{group[0].form.example}`"
         else:

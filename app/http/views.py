@@ -115,9 +115,8 @@ def get_summary(s: CollectionViews, tglawal: str, jam_awal: str, tglakhir: str, 
 
     Plant figures over the records the same date range (and filters) would return,
     computed by the database: per group of ?by= (day, month, hour or fields), what
-    the record shape measures (weighing: records, weighed, net, net_min, net_max;
-    production: batches, sv and pv per material with their deviation, average
-    temperatures; vehicle: records). Sent whole when small, streamed when not.
+    the record shape measures (the answer's schema names each). Sent whole when small,
+    streamed when not.
     """
     bounds = params.date_range(tglawal, jam_awal, tglakhir, jam_akhir)
     return s.answers.answer(s.plan.summary(on, bounds, by, filters), format,

@@ -34,6 +34,7 @@ from ..database.filters import (
     Filter,
     accepted_filters,
     boolean,
+    doc_groups,
     for_kind,
     read_value,
 )
@@ -419,6 +420,19 @@ def _described(tools: Tools, arguments: Mapping[str, Any]) -> dict[str, Any]:
     return {"collections": collections, "records": records, "operators": operators}
 
 
+def _operators_doc() -> str:
+    """The operators as the tools name them, from the table (app/database/filters.py):
+    `eq (equals), ..., in (one of, a list), isnull (true or false)`."""
+    parts = []
+    for group in doc_groups():
+        form = group[0].form
+        what = [group[0].doc] if group[0].doc else []
+        what += ["a list"] if form.split else ["true or false"] if form.boolean else []
+        parts.append(", ".join(operator_name(op.suffix) for op in group)
+                     + (f" ({', '.join(what)})" if what else ""))
+    return ", ".join(parts)
+
+
 def _schemas(tools: Tools) -> dict[str, dict[str, Any]]:
     """The arguments the tools share, as JSON Schema."""
     pairs = sorted({on for p in tools.planners.values() for on in p.collection.dates})
@@ -426,9 +440,8 @@ def _schemas(tools: Tools) -> dict[str, dict[str, Any]]:
         "collection": {"type": "string", "enum": list(tools.planners),
                        "description": "A collection (describe lists them)."},
         "filters": {"type": "array", "maxItems": 50, "description": (
-            "Conditions on stored fields, all ANDed: eq, not (NULL included), gt, gte, lt, "
-            "lte (numbers, dates, times), in (a list), isnull (true or false). Values in "
-            "the field's type: dates YYYY-MM-DD, times HH:MM[:SS]."),
+            f"Conditions on stored fields, all ANDed; op is {_operators_doc()}. Values in "
+            f"the field's type: dates YYYY-MM-DD, times HH:MM[:SS]."),
             "items": _object({"field": {"type": "string"},
                               "op": {"type": "string", "enum": [
                                   operator_name(s) for s in OPERATORS]},
@@ -468,9 +481,9 @@ _TOOLS = {
         "Plant figures computed by the database over the records between from and to, per "
         "group of `by` (day by default; also month, hour, direction of a weighing: in or "
         "out, or text and integer fields; up to 4), each code of master data with its name "
-        "beside it: weighing records, weighed, net (kg), net_min, net_max; production "
-        "batches, sv (set) and pv (actual) per material with the deviation in %, average "
-        "temperatures. `measures` keeps only some."),
+        "beside it. The measures, by the collection's record shape (describe says which): "
+        + "; ".join(f"{m.shape}: {m.doc}" for m in summaries.MEASURES.values())
+        + ". `measures` keeps only some."),
     "changes": (
         "Read what changed",
         "Records new or changed since a bookmark (the last answer's `bookmark`; without it "

@@ -273,19 +273,14 @@ def numbered(schema: type[ma.Schema]) -> type[ma.Schema]:
         allow_none=True, metadata={"description": NUMBERROW_DESCRIPTION}))
 
 
-_SUMMARY_DESCRIPTIONS = {
-    "weighing": "One group of a weighing summary: the groups asked for (day, month, hour, "
-                "direction or fields, by name, in the order of ?by=; right after productcode, "
-                "custcode and transcode the master record's name), then records (how many), "
-                "weighed (how many have both weigh1 and weigh2), net (the sum over those of "
-                "|weigh1 - weigh2|, null when none), net_min and net_max.",
-    "production": "One group of a production summary: the groups asked for, then batches (how "
-                  "many) and per raw material g: g_sv and g_pv, the sums over the batches that "
-                  "have both (null when none), and g_deviation = (g_pv - g_sv) / g_sv * 100 "
-                  "rounded to two decimals (null when g_sv is 0 or null); then the average "
-                  "temperatures, rounded to two decimals.",
-    "vehicle": "One group of a vehicle summary: the groups asked for (right after TransCode "
-               "the transporter's TransName), then records.",
+# What one group of a summary of each shape holds before its measures; the measures' own
+# text is their table's (app/core/summaries.py MEASURES).
+_SUMMARY_GROUPS = {
+    "weighing": "the groups asked for (day, month, hour, direction or fields, by name, in the "
+                "order of ?by=; right after productcode, custcode and transcode the master "
+                "record's name)",
+    "production": "the groups asked for",
+    "vehicle": "the groups asked for (right after TransCode the transporter's TransName)",
 }
 
 
@@ -306,12 +301,12 @@ def _code_and_name(code: str, name: str, master: str, field: str) -> dict[str, f
 
 
 @functools.cache
-def summary_schema(shape: str, measures: Sequence[tuple[str, str]],
+def summary_schema(shape: str, measures: Sequence[tuple[str, str]], measured: str,
                    names: Sequence[tuple[str, str, str, str]] = ()) -> type[ma.Schema]:
     """One group of a summary of `shape`: the time groups it may carry (and the weighing
     shape's direction), each code of master data with its name (`names`: code, name, master,
-    the master's field), then its measures (a field group carries its field's name and type,
-    beyond those listed)."""
+    the master's field), then its measures (`measured` says what they are; a field group
+    carries its field's name and type, beyond those listed)."""
     groups: dict[str, fields.Field] = {
         "day": fields.String(metadata={"format": "date", "description": "The `on` date, "
                                        "YYYY-MM-DD (with by=day)."}, allow_none=True),
@@ -330,7 +325,8 @@ def summary_schema(shape: str, measures: Sequence[tuple[str, str]],
         groups[name] = (fields.Integer() if kind == "count" else
                         Number(allow_none=True) if kind == "number"
                         else Integer(allow_none=True))
-    meta = type("Meta", (), {"description": _SUMMARY_DESCRIPTIONS[shape]})
+    meta = type("Meta", (), {"description": f"One group of a {shape} summary: "
+                                            f"{_SUMMARY_GROUPS[shape]}, then {measured}."})
     return type(f"{shape.capitalize()}Summary", (ma.Schema,), {**groups, "Meta": meta})
 
 
