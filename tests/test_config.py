@@ -3,25 +3,43 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 import tomllib
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
 
-from app.ops.config import SHIPPED_SQL_DIR, ConfigError, load_settings
+from app.ops.config import SHIPPED_SQL_DIR, SPEC, ConfigError, load_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "config.example.toml"
 
-# Every key of docs/api.md §12, by section.
-DOCUMENTED_KEYS = {
-    "database": ["sqlite", "odbc", "query_timeout", "connect_timeout", "sql_dir"],
-    "api": ["page_size", "max_page_size", "url_prefix"],
-    "auth": ["api_keys"],
-    "collections": ["serve"],
-    "feed": ["settle_seconds", "lookback_seconds"],
-    "site": ["name", "timezone"],
+API_DOC = ROOT / "docs" / "api.md"
+
+
+def documented_keys() -> list[str]:
+    """The keys of docs/api.md §12's table, `section.key`, in its order."""
+    text = API_DOC.read_text(encoding="utf-8")
+    section = text[text.index("## 12. Configuration"):text.index("\n## 13.")]
+    return re.findall(r"^\| `([a-z_]+\.[a-z_]+)` \|", section, re.M)
+
+
+# A value other than the default for every key, each valid on its own: the settings it
+# reaches must differ from the defaults (test_every_key_reaches_the_settings).
+SAMPLES = {
+    "database.sqlite": "other.sqlite3", "database.odbc": "DSN=plant",
+    "database.query_timeout": 7, "database.connect_timeout": 3, "database.sql_dir": "mine",
+    "database.prove_on_first_read": False,
+    "api.page_size": 50, "api.max_page_size": 500, "api.url_prefix": "/api",
+    "api.cors_origins": ["https://erp.example"], "api.metrics_key": "secret",
+    "auth.api_keys": ["key-one"],
+    "log.format": "json", "log.slow_query": 5,
+    "collections.serve": ["vehicles"],
+    "feed.settle_seconds": 10, "feed.lookback_seconds": 60,
+    "site.name": "Plant", "site.timezone": "Asia/Jakarta",
+    "site.collections": {"timbangan1": "North gate"}, "site.dates": {"dt1": "masuk"},
+    "mcp.enabled": False, "mcp.allowed_origins": ["https://assistant.example"],
 }
 
 
@@ -261,12 +279,26 @@ def test_example_config_parses_and_loads(example: Path, workdir: Path) -> None:
     assert s.database.sqlite.is_relative_to(ROOT)
 
 
-def test_example_config_documents_every_key(example: Path) -> None:
+def test_example_config_and_the_reference_document_every_key(example: Path) -> None:
+    """docs/api.md §12 has a row for each key the service reads, and no other;
+    config.example.toml sets each of them (to its default)."""
+    keys = [f"{section}.{key}" for section, table in SPEC.items() for key in table]
+    assert sorted(documented_keys()) == sorted(keys)
     with open(example, "rb") as f:
         data = tomllib.load(f)
-    missing = [f"{section}.{key}" for section, keys in DOCUMENTED_KEYS.items()
-               for key in keys if key not in data.get(section, {})]
+    missing = [k for k in keys if k.split(".")[1] not in data.get(k.split(".")[0], {})]
     assert not missing, f"{example.name} lacks {', '.join(missing)}"
+
+
+def test_every_key_reaches_the_settings(workdir: Path) -> None:
+    """Each key, set alone to another value, changes its section of the settings: none is
+    read and then dropped where its section's settings are built."""
+    assert sorted(SAMPLES) == sorted(documented_keys())
+    default = load_settings(None, {})
+    for name, value in SAMPLES.items():
+        section, key = name.split(".")
+        changed = load_settings({section: {key: value}}, {})
+        assert getattr(changed, section) != getattr(default, section), name
 
 
 # -- the site's words for the pages (labels) -------------------------------------------

@@ -111,7 +111,7 @@ class Settings:
 
 
 # Every key of docs/api.md §12: its type and default. Paths are resolved separately.
-_SPEC: dict[str, dict[str, tuple[type | tuple[type, ...], Any]]] = {
+SPEC: dict[str, dict[str, tuple[type | tuple[type, ...], Any]]] = {
     "database": {
         "sqlite": (str, "instance/demo.sqlite3"),
         "odbc": (str, ""),
@@ -158,18 +158,18 @@ _PATH_KEYS = (("database", "sqlite"), ("database", "sql_dir"))
 
 def _merge(into: dict[str, dict[str, Any]], layer: Mapping[str, Any], origin: str,
            base_dir: Path) -> None:
-    """Check one layer of settings against _SPEC and copy it over what came before."""
+    """Check one layer of settings against SPEC and copy it over what came before."""
     for section, values in layer.items():
-        if section not in _SPEC:
+        if section not in SPEC:
             raise ConfigError(f"{origin}: unknown section [{section}]; "
-                              f"known sections: {', '.join(_SPEC)}")
+                              f"known sections: {', '.join(SPEC)}")
         if not isinstance(values, Mapping):
             raise ConfigError(f"{origin}: [{section}] must be a table of keys")
         for key, value in values.items():
-            if key not in _SPEC[section]:
+            if key not in SPEC[section]:
                 raise ConfigError(f"{origin}: unknown key {section}.{key}; known keys of "
-                                  f"[{section}]: {', '.join(_SPEC[section])}")
-            kind, _ = _SPEC[section][key]
+                                  f"[{section}]: {', '.join(SPEC[section])}")
+            kind, _ = SPEC[section][key]
             if (isinstance(value, bool) and kind is not bool) or not isinstance(value, kind):
                 kinds = kind if isinstance(kind, tuple) else (kind,)
                 names = " or ".join("a table" if k is dict else k.__name__ for k in kinds)
@@ -268,7 +268,7 @@ def load_settings(overrides: Mapping[str, Any] | None = None,
     """Built-in defaults, then the TOML file, then the environment, then overrides."""
     environ = os.environ if environ is None else environ
     cwd = Path.cwd()
-    merged = {s: {k: default for k, (_, default) in keys.items()} for s, keys in _SPEC.items()}
+    merged = {s: {k: default for k, (_, default) in keys.items()} for s, keys in SPEC.items()}
     merged["database"]["sqlite"] = str(cwd / merged["database"]["sqlite"])
 
     explicit = environ.get("JEMBATAN_CONFIG")
