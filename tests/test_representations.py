@@ -6,10 +6,13 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from app.formats.registry import FORMATS
 from tests.contract import COLLECTIONS, expected
 from tests.helpers import AWKWARD_WEIGHINGS
 
@@ -153,3 +156,32 @@ def test_etag_and_304_on_records_pages_and_range_pages(shared) -> None:
 def test_streams_carry_no_etag(shared) -> None:
     client = shared(TABLES)
     assert "ETag" not in client.get("/transactions").headers
+
+
+@pytest.mark.parametrize("name", list(FORMATS))
+def test_every_format_is_asked_for_by_name_or_media_type(shared, name: str) -> None:
+    """Each entry of the formats' registry answers a page, a record and a summary, asked by
+    ?format= or by Accept alike, with its media type and, for a download, its file name
+    (docs/api.md §5.8)."""
+    entry = FORMATS[name]
+    client = shared(TABLES)
+    for path, stem in (("/transactions/page/1?page_size=2", "transactions-page-1"),
+                       ("/transactions/1", "transactions-1"),
+                       ("/transactions/summary/2026-11-01/00:00/2026-11-30/23:59:59",
+                        "transactions-summary-2026-11-01_2026-11-30")):
+        named = client.get(f"{path}{'&' if '?' in path else '?'}format={name}")
+        accepted = client.get(path, headers={"Accept": entry.media_type})
+        for response in (named, accepted):
+            assert response.status_code == 200, (path, response.get_data(as_text=True))
+            assert response.mimetype == entry.media_type, path
+            disposition = response.headers.get("Content-Disposition")
+            assert disposition == (f'attachment; filename="{stem}.{entry.extension}"'
+                                   if entry.extension else None), path
+        assert named.get_data() == accepted.get_data(), path
+
+
+def test_the_reference_names_every_format() -> None:
+    """docs/api.md §5.8 says which ?format= values there are: the registry's, no other."""
+    text = (Path(__file__).parent.parent / "docs" / "api.md").read_text(encoding="utf-8")
+    [sentence] = re.findall(r"anything but ([^.]*?) is `400`", text)
+    assert sorted(re.findall(r"`([a-z0-9]+)`", sentence)) == sorted(FORMATS)
