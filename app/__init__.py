@@ -23,7 +23,7 @@ from .http.answers import Answers
 from .http.application import Application, JsonProvider
 from .http.openapi import build_api
 from .http.routes import collection_blueprint, register_service_routes, service_blueprint
-from .http.views import ServiceViews
+from .http.service_views import ServiceViews
 from .mcp import protocol as mcp
 from .mcp.tools import Tools, make_tools
 from .model.collections import COLLECTIONS

@@ -1,5 +1,6 @@
 """The table of routes: every read kind of a collection, and the service's own routes, each
-registered from one row with its view (app/http/views.py), its arguments and its documentation.
+registered from one row with its view (app/http/views.py, app/http/service_views.py), its
+arguments and its documentation.
 
 A collection's blueprint is its rows of ROUTES, each registered once with the collection's
 `CollectionViews` bound as the view's first argument (a range and a summary only where the
@@ -29,13 +30,14 @@ from ..model.collections import Collection
 from ..model.schemas import HealthSchema, IndexSchema, example
 from ..ops.config import ApiSettings, FeedSettings, SiteSettings
 from ..ops.metrics import Metrics
-from . import views
+from . import service_views, views
 from .answers import Answers
 from .argument_schemas import Blueprint, route_arguments
 from .arguments import FILTERS_DOC, filter_parameters
 from .openapi import described, document_errors
 from .pages import Page, Script
-from .views import CollectionViews, ServiceViews
+from .service_views import ServiceViews
+from .views import CollectionViews
 
 _PAGE_HEADERS = {
     "X-Pagination": {"description": "flask-smorest pagination metadata: total, total_pages "
@@ -204,11 +206,11 @@ def service_blueprint(service: ServiceViews, api: ApiSettings, keys: bool = Fals
     one is a 400 (app/http/access.py, no_arguments)."""
     blp = Blueprint("service", __name__, url_prefix=api.url_prefix or None,
                     description="The index of collections and the service's health.")
-    index = _bound(views.index, service)
+    index = _bound(service_views.index, service)
     index = document_errors(blp, 400, *((401,) if keys else ()))(index)
     index = blp.response(200, IndexSchema)(index)
     blp.route("/")(blp.doc(operationId="index")(index))
-    health = _bound(views.health, service)
+    health = _bound(service_views.health, service)
     health = document_errors(blp, 400, described={503: {
         "description": "The database cannot be reached (with Retry-After).",
         "content": {"application/json": {"schema": HealthSchema}}}})(health)
@@ -220,8 +222,8 @@ def service_blueprint(service: ServiceViews, api: ApiSettings, keys: bool = Fals
 
 # The service's routes outside the API document: Swagger UI's files and the way to it (the
 # pages and the metrics take arguments, so register_service_routes binds them).
-SERVICE_ROUTES = (("/docs/static/<path:filename>", views.docs_static),
-                  ("/favicon.ico", views.favicon), ("/docs/", views.docs_slash))
+SERVICE_ROUTES = (("/docs/static/<path:filename>", service_views.docs_static),
+                  ("/favicon.ico", service_views.favicon), ("/docs/", service_views.docs_slash))
 
 
 def register_service_routes(app: Flask, prefix: str, metrics: Metrics, metrics_key: str,
@@ -232,16 +234,16 @@ def register_service_routes(app: Flask, prefix: str, metrics: Metrics, metrics_k
         app.add_url_rule(f"{prefix}{rule}", view.__name__, view)
     dashboard = flask.Blueprint("dashboard", __name__)
     dashboard.add_url_rule(f"{prefix}/dashboard", "dashboard",
-                           _bound(views.dashboard, Page.read("dashboard.html", site)))
+                           _bound(service_views.dashboard, Page.read("dashboard.html", site)))
     app.register_blueprint(dashboard)
     report = flask.Blueprint("report", __name__)
     report.add_url_rule(f"{prefix}/report", "report_today",
-                        _bound(views.report_today, site.timezone))
+                        _bound(service_views.report_today, site.timezone))
     report.add_url_rule(f"{prefix}/report/<day>", "report",
-                        _bound(views.report, Page.read("report.html", site)))
+                        _bound(service_views.report, Page.read("report.html", site)))
     app.register_blueprint(report)
     # Beside the index, as favicon.ico: each page loads it by a relative URL.
-    app.add_url_rule(f"{prefix}/jembatan.js", "script", _bound(views.script,
+    app.add_url_rule(f"{prefix}/jembatan.js", "script", _bound(service_views.script,
                                                                Script.read("jembatan.js")))
     app.add_url_rule(f"{prefix}/metrics", "metrics",
-                     _bound(views.metrics, metrics, metrics_key.encode()))
+                     _bound(service_views.metrics, metrics, metrics_key.encode()))

@@ -7,26 +7,13 @@ summary and description in the OpenAPI document.
 
 from __future__ import annotations
 
-import hmac
-from dataclasses import dataclass, field
-from typing import Any
-from zoneinfo import ZoneInfo
+from flask import Response
 
-from flask import Response, redirect, request, send_from_directory, url_for
-from swagger_ui_bundle import swagger_ui_path
-from werkzeug.exceptions import Unauthorized
-
-from ..core.clock import plant_today
 from ..core.plan import Planner
-from ..core.unmapped import Unmapped
-from ..database.db import Database, DatabaseUnavailable, QueryFailed
 from ..database.filters import Filter
 from ..model import params
-from ..model.collections import Collection
 from ..ops.config import FeedSettings
-from ..ops.metrics import Metrics
 from .answers import Answers, Paging
-from .pages import Page, Script
 
 
 class CollectionViews:
@@ -38,16 +25,6 @@ class CollectionViews:
         self.collection = planner.collection
         self.page_size = page_size  # api.page_size: a page's size when the client names none
         self.feed = feed or FeedSettings()  # /<c>/changes' windows
-
-
-@dataclass(frozen=True)
-class ServiceViews:
-    """What the index and health views need: the collections served and the database."""
-
-    collections: tuple[Collection, ...]
-    db: Database
-    site: str = ""  # site.name: the plant's name on the report; "" when none is configured
-    unmapped: Unmapped = field(default_factory=Unmapped)  # the collections not mapped yet
 
 
 def get_all(s: CollectionViews, filters: tuple[Filter, ...] = (), format: str | None = None,
@@ -142,114 +119,3 @@ def get_changes(s: CollectionViews, on: str, limit: int, after: str | None = Non
     """
     return s.answers.changes(s.plan, s.feed, on, limit, after, since, filters, format,
                              fields)
-
-
-def index(service: ServiceViews) -> Any:
-    """lists the collections
-
-    Each collection with its URL, record shape, key, canonical order and date-range `on`
-    values (and, for one not mapped yet, the fields left to map), and the links to the
-    documentation.
-    """
-    unmapped = service.unmapped
-    return {
-        "name": "Jembatan",
-        "collections": [{
-            "name": c.name,
-            "url": url_for(f"{c.name}.get_all", _external=True),
-            "record": c.schema.__name__,  # its schema in /openapi.json
-            "key": c.key,
-            "order": list(c.order),
-            "date_range": list(c.dates),
-            **({"unmapped": unmapped.fields(c.name)} if c.name in unmapped else {}),
-        } for c in service.collections],
-        "docs": url_for("api-docs.openapi_swagger_ui", _external=True),
-        "openapi": url_for("api-docs.openapi_json", _external=True),
-        "dashboard": url_for("dashboard.dashboard", _external=True),
-        "report": url_for("report.report_today", _external=True),
-        "site": service.site or None,
-    }
-
-
-def health(service: ServiceViews) -> Any:
-    """checks the database
-
-    {"status": "ok", "database": "ok"} when a query reaches the database; otherwise 503
-    with a short reason and Retry-After. "degraded" (still 200: the database answers)
-    with a `mapping` list when a site's mapping has given a field a value that cannot be
-    of its type since the service started: those reads answer 500 until the mapping is
-    corrected and the service restarted; and with an `unmapped` object, each collection
-    not mapped yet with the fields left to map: its routes answer 503 until they are
-    mapped and the service restarted.
-    """
-    db = service.db
-    unmapped = ({"unmapped": service.unmapped.by_collection()} if service.unmapped
-                else {})
-    try:
-        db.ping()
-    except (DatabaseUnavailable, QueryFailed) as exc:
-        reason = exc.reason if isinstance(exc, DatabaseUnavailable) else "query failed"
-        return ({"status": "unavailable", "database": reason, **unmapped}, 503,
-                {"Retry-After": str(DatabaseUnavailable.retry_after)})
-    misfits = db.metrics.mapping_errors() if db.metrics is not None else {}
-    mapping = {"mapping": [
-        f"{c}.{f}: a value that is not {expected}, {n} time{'s' if n > 1 else ''} "
-        f"since start (the log has each one; run check-sql {c})"
-        for (c, f, expected), n in sorted(misfits.items())]} if misfits else {}
-    # The database answers, but a mapping is unfinished or gives values never sent.
-    status = "degraded" if mapping or unmapped else "ok"
-    return {"status": status, "database": "ok", **mapping, **unmapped}
-
-
-def dashboard(page: Page) -> Response:
-    """The dashboard (docs/api.md §8): one page, as read at start."""
-    return page.response(request)
-
-
-def report(page: Page, day: str) -> Response:
-    """The daily report of `day` (docs/api.md §8, "The daily report"): the same page for every
-    day, which reads its day from its own URL; a day that is not one of the calendar is a 400
-    here, as in the API's ranges, before any page is sent."""
-    params.date(day, "the report's date")
-    return page.response(request)
-
-
-def script(shared: Script) -> Response:
-    """`/jembatan.js`: the script the dashboard and the daily report share (app/http/pages.py),
-    open like them."""
-    return shared.response(request)
-
-
-def report_today(zone: ZoneInfo | None) -> Response:
-    """`/report` without a date: today's report, the date in the plant's zone ([site]
-    timezone), or, without one, the date of the host's clock."""
-    today = plant_today(zone).isoformat()
-    response = redirect(url_for("report.report", day=today))
-    response.headers["Cache-Control"] = "no-store"  # tomorrow it points elsewhere
-    return response  # type: ignore[return-value]
-
-
-def metrics(figures: Metrics, key: bytes) -> Response:
-    """GET /metrics (docs/api.md §11): open, or behind api.metrics_key alone (API keys do not
-    apply: a Prometheus server holds the metrics key, not a client's)."""
-    if key:
-        auth = request.headers.get("Authorization", "")
-        sent = auth[7:].strip().encode() if auth[:7].lower() == "bearer " else b""
-        if not hmac.compare_digest(sent, key):
-            raise Unauthorized("/metrics needs the metrics key: send Authorization: "
-                               "Bearer <api.metrics_key>")
-    body, content_type = figures.render()
-    return Response(body, content_type=content_type, headers={"Cache-Control": "no-store"})
-
-
-def docs_static(filename: str) -> Response:
-    """Swagger UI's files, as the swagger-ui-bundle package holds them."""
-    return send_from_directory(swagger_ui_path, filename, max_age=3600)
-
-
-def favicon() -> Response:
-    return docs_static("favicon-32x32.png")
-
-
-def docs_slash() -> Response:
-    return redirect(url_for("api-docs.openapi_swagger_ui"))  # type: ignore[return-value]
