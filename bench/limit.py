@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from app.core import feed
+from app.core import bookmarks, feed
 from app.core.summaries import SummaryEncoder
 from app.database.db import FETCH_SIZE, bind
 from app.database.filters import Filter
@@ -165,7 +165,7 @@ class Limit:
     def feed(self, token: str, settings: FeedSettings) -> int:
         """A feed poll (app/core/feed.py changes): the bookmark read, its window read from the
         index, the records it remembers skipped, the next bookmark written."""
-        b = feed.decode(token, "transactions", "update", feed.filters_digest(None))
+        b = bookmarks.decode(token, "transactions", "update", bookmarks.filters_digest(None))
         start = b.lower_bound(dt.timedelta(seconds=settings.lookback_seconds))
         row_count = feed.DEFAULT_LIMIT + len(b.seen) + b.forgotten_count
         cursor = self.execute("changes_update", {
@@ -179,7 +179,7 @@ class Limit:
                                                 values)),
                             now, len(rows) < row_count, feed.DEFAULT_LIMIT, settings)
         body = self.encoder.json(step.sent)
-        return len(feed.fitted(step.bookmark)) + len(body)
+        return len(bookmarks.fitted(step.bookmark)) + len(body)
 
 
 def draws(plan: dict[str, Any], rng: random.Random) -> dict[str, Callable[[], tuple]]:

@@ -155,7 +155,7 @@ def feed_plan(conn: sqlite3.Connection) -> dict[str, Any]:
     lookback window holds the FEED_WINDOW newest records (all of them already sent), and
     the plan SQLite makes of the query it runs: one search of the (update date, time, id)
     index."""
-    from app.core.feed import Bookmark, encode, filters_digest
+    from app.core.bookmarks import Bookmark, encode, filters_digest
     from app.database.loading import load_queries
     from app.model.collections import COLLECTIONS
     from app.ops.config import SHIPPED_SQL_DIR

@@ -22,7 +22,7 @@ import pytest
 from contract import COLLECTIONS, PAIRS, expected
 
 from app import create_app
-from app.core import feed
+from app.core import bookmarks, feed
 from app.model.problems import Invalid
 from tests import postgres
 from tests.helpers import make_row
@@ -433,10 +433,10 @@ def test_the_token_stays_under_2_kb_with_200_records_remembered():
     # The worst case: fractions of a second in every stamp, keys far apart.
     seen = frozenset(((k * 7919,), mark - dt.timedelta(seconds=k * 3, microseconds=k * 4567))
                      for k in range(200))
-    bookmark = feed.Bookmark("timbangan2", "update", bytes(6), mark=mark, seen=seen)
-    token = feed.fitted(bookmark)
+    bookmark = bookmarks.Bookmark("timbangan2", "update", bytes(6), mark=mark, seen=seen)
+    token = bookmarks.fitted(bookmark)
     assert len(token) < 2048 and TOKEN.fullmatch(token)
-    assert feed.decode(token, "timbangan2", "update", bytes(6)) == bookmark
+    assert bookmarks.decode(token, "timbangan2", "update", bytes(6)) == bookmark
 
 
 def test_the_lateness_histogram(open_feed):
@@ -544,10 +544,10 @@ def test_a_forged_bookmark_is_a_400_not_a_500(make_client, tail):
 
 def test_a_forged_count_of_forgotten_records_is_refused():
     mark = dt.datetime(2026, 11, 25, 12)
-    bookmark = feed.Bookmark("transactions", "update", bytes(6), mark=mark, forgotten=mark,
-                             forgotten_count=feed.MAX_FORGOTTEN + 1)
+    bookmark = bookmarks.Bookmark("transactions", "update", bytes(6), mark=mark, forgotten=mark,
+                             forgotten_count=bookmarks.MAX_FORGOTTEN + 1)
     with pytest.raises(Invalid, match="the bookmark is damaged"):
-        feed.decode(feed.encode(bookmark), "transactions", "update", bytes(6))
+        bookmarks.decode(bookmarks.encode(bookmark), "transactions", "update", bytes(6))
 
 
 def test_a_browser_page_may_read_the_bookmark(make_client):

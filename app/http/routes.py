@@ -21,7 +21,7 @@ import flask
 import marshmallow as ma
 from flask import Flask
 
-from ..core import feed, summaries
+from ..core import bookmarks, summaries
 from ..core.plan import Planner
 from ..core.unmapped import NOT_MAPPED, Unmapped
 from ..database.filters import accepted_filters
@@ -57,7 +57,7 @@ _FEED_HEADERS = {
     "X-Bookmark": {"description": "The bookmark after this answer: store it and send it back "
                                   "as ?after= on the next call (opaque, URL-safe, under 2 KB).",
                    "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]+$",
-                              "maxLength": feed.MAX_TOKEN}},
+                              "maxLength": bookmarks.MAX_TOKEN}},
     "Link": {"description": "RFC 8288 link rel=\"next\": this request's URL with "
                             "after=<X-Bookmark>.", "schema": {"type": "string"}},
     "X-Bookmark-Repeats": {"description": "Present when more than 200 records fell inside "

@@ -1,0 +1,270 @@
+"""The feed's bookmark (docs/api.md §5.11): what it holds (app/core/feed.py says what each
+part means) and its token, compact binary with a checksum in URL-safe base64, under 2 KB,
+decoded only for the collection, `on` and filters it was made with.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import datetime as dt
+import hashlib
+import re
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+from ..database.filters import Filter
+from ..database.templates import Where
+from ..model.problems import Invalid
+
+SEEN = 200  # records remembered inside the lookback window (docs/api.md §5.11)
+MAX_TOKEN = 2000  # characters; under 2 KB with room for the rest of a request line
+VERSION = 1
+# The oldest stamp a feed without a bookmark starts from: SQL Server's datetime begins here,
+# and a date compared with an older one would not convert.
+OLDEST = dt.datetime(1753, 1, 1)
+LATEST = dt.datetime(9999, 12, 30)
+# Records forgotten inside one window that a token may count (each call reads that many more
+# rows): more than a window can hold at any plant; a larger count is a forged token.
+MAX_FORGOTTEN = 1_000_000
+_CHECK = 6  # bytes of the token's checksum (blake2b), which detects a damaged copy
+_FILTERS = 6  # bytes of the digest of the filters the bookmark was made with
+_US = dt.timedelta(microseconds=1)
+
+Key = tuple[int | None, ...]
+
+
+@dataclass(frozen=True)
+class Bookmark:
+    """What a token holds (see the module's docstring)."""
+
+    collection: str
+    on: str
+    filters: bytes  # digest of the filters (filters_digest)
+    mark: dt.datetime | None = None
+    floor: dt.datetime | None = None
+    forgotten: dt.datetime | None = None
+    forgotten_count: int = 0
+    seen: frozenset[tuple[Key, dt.datetime]] = field(default_factory=frozenset)
+
+    def lower_bound(self, lookback: dt.timedelta) -> dt.datetime:
+        """Where this call's read starts."""
+        bounds = [b for b in (self.mark and window_start(self.mark, lookback), self.floor) if b]
+        return max(bounds, default=OLDEST)
+
+
+def window_start(mark: dt.datetime, lookback: dt.timedelta) -> dt.datetime:
+    """The oldest stamp a call reads, in whole seconds: a time parameter over ODBC carries
+    none of a second's fraction, so a bound with one would be cut to the second below and
+    the read would return records the bookmark no longer remembers."""
+    return (mark - lookback).replace(microsecond=0)
+
+
+def filters_digest(filters: Sequence[Filter]) -> bytes:
+    """The filters as a digest, the same whatever their order: each condition (as the SQL
+    layer writes it) with its values written in place of its parameters."""
+    where = Where.of(filters)
+    if where is None:
+        return bytes(_FILTERS)
+    values = where.values
+    items = sorted(re.sub(r":(filter_[0-9]+)", lambda m: repr(values[m.group(1)]), c)
+                   for c in where.conditions)
+    return hashlib.blake2b("\n".join(items).encode(), digest_size=_FILTERS).digest()
+
+
+# -- the token: compact binary, a checksum, URL-safe base64 ------------------------------
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        out.append(byte | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def _zigzag(n: int) -> int:
+    return n * 2 if n >= 0 else -n * 2 - 1
+
+
+def _micros(stamp: dt.datetime) -> int:
+    return (stamp - dt.datetime.min) // _US
+
+
+def _text(value: str) -> bytes:
+    raw = value.encode()
+    return _varint(len(raw)) + raw
+
+
+def _interval(micros: int) -> bytes:
+    """A non-negative interval: whole seconds in fewer bytes (the stamps are usually whole)."""
+    return _varint(micros // 500_000 if micros % 1_000_000 == 0 else micros * 2 + 1)
+
+
+def _entries(b: Bookmark) -> bytes:
+    """The remembered records, newest first, each stamp as its distance from the previous
+    one (the first from the mark) and each key as its difference from the previous key
+    (ids grow with time, so these are small numbers)."""
+    out = bytearray(_varint(len(b.seen)))
+    entries = sorted(b.seen, key=lambda e: (e[1], key_order(e[0])), reverse=True)
+    width = len(entries[0][0]) if entries else 0
+    if entries:
+        out += _varint(width)
+    previous_stamp = b.mark or OLDEST
+    previous = [0] * width
+    for key, stamp in entries:
+        out += _interval(_micros(previous_stamp) - _micros(stamp))
+        previous_stamp = stamp
+        for i, v in enumerate(key):
+            if v is None:
+                out += b"\x00"
+            else:
+                out += _varint(_zigzag(v - previous[i]) + 1)
+                previous[i] = v
+    return bytes(out)
+
+
+def encode(b: Bookmark) -> str:
+    """The token: version, checksum, then the bookmark; entries compressed when that is
+    shorter."""
+    flags = ((b.mark is not None) | (b.floor is not None) << 1 | (b.forgotten is not None) << 2)
+    entries = _entries(b)
+    packed = zlib.compress(entries, 9)
+    if len(packed) < len(entries):
+        entries, flags = packed, flags | 8
+    body = bytearray(_text(b.collection) + _text(b.on) + b.filters + bytes([flags]))
+    for stamp in (b.mark, b.floor, b.forgotten):
+        if stamp is not None:
+            body += _varint(_micros(stamp))
+    if b.forgotten is not None:
+        body += _varint(b.forgotten_count)
+    body += entries
+    check = hashlib.blake2b(bytes(body), digest_size=_CHECK, person=b"jembatan-feed").digest()
+    return base64.urlsafe_b64encode(bytes([VERSION]) + check + body).rstrip(b"=").decode()
+
+
+class _Reader:
+    def __init__(self, data: bytes):
+        self.data, self.at = data, 0
+
+    def take(self, n: int) -> bytes:
+        if self.at + n > len(self.data):
+            raise ValueError("short")
+        self.at += n
+        return self.data[self.at - n:self.at]
+
+    def varint(self) -> int:
+        n = shift = 0
+        while True:
+            byte = self.take(1)[0]
+            n |= (byte & 0x7F) << shift
+            shift += 7
+            if not byte & 0x80:
+                return n
+            if shift > 70:
+                raise ValueError("varint")
+
+    def text(self) -> str:
+        return self.take(self.varint()).decode()
+
+    def stamp(self) -> dt.datetime:
+        """A stamp the service could have written: from OLDEST to a day before the end of
+        the calendar, so that the window's arithmetic stays inside it."""
+        stamp = dt.datetime.min + self.varint() * _US
+        if not OLDEST <= stamp <= LATEST:
+            raise ValueError("stamp")
+        return stamp
+
+
+_WHAT = ("after must be the X-Bookmark header of an answer of this service, sent back "
+         "unchanged (start again without after, or with since=YYYY-MM-DDTHH:MM:SS)")
+
+
+def decode(token: str, collection: str, on: str, filters: bytes) -> Bookmark:
+    """The bookmark in `token`, or a 400 naming what is wrong with it."""
+    try:
+        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+    except (binascii.Error, ValueError):
+        raw = b""
+    if len(token) > 4 * MAX_TOKEN or not re.fullmatch(r"[A-Za-z0-9_-]+", token) or \
+            len(raw) < 1 + _CHECK:
+        raise Invalid(f"after: not a bookmark; {_WHAT}.")
+    if raw[0] != VERSION:
+        raise Invalid(f"after: a bookmark of another version of Jembatan; {_WHAT}.")
+    body = raw[1 + _CHECK:]
+    check = hashlib.blake2b(body, digest_size=_CHECK, person=b"jembatan-feed").digest()
+    if check != raw[1:1 + _CHECK]:
+        raise Invalid(f"after: the bookmark is damaged (cut short or changed on the way); "
+                         f"{_WHAT}.")
+    try:
+        b = _read(_Reader(body))
+    except (ValueError, IndexError, OverflowError, UnicodeDecodeError, zlib.error):
+        raise Invalid(f"after: the bookmark is damaged; {_WHAT}.") from None
+    if b.collection != collection:
+        raise Invalid(f"after: this bookmark belongs to /{b.collection}/changes, not "
+                         f"/{collection}/changes: each collection's feed has its own.")
+    if b.on != on:
+        raise Invalid(f"after: this bookmark was made with on={b.on}, and this request "
+                         f"asks on={on}: send the on it was made with (each stamp pair is a "
+                         f"feed of its own).")
+    if b.filters != filters:
+        raise Invalid("after: this bookmark was made with other filters than this "
+                         "request's: send the filters it was made with, or start a new feed "
+                         "without after for these filters.")
+    return b
+
+
+def _read(r: _Reader) -> Bookmark:
+    collection, on, filters = r.text(), r.text(), r.take(_FILTERS)
+    flags = r.take(1)[0]
+    mark = r.stamp() if flags & 1 else None
+    floor = r.stamp() if flags & 2 else None
+    forgotten = r.stamp() if flags & 4 else None
+    count = r.varint() if forgotten is not None else 0
+    if count > MAX_FORGOTTEN:  # what the service writes stays far below: a forged token
+        raise ValueError("forgotten")
+    rest = r.data[r.at:]
+    entries = _Reader(zlib.decompress(rest) if flags & 8 else rest)
+    seen: set[tuple[Key, dt.datetime]] = set()
+    stamp = mark or OLDEST
+    n = entries.varint()
+    width = entries.varint() if n else 0
+    if width > 8:  # a key is at most a few fields (bricon2's two)
+        raise ValueError("width")
+    previous = [0] * width
+    for _ in range(n):
+        step = entries.varint()
+        stamp -= (step // 2 * 1_000_000 if step % 2 == 0 else step // 2) * _US
+        key: list[int | None] = []
+        for i in range(width):
+            v = entries.varint()
+            if v == 0:
+                key.append(None)
+                continue
+            z = v - 1
+            previous[i] += z // 2 if z % 2 == 0 else -(z + 1) // 2
+            key.append(previous[i])
+        seen.add((tuple(key), stamp))
+    if entries.at != len(entries.data):
+        raise ValueError("trailing bytes")
+    return Bookmark(collection, on, filters, mark, floor, forgotten, count, frozenset(seen))
+
+
+def key_order(key: Key) -> tuple[tuple[bool, int], ...]:
+    """A key as the queries order it: NULLs first."""
+    return tuple((v is not None, v or 0) for v in key)
+
+
+def fitted(b: Bookmark) -> str:
+    """The token, with the oldest remembered records forgotten while it is too long (only
+    stamps with fractions of a second take that much room)."""
+    token = encode(b)
+    while len(token) >= MAX_TOKEN and b.seen:
+        oldest = sorted(b.seen, key=lambda e: (e[1], key_order(e[0])))
+        drop = oldest[:max(1, len(oldest) // 10)]
+        b = replace(b, seen=b.seen - set(drop),
+                    forgotten=max(f for f in (b.forgotten, drop[-1][1]) if f is not None),
+                    forgotten_count=b.forgotten_count + len(drop))
+        token = encode(b)
+    return token
