@@ -287,7 +287,7 @@ def test_rows_scales_the_weighing_tables(tmp_path: Path) -> None:
 
 def test_a_million_rows_fill_a_few_hundred_a_day() -> None:
     # Checked on the plan rather than a built file, which takes half a minute.
-    sizes, _, days = demo._sizes(1_000_000)
+    sizes, _, days = demo.sizes(1_000_000)
     assert sizes["transactions"] == 1_000_000 and sizes["timbangan2"] == 500_000
     assert 2000 <= days <= 4000  # ~1000 rows within four days
 

@@ -564,7 +564,7 @@ def _production(rng: random.Random, count: int, cal: _Calendar, plant: int,
 PARALLEL_MIN_ROWS = 200_000
 
 
-def _sizes(rows: int | None) -> tuple[dict[str, int], int, int]:
+def sizes(rows: int | None) -> tuple[dict[str, int], int, int]:
     """Rows per weighing table, batches per production table, and days of weighing."""
     if rows is None:
         return dict(DEFAULT_WEIGHING), DEFAULT_PRODUCTION, DEFAULT_SPAN_DAYS
@@ -661,7 +661,7 @@ def _copy_part(conn: sqlite3.Connection, part: Path, table: str) -> None:
 
 
 def _fill(conn: sqlite3.Connection, tmp: Path, rows: int | None, seed: int) -> None:
-    weighing_sizes, batches, span_days = _sizes(rows)
+    weighing_sizes, batches, span_days = sizes(rows)
     cal = _Calendar.ending(END_DATE, span_days)
     in_parts = sum(weighing_sizes.values()) >= PARALLEL_MIN_ROWS
     with ExitStack() as stack:
