@@ -22,7 +22,12 @@ from .http.access import no_arguments, register_auth, register_headers, register
 from .http.answers import Answers
 from .http.application import Application, JsonProvider
 from .http.openapi import build_api
-from .http.routes import collection_blueprint, register_service_routes, service_blueprint
+from .http.routes import (
+    ROUTE_KINDS,
+    collection_blueprint,
+    register_service_routes,
+    service_blueprint,
+)
 from .http.service_views import ServiceViews
 from .mcp import protocol as mcp
 from .mcp.tools import Tools, make_tools
@@ -69,8 +74,9 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     register_service_routes(app, prefix, metrics, settings.api.metrics_key, settings.site)
     mcp.register(app, prefix, settings.mcp, metrics)  # POST /mcp (app/mcp/protocol.py)
     errors.register(app)
+    kinds = ROUTE_KINDS | {mcp.ENDPOINT: "mcp"}  # the metrics' kinds of requests
     logs.install(app, done=lambda endpoint, status, seconds, rows, broken: metrics.request(
-        route_kind(endpoint), status, seconds, rows if isinstance(rows, int) else None,
+        route_kind(endpoint, kinds), status, seconds, rows if isinstance(rows, int) else None,
         broken))
     register_auth(app, settings)
     proving = (Proving(db, served, queries.files, unmapped)

@@ -123,6 +123,10 @@ ROUTES: tuple[Route, ...] = (
 )
 
 
+# The metrics' kind of each record view's requests: its route's kind of arguments.
+ROUTE_KINDS = {route.view.__name__: route.args for route in ROUTES}
+
+
 def collection_blueprint(planner: Planner, answers: Answers, api: ApiSettings,
                          keys: bool = False, feed: FeedSettings | None = None,
                          unmapped: Unmapped | None = None) -> Blueprint:

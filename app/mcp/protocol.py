@@ -63,6 +63,7 @@ access = logging.getLogger("jembatan.access")
 __all__ = ["LEGACY_VERSIONS", "MODERN_VERSIONS", "Server", "mcp_command", "register",
            "schema_problem", "serve_stdio"]
 
+ENDPOINT = "mcp"  # the endpoint of POST <prefix>/mcp (also its requests' metrics kind)
 LEGACY_VERSIONS = ("2025-06-18", "2025-11-25")  # negotiated by `initialize`
 MODERN_VERSIONS = ("2026-07-28",)  # declared by each request
 SUPPORTED_VERSIONS = (*MODERN_VERSIONS, *reversed(LEGACY_VERSIONS))  # newest first
@@ -517,7 +518,7 @@ def register(app: Flask, prefix: str, settings: McpSettings, metrics: Metrics) -
     if not settings.enabled:
         return
     rule = f"{prefix}/mcp"
-    app.add_url_rule(rule, "mcp", _post, methods=["POST"], provide_automatic_options=False)
+    app.add_url_rule(rule, ENDPOINT, _post, methods=["POST"], provide_automatic_options=False)
     app.add_url_rule(rule, "mcp_refused", _refused, provide_automatic_options=False,
                      methods=["GET", "DELETE", "PUT", "PATCH", "OPTIONS"])
 

@@ -273,17 +273,6 @@ def numbered(schema: type[ma.Schema]) -> type[ma.Schema]:
         allow_none=True, metadata={"description": NUMBERROW_DESCRIPTION}))
 
 
-# What one group of a summary of each shape holds before its measures; the measures' own
-# text is their table's (app/core/summaries.py MEASURES).
-_SUMMARY_GROUPS = {
-    "weighing": "the groups asked for (day, month, hour, direction or fields, by name, in the "
-                "order of ?by=; right after productcode, custcode and transcode the master "
-                "record's name)",
-    "production": "the groups asked for",
-    "vehicle": "the groups asked for (right after TransCode the transporter's TransName)",
-}
-
-
 DIRECTION = String(allow_none=True, metadata={
     "enum": ["in", "out", None],
     "description": "With by=direction: \"in\" when weigh1 > weigh2 (came in loaded, left "
@@ -325,8 +314,12 @@ def summary_schema(shape: str, measures: Sequence[tuple[str, str]], measured: st
         groups[name] = (fields.Integer() if kind == "count" else
                         Number(allow_none=True) if kind == "number"
                         else Integer(allow_none=True))
-    meta = type("Meta", (), {"description": f"One group of a {shape} summary: "
-                                            f"{_SUMMARY_GROUPS[shape]}, then {measured}."})
+    beside = "; ".join(f"right after {code} its {master} record's {field} as {name}"
+                       for code, name, master, field in names)
+    meta = type("Meta", (), {"description": f"One group of a {shape} summary: the groups "
+                                            f"asked for, by name, in the order of ?by="
+                                            f"{f' ({beside})' if beside else ''}, then "
+                                            f"{measured}."})
     return type(f"{shape.capitalize()}Summary", (ma.Schema,), {**groups, "Meta": meta})
 
 

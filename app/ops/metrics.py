@@ -17,6 +17,7 @@ PROMETHEUS_MULTIPROC_DIR: it is imported here only when an app is made, so that 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import Any
 
 MULTIPROCESS = "PROMETHEUS_MULTIPROC_DIR"
@@ -24,8 +25,6 @@ MULTIPROCESS = "PROMETHEUS_MULTIPROC_DIR"
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 # What a route does, from its endpoint's view name (app/http/views.py, registered by
 # app/http/routes.py): the `kind` label.
-_KINDS = {"get_all": "list", "get_page": "page", "get_one": "key", "get_range": "range",
-          "get_summary": "summary", "get_changes": "changes", "mcp": "mcp"}
 # Request latency: from a record by id (a few ms) to a summary of a year or a stream.
 _REQUEST_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300)
 # How far a record's stamp was behind the database clock when the feed first sent it: at
@@ -35,10 +34,12 @@ _LATENESS_BUCKETS = (1, 2, 5, 10, 15, 20, 30, 45, 60, 90, 120, 180, 300, 600, 90
 _QUERY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
 
 
-def route_kind(endpoint: str | None) -> str:
-    """list, page, key, range, summary for the record routes; meta for everything else."""
+def route_kind(endpoint: str | None, kinds: Mapping[str, str]) -> str:
+    """The kind of an endpoint's requests, by its view's name (`kinds`: list, page, key,
+    range, summary, changes for the record routes, from the route table, and mcp); meta
+    for everything else."""
     view = (endpoint or "").rpartition(".")[2]
-    return _KINDS.get(view, "meta")
+    return kinds.get(view, "meta")
 
 
 class Metrics:
