@@ -1,10 +1,10 @@
-"""Which database errors are the database's state (503, with a short reason) and which are
-the query's own (500): app/database/db.py's tables, read by the driver's words (TLS), native error
-number and SQLSTATE. The FreeTDS messages and the first Microsoft ODBC Driver 18 ones are the
-drivers' own words as the T-SQL server of the tests produced them (tests/test_tls.py makes
-the TLS ones again); the others are SQL Server's documented texts behind Driver 18's prefix,
-and psqlODBC's words. Then the retry rule on a real database: an error that repeats on a
-fresh connection is the query's own."""
+"""Which database errors are the database's state (503, with a short reason) and which are the
+query's own (500): app/database/failures.py's tables, read by the driver's words (TLS),
+native error number and SQLSTATE. The FreeTDS messages and the first Microsoft ODBC Driver
+18 ones are the drivers' own words as the T-SQL server of the tests produced them
+(tests/test_tls.py makes the TLS ones again); the others are SQL Server's documented texts
+behind Driver 18's prefix, and psqlODBC's words. Then the retry rule on a real database: an
+error that repeats on a fresh connection is the query's own."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from app import create_app
-from app.database.db import unavailable_reason
+from app.database.failures import unavailable_reason
 from tests.conftest import build_database
 from tests.servers import ROOT
 

@@ -63,7 +63,7 @@ class Metrics:
                                  "unreachable (cannot connect, connection lost, busy, login "
                                  "failed...), timeout, query_failed (a query the database "
                                  "refused); and by reason, the words of the 503 "
-                                 "(app/database/db.py).",
+                                 "(app/database/failures.py).",
                                  ["kind", "reason"], registry=r)
         self.misfits = Counter("jembatan_mapping_errors", "Values that a site's mapping "
                                "gives a field and that cannot be of its type (a date that is "
@@ -113,7 +113,8 @@ class Metrics:
             self.broken.inc()
 
     def database_error(self, reason: str | None) -> None:
-        """A failure as app/database/db.py classifies it: None is a query the database refused."""
+        """A failure as app/database/failures.py classifies it: None is a query the
+        database refused."""
         kind = ("query_failed" if reason is None else "timeout" if reason == "query timed out"
                 else "unreachable")
         self.db_errors.labels(kind, reason or "query failed").inc()
