@@ -12,8 +12,10 @@
 Every test that reaches the database runs on every engine. Two kinds of fixture keep the
 suite's time down without keeping a test off an engine where the engine matters:
 - `shared`: tests that only read ask for the rows of their module's tests at once, and a
-  module shares one app and one database per engine, tables and settings (building them for
-  each test was most of the suite's time: `create_app` alone takes about 0.7 s);
+  module shares one database per engine and set of rows, and over it one app per set of
+  settings (building them for each test was most of the suite's time: `create_app` alone
+  takes about 0.7 s); `shared_app` gives a test a new app over that database, for one that
+  counts what its own app has seen (/health, /metrics);
 - `arguments_client`: the arguments, paths and methods that are answered 400, 404 or 405
   before any query is built run on the `sqlite3` engine alone. The engine cannot change
   those answers: with the database file deleted after the app was built, every one of them
