@@ -12,8 +12,10 @@
 Every test that reaches the database runs on every engine. Two kinds of fixture keep the
 suite's time down without keeping a test off an engine where the engine matters:
 - `shared`: tests that only read ask for the rows of their module's tests at once, and a
-  module shares one app and one database per engine, tables and settings (building them for
-  each test was most of the suite's time: `create_app` alone takes about 0.7 s);
+  module shares one database per engine and set of rows, and over it one app per set of
+  settings (building them for each test was most of the suite's time: `create_app` alone
+  takes about 0.7 s); `shared_app` gives a test a new app over that database, for one that
+  counts what its own app has seen (/health, /metrics);
 - `arguments_client`: the arguments, paths and methods that are answered 400, 404 or 405
   before any query is built run on the `sqlite3` engine alone. The engine cannot change
   those answers: with the database file deleted after the app was built, every one of them
@@ -43,6 +45,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+from flask import Flask
 from flask.testing import FlaskClient
 
 from app import create_app
@@ -234,20 +237,42 @@ def shared_client(request: pytest.FixtureRequest, factory: pytest.TempPathFactor
 
 
 class SharedClients:
-    """The clients of a module on one engine, each over a database built once for the tables
-    and settings it was first asked with (see the `shared` fixture)."""
+    """The databases and clients of a module on one engine: one database per set of rows
+    (on SQL Server the ten tables, loaded again by ensure_rows when another test replaced
+    them), and over it one app per set of settings it was first asked with (see the `shared`
+    fixture); building the app and the database for each test is what made the suite slow."""
 
     def __init__(self, request: pytest.FixtureRequest, factory: pytest.TempPathFactory,
                  engine: str) -> None:
         self.request, self.factory, self.engine = request, factory, engine
+        self.databases: dict[str, dict[str, Any]] = {}
         self.clients: dict[str, FlaskClient] = {}
+
+    def database(self, tables: Tables) -> dict[str, Any]:
+        """The `database` settings of the module's database of these rows."""
+        key = mssql.frozen(tables)
+        if key not in self.databases:
+            if self.engine == "mssql":  # the ten tables: loaded unless they hold these rows
+                server: mssql.Server = self.request.getfixturevalue("mssql_server")
+                server.ensure(tables)
+                self.databases[key] = {"odbc": server.odbc}
+            else:
+                self.databases[key] = open_database(self.request, self.engine, tables,
+                                                    self.factory.mktemp("db") / "db.sqlite3")
+        return self.databases[key]
+
+    def app(self, request: pytest.FixtureRequest, tables: Tables, **settings: Any) -> Flask:
+        """A new app over the module's database of these rows, as make_client builds one."""
+        database = self.database(tables) | {"prove_on_first_read": False} | settings.pop(
+            "database", {})
+        ensure_rows(request, self.engine, tables)
+        return create_app({"database": database, **settings})
 
     def get(self, request: pytest.FixtureRequest, tables: Tables, **settings: Any
             ) -> FlaskClient:
         key = repr((mssql.frozen(tables), sorted(settings.items())))
         if key not in self.clients:
-            self.clients[key] = shared_client(self.request, self.factory, self.engine, tables,
-                                              **settings)
+            self.clients[key] = self.app(request, tables, **settings).test_client()
         ensure_rows(request, self.engine, tables)
         return self.clients[key]
 
@@ -268,6 +293,15 @@ def shared(request: pytest.FixtureRequest, module_clients: SharedClients) -> Sha
     settings, for tests that only read. A test that reads one collection can ask for the rows
     of every collection's test at once, so that its siblings share the database."""
     return lambda tables, **settings: module_clients.get(request, tables, **settings)
+
+
+@pytest.fixture
+def shared_app(request: pytest.FixtureRequest, module_clients: SharedClients
+               ) -> Callable[..., Flask]:
+    """shared_app({"weighing": [row, ...]}, api={...}) -> a new app (settings as make_client's,
+    `database` merged), over the module's database of these rows that `shared` reads too: for
+    a test that only reads but counts what its app has seen (/health, /metrics)."""
+    return lambda tables, **settings: module_clients.app(request, tables, **settings)
 
 
 def arguments_client(factory: pytest.TempPathFactory, tables: Tables, **settings: Any

@@ -73,8 +73,10 @@ def http(client: FlaskClient, url: str) -> Any:
 
 
 @pytest.fixture
-def client(make_client: Callable[..., FlaskClient]) -> FlaskClient:
-    return make_client(ROWS)
+def client(shared: Callable[..., FlaskClient]) -> FlaskClient:
+    """The module's client over ROWS (one database and app per engine: the tools only read,
+    and each call is a request of its own)."""
+    return shared(ROWS)
 
 
 def test_records_filtered_in_parts_as_the_list(client: FlaskClient) -> None:

@@ -46,9 +46,17 @@ START, END = "2026-03-09T00:00:00", "2026-03-11T23:59:59"
 URL = "/transactions/summary/2026-03-09/00:00/2026-03-11/23:59:59"
 
 
-@pytest.fixture
-def tickets(request: pytest.FixtureRequest, engine: str, tmp_path: Path) -> FlaskClient:
-    return create_app(ticket_settings(request, engine, tmp_path)).test_client()
+@pytest.fixture(scope="module")
+def ticket_site(request: pytest.FixtureRequest, module_engine: str,
+                tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The example site's settings over one ticket table per engine for the module's tests
+    that only read it (building the table and the app for each test was their time)."""
+    return ticket_settings(request, module_engine, tmp_path_factory.mktemp("tickets"))
+
+
+@pytest.fixture(scope="module")
+def tickets(ticket_site: dict[str, Any]) -> FlaskClient:
+    return create_app(ticket_site).test_client()
 
 
 def want(by: str, engine: str) -> list[dict[str, Any]]:
@@ -62,17 +70,17 @@ def want(by: str, engine: str) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("by", ["productcode", "custcode", "productcode,custcode,transcode",
                                 "direction,productcode", "day,custcode"])
-def test_the_summaries_name_codes_from_the_tickets(tickets: FlaskClient, engine: str,
+def test_the_summaries_name_codes_from_the_tickets(tickets: FlaskClient, module_engine: str,
                                                    by: str) -> None:
     got = tickets.get(f"{URL}?by={by}")
     assert got.status_code == 200, got.get_json()
-    assert got.get_json() == want(by, engine)
-    assert keys(got.get_json()) == keys(want(by, engine))  # each name right after its code
+    assert got.get_json() == want(by, module_engine)
+    assert keys(got.get_json()) == keys(want(by, module_engine))  # each name right after its code
 
 
-def test_what_the_names_are(tickets: FlaskClient, engine: str) -> None:
+def test_what_the_names_are(tickets: FlaskClient, module_engine: str) -> None:
     """The cases spelled out, beside the computed answer."""
-    server = engine == "mssql"  # trailing blanks and case do not count under its collation
+    server = module_engine == "mssql"  # trailing blanks and case do not count under its collation
     products = {g["productcode"]: g["productname"]
                 for g in tickets.get(f"{URL}?by=productcode").get_json()}
     assert products == {None: None, "FG001": "Bata Ringan 10 cm", "RM001": "Pasir Lumajang",
@@ -88,9 +96,10 @@ def test_what_the_names_are(tickets: FlaskClient, engine: str) -> None:
             in_range([contract_row(t) for t in TICKETS], PAIRS["dt1"], START, END))}
 
 
-def test_csv_and_the_workbook_carry_the_names(tickets: FlaskClient, engine: str) -> None:
+def test_csv_and_the_workbook_carry_the_names(tickets: FlaskClient, module_engine: str
+                                              ) -> None:
     by = "direction,productcode,custcode"
-    expected = want(by, engine)
+    expected = want(by, module_engine)
     names = list(expected[0])
     got = tickets.get(f"{URL}?by={by}&format=csv")
     assert got.status_code == 200
@@ -158,9 +167,8 @@ def test_the_start_log_says_where_the_names_come_from(request: pytest.FixtureReq
 # -- check-sql ----------------------------------------------------------------------------------
 
 
-def test_check_sql_runs_and_shows_the_names(request: pytest.FixtureRequest, engine: str,
-                                            tmp_path: Path) -> None:
-    settings = ticket_settings(request, engine, tmp_path)
+def test_check_sql_runs_and_shows_the_names(ticket_site: dict[str, Any]) -> None:
+    settings = ticket_site  # an app of its own over the module's ticket table
     runner = create_app(settings).test_cli_runner()
     result = runner.invoke(args=["check-sql"])
     assert result.exit_code == 0, result.output

@@ -65,29 +65,31 @@ MASTERS: Masters = {
         {"id": 2, "TransCode": "TR02", "TransName": None},  # a name may be NULL itself
     ],
 }
+# The rows of the tests that read them, one database per module and engine (`shared`).
+TABLES = {"transactions": WEIGHINGS, **MASTERS}
 
 
 @pytest.mark.parametrize("by", [
     "productcode", "custcode", "transcode", "productcode,custcode,transcode",
     "day,transcode,productcode", "direction,productcode,day", "custcode,hour",
 ])
-def test_names_beside_codes(make_client, engine, by) -> None:
-    client = make_client({"transactions": WEIGHINGS, **MASTERS})
+def test_names_beside_codes(shared, module_engine, by) -> None:
+    client = shared(TABLES)
     got = client.get(f"{URL}?by={by}")
     assert got.status_code == 200, got.get_json()
     want = grouped(in_range(WEIGHINGS, PAIRS["dt1"], START, END), by.split(","),
-                   PAIRS["dt1"], weighing, MASTERS, same_text(engine))
+                   PAIRS["dt1"], weighing, MASTERS, same_text(module_engine))
     assert got.get_json() == want
     assert keys(got.get_json()) == keys(want)  # each name right after its code
 
 
-def test_what_the_names_are(make_client, engine) -> None:
+def test_what_the_names_are(shared, module_engine) -> None:
     """The cases spelled out, beside the computed answer: smallest id, NULL ids, trailing
     blanks and case per engine, no master record, a NULL code."""
-    client = make_client({"transactions": WEIGHINGS, **MASTERS})
+    client = shared(TABLES)
     products = {g["productcode"]: g["productname"]
                 for g in client.get(f"{URL}?by=productcode").get_json()}
-    server = engine == "mssql"  # trailing blanks and case do not count under its collation
+    server = module_engine == "mssql"  # trailing blanks and case do not count under its collation
     assert products == {None: None, "FG001": "Bata Ringan 60x20x7,5 cm" if server else None,
                         "RM001": "Pasir Lumajang",
                         "RM002": "kapur (huruf kecil)" if server else "Kapur Tohor",
@@ -98,10 +100,10 @@ def test_what_the_names_are(make_client, engine) -> None:
                          "SUP-3": None}
 
 
-def test_names_never_change_the_groups(make_client, engine) -> None:
+def test_names_never_change_the_groups(shared) -> None:
     """The groups and measures with names are exactly those of a group the lookup does not
     touch (day), regrouped: a code named by two master records is still one group."""
-    client = make_client({"transactions": WEIGHINGS, **MASTERS})
+    client = shared(TABLES)
     named = client.get(f"{URL}?by=productcode,custcode").get_json()
     bare = grouped(in_range(WEIGHINGS, PAIRS["dt1"], START, END), ["productcode", "custcode"],
                    PAIRS["dt1"], weighing)
@@ -135,12 +137,12 @@ def test_vehicles_by_transcode(make_client, engine) -> None:
         "TR07": None}
 
 
-def test_csv_puts_each_name_after_its_code(make_client, engine) -> None:
-    client = make_client({"transactions": WEIGHINGS, **MASTERS})
+def test_csv_puts_each_name_after_its_code(shared, module_engine) -> None:
+    client = shared(TABLES)
     got = client.get(f"{URL}?by=day,custcode,transcode&format=csv")
     want = grouped(in_range(WEIGHINGS, PAIRS["dt1"], START, END),
                    ["day", "custcode", "transcode"], PAIRS["dt1"], weighing, MASTERS,
-                   same_text(engine))
+                   same_text(module_engine))
     names = ["day", "custcode", "custname", "transcode", "transname", "records", "weighed",
              "net", "net_min", "net_max"]
     assert list(csv.reader(io.StringIO(got.get_data(as_text=True)))) == [names] + [
@@ -174,19 +176,18 @@ def test_a_site_mapping_of_the_master_names_the_codes(make_client, engine,
     assert client.get("/products/1").get_json()["ProductName"] == "Pasir Lumajang"
 
 
-def test_a_site_without_the_master_sends_null_names(make_client) -> None:
+def test_a_site_without_the_master_sends_null_names(shared) -> None:
     """A site that does not serve products (collections.serve) has no products mapping to
     read: productname is null, the answer keeps its shape."""
-    client = make_client({"transactions": WEIGHINGS, **MASTERS},
-                         collections={"serve": ["transactions", "customers"]})
+    client = shared(TABLES, collections={"serve": ["transactions", "customers"]})
     got = client.get(f"{URL}?by=productcode,custcode").get_json()
     want = grouped(in_range(WEIGHINGS, PAIRS["dt1"], START, END), ["productcode", "custcode"],
                    PAIRS["dt1"], weighing, {"customers": MASTERS["customers"]})
     assert got == want and keys(got) == keys(want)
 
 
-def test_the_openapi_schema_has_the_names(make_client) -> None:
-    client = make_client({})
+def test_the_openapi_schema_has_the_names(shared) -> None:
+    client = shared(TABLES)
     schemas = client.get("/openapi.json").get_json()["components"]["schemas"]
     weighing_group = schemas["WeighingSummary"]["properties"]
     order = list(weighing_group)

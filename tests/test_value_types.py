@@ -63,6 +63,12 @@ def wrong_site(tmp_path: Path) -> Path:
     return site
 
 
+@pytest.fixture(scope="module")
+def wrong(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The module's wrong site (wrong_site), one for the apps over its shared database."""
+    return wrong_site(tmp_path_factory.mktemp("wrong"))
+
+
 def line_of(path: Path, text: str) -> str:
     """'file:line: text' of the one line holding `text`, found the plain way."""
     lines = path.read_text().splitlines()
@@ -81,10 +87,9 @@ def records_section(output: str, collection: str) -> list[str]:
 
 
 def test_check_sql_names_each_field_whose_values_do_not_fit(
-        make_database: Any, engine: str, tmp_path: Path) -> None:
-    site = wrong_site(tmp_path)
-    database = make_database(ROWS) | {"sql_dir": str(site)}
-    app = create_app({"database": database})
+        shared_app: Any, module_engine: str, wrong: Path) -> None:
+    site = wrong
+    app = shared_app(ROWS, database={"sql_dir": str(site)})
     for collection, fields in WRONG.items():
         result = app.test_cli_runner().invoke(args=["check-sql", collection])
         assert result.exit_code == 1, result.output
@@ -92,7 +97,7 @@ def test_check_sql_names_each_field_whose_values_do_not_fit(
         assert got[0] == "  records                ERROR"
         want = []
         for field, (_, wrong, expected) in fields.items():
-            shown = SHOWN.get(field) or ("3.5 (float)" if engine in FILE_ENGINES
+            shown = SHOWN.get(field) or ("3.5 (float)" if module_engine in FILE_ENGINES
                                          else "Decimal('3.5') (Decimal)")
             want.append(f"      {field}: {shown} is not {expected}; it comes from "
                         f"{line_of(site / f'{collection}.sql', wrong)}")
@@ -102,8 +107,8 @@ def test_check_sql_names_each_field_whose_values_do_not_fit(
             line.split(":", 1)[0].strip())), result.output
 
 
-def test_the_shipped_mapping_passes_the_value_check(make_database: Any) -> None:
-    app = create_app({"database": make_database(ROWS)})
+def test_the_shipped_mapping_passes_the_value_check(shared_app: Any) -> None:
+    app = shared_app(ROWS)
     result = app.test_cli_runner().invoke(args=["check-sql", "transactions"])
     assert result.exit_code == 0, result.output
     assert ("\nEvery query runs and returns its record's columns, the sampled records' "
@@ -122,10 +127,10 @@ def misfit_body(body: dict[str, Any], collection: str, field: str, expected: str
 
 
 def test_the_service_never_sends_a_value_of_another_type(
-        make_client: MakeClient, engine: str, tmp_path: Path,
-        caplog: pytest.LogCaptureFixture) -> None:
-    site = wrong_site(tmp_path)
-    client = make_client(ROWS, database={"sql_dir": str(site)})
+        shared_app: Any, wrong: Path, caplog: pytest.LogCaptureFixture) -> None:
+    site = wrong
+    # An app of its own (its counts start at 0), over the module's database.
+    client = shared_app(ROWS, database={"sql_dir": str(site)}).test_client()
     reads = {"transactions": ["/transactions", "/transactions/1", "/transactions/page/1"],
              "biao1": ["/biao1", "/biao1/1", "/biao1/page/1"]}
     first = {"transactions": "jam_dt1", "biao1": "recipe"}  # the first wrong field of each

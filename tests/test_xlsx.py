@@ -111,10 +111,23 @@ def sample_row(collection: str, n: int) -> dict[str, Any]:
     return row
 
 
+# The rows of the tests that only read, two databases per engine for them all (`shared`):
+# every collection's rows filled in every column, and a third row of NULLs but its key;
+SAMPLES = {c: [sample_row(c, 1), sample_row(c, 2), {columns(c)[0]: 3}] for c in COLLECTIONS}
+# and the weighings whose values are hard to write out, with one more of every kind (4), no
+# products (an empty table).
+AWKWARD = {"transactions": [
+    *AWKWARD_WEIGHINGS,
+    {"id": 4, "custcode": "=1+1", "drivername": "<&> \"'", "remark": " two  spaces ",
+     "noct": "bell\x07 and unit separator\x1f _x0041_ tab\tline\n", "dono": "",
+     "tgl_dt1": "1900-01-01", "jam_dt1": "23:59:59.123456", "tgl_dt2": "2026-02-28",
+     "jam_dt2": "00:00:00", "weigh1": 123456789012, "weigh2": -0.0001}],
+    "weighing": AWKWARD_WEIGHINGS}
+
+
 @pytest.mark.parametrize("collection", list(COLLECTIONS))
-def test_workbook_read_back_gives_the_json_values(make_client, collection: str) -> None:
-    client = make_client({collection: [sample_row(collection, 1), sample_row(collection, 2),
-                                       {columns(collection)[0]: 3}]})
+def test_workbook_read_back_gives_the_json_values(shared, collection: str) -> None:
+    client = shared(SAMPLES)
     as_json = client.get(f"/{collection}").get_json()
     response = client.get(f"/{collection}?format=xlsx")
     assert response.headers["Content-Disposition"] == (
@@ -126,13 +139,8 @@ def test_workbook_read_back_gives_the_json_values(make_client, collection: str) 
     assert_header(book.active, names, collection, 4)
 
 
-def test_values_of_every_kind_and_text_that_is_never_a_formula(make_client) -> None:
-    rows = [*AWKWARD_WEIGHINGS,
-            {"id": 4, "custcode": "=1+1", "drivername": "<&> \"'", "remark": " two  spaces ",
-             "noct": "bell\x07 and unit separator\x1f _x0041_ tab\tline\n", "dono": "",
-             "tgl_dt1": "1900-01-01", "jam_dt1": "23:59:59.123456", "tgl_dt2": "2026-02-28",
-             "jam_dt2": "00:00:00", "weigh1": 123456789012, "weigh2": -0.0001}]
-    client = make_client({"transactions": rows})
+def test_values_of_every_kind_and_text_that_is_never_a_formula(shared) -> None:
+    client = shared(AWKWARD)
     as_json = client.get("/transactions").get_json()
     response = client.get("/transactions?format=xlsx")
     names = COLLECTIONS["transactions"][0]
@@ -151,8 +159,8 @@ def test_values_of_every_kind_and_text_that_is_never_a_formula(make_client) -> N
     assert "_x0007_" in sheet and "_x005F_x0041_" in sheet
 
 
-def test_a_summary_as_a_workbook(make_client) -> None:
-    client = make_client({"transactions": AWKWARD_WEIGHINGS})
+def test_a_summary_as_a_workbook(shared) -> None:
+    client = shared(AWKWARD)
     url = "/transactions/summary/2026-11-01/00:00/2026-11-30/23:59:59?by=day,productcode"
     as_json = client.get(url).get_json()
     response = client.get(url + "&format=xlsx")
@@ -190,8 +198,8 @@ def test_a_streamed_range_as_a_workbook(make_client) -> None:
     assert_header(book.active, names, "transactions", 2601)
 
 
-def test_accept_pages_keys_and_file_names(make_client) -> None:
-    client = make_client({"transactions": AWKWARD_WEIGHINGS, "weighing": AWKWARD_WEIGHINGS})
+def test_accept_pages_keys_and_file_names(shared) -> None:
+    client = shared(AWKWARD)
     asked = client.get("/transactions", headers={"Accept": XLSX})
     assert asked.headers["Content-Type"] == XLSX and asked.headers["Vary"] == "Accept"
     assert client.get("/transactions?format=json", headers={"Accept": XLSX}).headers[
@@ -215,14 +223,15 @@ def test_accept_pages_keys_and_file_names(make_client) -> None:
     assert [r[0] for r in sheet_rows(workbook(ranged).active)] == ["id", 1]
 
 
-def test_an_empty_table_is_its_header(make_client) -> None:
-    book = workbook(make_client({}).get("/products?format=xlsx"))
+def test_an_empty_table_is_its_header(shared) -> None:
+    assert "products" not in AWKWARD
+    book = workbook(shared(AWKWARD).get("/products?format=xlsx"))
     assert sheet_rows(book.active) == [COLLECTIONS["products"][0]]
     assert book.active.auto_filter.ref == "A1:E1"
 
 
-def test_etag_304_and_the_same_bytes_for_the_same_rows(make_client) -> None:
-    client = make_client({"transactions": AWKWARD_WEIGHINGS})
+def test_etag_304_and_the_same_bytes_for_the_same_rows(shared) -> None:
+    client = shared(AWKWARD)
     for url in ("/transactions/1?format=xlsx", "/transactions/page/1?format=xlsx"):
         first = client.get(url)
         tag = first.headers["ETag"]
@@ -233,8 +242,8 @@ def test_etag_304_and_the_same_bytes_for_the_same_rows(make_client) -> None:
         "/transactions?format=xlsx").data
 
 
-def test_head_and_errors_as_for_csv(make_client) -> None:
-    client = make_client({"transactions": AWKWARD_WEIGHINGS})
+def test_head_and_errors_as_for_csv(shared) -> None:
+    client = shared(AWKWARD)
     head = client.head("/transactions?format=xlsx")
     assert head.status_code == 200 and head.data == b""
     assert head.headers["Content-Type"] == XLSX
@@ -249,9 +258,9 @@ def test_head_and_errors_as_for_csv(make_client) -> None:
         assert response.get_json()["code"] == status
 
 
-def test_the_document_names_xlsx_only_in_descriptions(make_client) -> None:
+def test_the_document_names_xlsx_only_in_descriptions(shared) -> None:
     """As for CSV: generated clients keep the JSON type (tests/test_service.py)."""
-    document = make_client({}).get("/openapi.json").get_json()
+    document = shared(AWKWARD).get("/openapi.json").get_json()
     records = [p for p in document["paths"] if p not in ("/", "/health")]
     assert len(records) == 51  # with the seven feeds (/<c>/changes)
     for path in records:
