@@ -117,18 +117,18 @@ class Server:
         self.odbc = odbc
         self.tables = tables.column_types("mssql")
         self.create = tables.table_statements("mssql")
-        self._conn: Any = None
+        self.conn: Any = None
         self.loaded: Any = None  # the rows last loaded, so that ensure() can skip a reload
 
     def open(self) -> None:
-        if self._conn is None:
+        if self.conn is None:
             import pyodbc
 
-            self._conn = pyodbc.connect(self.odbc, autocommit=True)
+            self.conn = pyodbc.connect(self.odbc, autocommit=True)
 
     def _cursor(self) -> Any:
         self.open()
-        return self._conn.cursor()
+        return self.conn.cursor()
 
     def _drop(self, cursor: Any, table: str) -> None:
         # 2008 R2 has no DROP TABLE IF EXISTS.
@@ -190,9 +190,9 @@ class Server:
             self.load(tables)
 
     def close(self) -> None:
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
 
 
 _DATETIMES = ("datetime", "datetime2", "smalldatetime")

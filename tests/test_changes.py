@@ -112,7 +112,7 @@ class Database:
         else:
             server = self.request.getfixturevalue("mssql_server")
             target, columns = f'"{table}"', server.tables[table]
-            con = server._conn
+            con = server.conn
 
             def cast(sql_type: str) -> str:
                 return sql_type

@@ -219,7 +219,7 @@ def test_mssql_loader_sends_t_sql_that_2008_r2_runs() -> None:
     parameters and 1,000 rows per INSERT, and carries dates as dates and times as text."""
     server = mssql.Server("Driver=unused")
     recorder = RecordingCursor()
-    server._conn = recorder
+    server.conn = recorder
     weighing = [{"id": n, "tgl_dt1": "2026-11-01", "jam_dt1": "07:00:00.500000",
                  "vehno": "B 1 XY", "weigh1": 0.1} for n in range(1, 3)]
     server.load({"weighing": weighing, "customers": [{"id": n} for n in range(1500)],
