@@ -120,7 +120,13 @@ def test_stopped_and_started_three_times_under_load(tsql: tuple[dict[str, str], 
     assert counts, done.stdout
     ok, unavailable, failed, other, no_answer, _, short, wrong = map(int, counts.groups())
     assert failed == other == no_answer == short == wrong == 0
-    assert ok > 100 and unavailable > 0  # the server was really down, and back
+    # The server was really down, and back: 503s, and each kind of read answered while it
+    # was up. How many 200s is the machine's speed, not the service's behaviour: on one idle
+    # machine: 81 in a whole .ci/run here, then 170 and 95 alone (more than 100 was asserted).
+    assert unavailable > 0
+    kinds = dict(re.findall(r"^  (key|list|page|range): ok=(\d+) ", done.stdout, re.M))
+    assert sorted(kinds) == ["key", "list", "page", "range"], done.stdout
+    assert all(int(n) > 0 for n in kinds.values()), kinds
     recoveries = re.findall(r"^cycle \d: first 200 after the start returned: ([\d.]+) s; "
                             r"503s to requests made [\d.]+ s or more after it: 0$",
                             done.stdout, re.M)
