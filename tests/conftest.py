@@ -22,15 +22,14 @@ suite's time down without keeping a test off an engine where the engine matters:
   still passed (and a read answered 503).
 
 `make test` runs the `mssql` engine through both drivers: through FreeTDS in the whole
-suite's run, then through Driver 18 in a second run of `pytest -m mssql` (569 runs, 1,018 s),
-beside the whole suite's 1,933 s in `.ci/run` from a fresh clone here (3,033 s with the set-up, 51
-of CI's 90 minutes). Two runs rather than a driver axis inside one: the engine's name stays
-`mssql` wherever a test asks which engine it is on, a developer can run either driver alone,
-and each run's summary says which driver failed. The T-SQL-specific files (the drivers, the
-faults, the fault load) start servers of their own and run through each driver within the
-first run. `pytest -m "not postgresql"` (or `"not mssql"`) leaves out a server engine's
-runs; `make test-quick` also leaves out the slow groups (SLOW_GROUPS, at the end).
-"""
+suite's run, then through Driver 18 in a second run of `pytest -m mssql` (572 runs, 526 s),
+beside the whole suite's 1,955 s in `.ci/run` from a fresh clone here (2,555 s with the
+set-up, 43 of CI's 90 minutes). Two runs rather than a driver axis inside one: the engine's
+name stays `mssql` wherever a test asks which engine it is on, a developer can run either
+driver alone, and each run's summary says which driver failed. The T-SQL-specific files (the
+drivers, the faults, the fault load) start servers of their own and run through each driver
+within the first run. `pytest -m "not postgresql"` (or `"not mssql"`) leaves out a server
+engine's runs; `make test-quick` also leaves out the slow groups (SLOW_GROUPS, at the end)."""
 
 from __future__ import annotations
 
