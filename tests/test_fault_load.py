@@ -118,7 +118,7 @@ def test_stopped_and_started_three_times_under_load(tsql: tuple[dict[str, str], 
     counts = re.search(r"^counts: 200=(\d+) 503=(\d+) 500=(\d+) other=(\d+) no_answer=(\d+) "
                        r"broken=(\d+) short=(\d+) wrong=(\d+)$", done.stdout, re.M)
     assert counts, done.stdout
-    ok, unavailable, failed, other, no_answer, _, short, wrong = map(int, counts.groups())
+    _, unavailable, failed, other, no_answer, _, short, wrong = map(int, counts.groups())
     assert failed == other == no_answer == short == wrong == 0
     # The server was really down, and back: 503s, and each kind of read answered while it
     # was up. How many 200s is the machine's speed, not the service's behaviour: on one idle
