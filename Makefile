@@ -13,7 +13,7 @@ PORT ?= 8000
 # pdftotext and pdfinfo; LibreOffice Calc opens an Excel export (tests/test_xlsx.py).
 # Microsoft's ODBC Driver 18 (msodbc18 below) links Kerberos' GSSAPI library.
 TEST_DEBS := unixodbc libsqliteodbc postgresql odbc-postgresql chromium fonts-liberation \
-	poppler-utils libreoffice-calc-nogui libgssapi-krb5-2
+	poppler-utils libreoffice-calc-nogui libgssapi-krb5-2 nginx
 # The generated-client checks' node tools (tests/test_clients.py), installed with npm ci.
 CLIENTS := tests/clients
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)

@@ -1,4 +1,5 @@
-"""A real gunicorn process serving Jembatan, for tests that need one (`gunicorn wsgi:app`)."""
+"""A real gunicorn process serving Jembatan, for tests that need one (`gunicorn wsgi:app`);
+a real nginx in front of it (tests/test_nginx.py); the memory of their processes."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -118,17 +120,61 @@ def records_before_the_break(body: bytes) -> int:
     return len(json.loads(body.rsplit(b",{", 1)[0] + b"]"))
 
 
-def workers(server: Gunicorn) -> set[int]:
-    """The pids of gunicorn's worker processes."""
+def children(pid: int) -> set[int]:
+    """The pids of the processes whose parent is `pid`."""
     out = set()
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rsplit(") ", 1)[1].split()
         except (OSError, IndexError):
             continue
-        if int(fields[1]) == server.process.pid:
+        if int(fields[1]) == pid:
             out.add(int(stat.parent.name))
     return out
+
+
+def workers(server: Gunicorn) -> set[int]:
+    """The pids of gunicorn's worker processes."""
+    return children(server.process.pid)
+
+
+def rss_kib(pid: int) -> int:
+    """The resident memory of process `pid` (VmRSS in /proc/PID/status), in KiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise AssertionError(f"no VmRSS for process {pid}")
+
+
+class PeakRss:
+    """Samples the resident memory of some processes every `interval` seconds in a thread,
+    from entering to leaving: the first sample and the highest, by pid, in KiB."""
+
+    def __init__(self, pids: set[int], interval: float = 0.02):
+        self.pids, self.interval = pids, interval
+        self.first = {pid: rss_kib(pid) for pid in pids}
+        self.peak = dict(self.first)
+        self.samples = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self) -> None:
+        while not self._stop.wait(self.interval):
+            for pid in self.pids:
+                self.peak[pid] = max(self.peak[pid], rss_kib(pid))
+            self.samples += 1
+
+    def growth(self, pid: int) -> int:
+        """How far above its first sample the process's memory went, in KiB."""
+        return self.peak[pid] - self.first[pid]
+
+    def __enter__(self) -> PeakRss:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
 
 
 def eventually(condition: Callable[[], bool], seconds: float = 10) -> bool:
@@ -157,3 +203,96 @@ def serve_odbc(odbc: str, work: Path, threads: int = 1, **database: object) -> I
                          "PYTHONFAULTHANDLER": "1"}, "--workers", "1", "--threads", str(threads),
                   "--timeout", "60") as g:
         yield g
+
+
+NGINX = Path("/usr/sbin/nginx")  # Debian's package `nginx` (Makefile TEST_DEBS)
+# The main configuration around a site: nginx in the foreground as a child of the test, every
+# file it writes under its prefix. As root (CI) the workers would otherwise run as `nobody`,
+# who cannot enter pytest's private temporary directories.
+NGINX_MAIN = """daemon off;
+master_process on;
+worker_processes 1;
+{user}pid {prefix}/nginx.pid;
+error_log {prefix}/error.log info;
+events {{ worker_connections 256; }}
+http {{
+    include /etc/nginx/mime.types;
+    default_type application/octet-stream;
+    access_log {prefix}/access.log;
+    client_body_temp_path {prefix}/temp/body;
+    proxy_temp_path {prefix}/temp/proxy;
+    fastcgi_temp_path {prefix}/temp/fastcgi;
+    uwsgi_temp_path {prefix}/temp/uwsgi;
+    scgi_temp_path {prefix}/temp/scgi;
+{http}
+}}
+"""
+
+
+@dataclass
+class Nginx:
+    process: subprocess.Popen[bytes]
+    prefix: Path
+
+    def log(self) -> str:
+        """nginx's error log (and what it wrote to stderr)."""
+        return "".join(p.read_text(errors="replace") for p in
+                       (self.prefix / "stderr.log", self.prefix / "error.log") if p.exists())
+
+    def access(self) -> list[str]:
+        return (self.prefix / "access.log").read_text().splitlines()
+
+    def workers(self) -> set[int]:
+        return children(self.process.pid)
+
+
+@contextlib.contextmanager
+def nginx(work: Path, http: str, files: Mapping[str, str], ports: list[int]) -> Iterator[Nginx]:
+    """Start nginx with `http` inside its http block and `files` (relative path: text) next to
+    its nginx.conf, where relative includes find them; wait until it accepts on `ports`;
+    stop it afterwards."""
+    assert NGINX.is_file(), "nginx is not installed: `make test` installs Debian's package"
+    prefix = work / "nginx"
+    (prefix / "temp").mkdir(parents=True)
+    for name, text in files.items():
+        (prefix / name).parent.mkdir(parents=True, exist_ok=True)
+        (prefix / name).write_text(text)
+    user = "user root;\n" if os.geteuid() == 0 else ""
+    conf = prefix / "nginx.conf"
+    conf.write_text(NGINX_MAIN.format(user=user, prefix=prefix, http=http))
+    with open(prefix / "stderr.log", "wb") as stderr:
+        process = subprocess.Popen([str(NGINX), "-p", str(prefix), "-c", str(conf),
+                                    "-e", str(prefix / "error.log")],
+                                   stdout=stderr, stderr=stderr)
+    server = Nginx(process, prefix)
+    try:
+        def up() -> bool:
+            return process.poll() is not None or all(_accepts(port) for port in ports)
+
+        if not eventually(up, START_TIMEOUT):
+            pytest.fail(f"nginx did not listen on {ports}:\n{server.log()}")
+        if process.poll() is not None:
+            pytest.fail(f"nginx exited with {process.returncode}:\n{server.log()}")
+        yield server
+    finally:
+        process.terminate()  # SIGTERM: nginx's fast shutdown
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+def _accepts(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def self_signed(work: Path, name: str) -> tuple[Path, Path]:
+    """A self-signed certificate for `name` and 127.0.0.1, made with the openssl CLI: the
+    certificate's and the key's paths."""
+    cert, key = work / "cert.pem", work / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                    "-subj", f"/CN={name}", "-addext", f"subjectAltName=DNS:{name},IP:127.0.0.1",
+                    "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+    return cert, key

@@ -1,0 +1,292 @@
+"""nginx in front of gunicorn, as docs/deploy.md §4 sets it up: Debian's nginx runs the site
+file Jembatan ships (app/ops/deploy/nginx-site.conf, with its snippet jembatan-proxy.conf) and
+the docs' "Under a sub-path" block A, in front of a real gunicorn. Only what the files mark as
+the site's own is replaced, mechanically (SITE_SPECIFIC): the listen ports, the certificate
+paths, gunicorn's address and the Prometheus host's address. The expected answers come from
+the rows the test writes and the URL the client used."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import socket
+import ssl
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+
+from tests.conftest import build_database
+from tests.helpers import links
+from tests.servers import (
+    ROOT,
+    Gunicorn,
+    Nginx,
+    free_port,
+    gunicorn,
+    nginx,
+    self_signed,
+)
+
+DEPLOY = ROOT / "app" / "ops" / "deploy"
+SITE = DEPLOY / "nginx-site.conf"
+SNIPPET = DEPLOY / "jembatan-proxy.conf"
+NAME = "jembatan.plant.local"
+ELSEWHERE = "192.0.2.10"  # a Prometheus host that is not the test's client (TEST-NET-1)
+ROWS = 7  # the small site's transactions
+
+
+def docs_blocks() -> list[str]:
+    """The ```nginx blocks of docs/deploy.md §4, in order."""
+    text = (ROOT / "docs" / "deploy.md").read_text()
+    section = text.split("\n## 4. ", 1)[1].split("\n## 5. ", 1)[0]
+    return re.findall(r"```nginx\n(.*?)```", section, re.S)
+
+
+def replaced(text: str, changes: dict[str, tuple[str, int]]) -> str:
+    """`text` with each key replaced by its new text, which must occur exactly that often."""
+    for old, (new, count) in changes.items():
+        assert text.count(old) == count, f"{old!r} is not {count} times in the file"
+        text = text.replace(old, new)
+    return text
+
+
+@dataclass
+class Site:
+    """nginx (the shipped site, and an existing site with the sub-path block) in front of
+    gunicorn."""
+    server: Gunicorn
+    proxy: Nginx
+    http_port: int
+    https_port: int
+    sub_port: int
+    cert: Path
+
+    @property
+    def base(self) -> str:
+        """The public URL of the site (https)."""
+        return f"https://127.0.0.1:{self.https_port}"
+
+    def get(self, path: str, **kwargs: Any) -> requests.Response:
+        """GET `path` from the public https site, the test's certificate trusted."""
+        return requests.get(self.base + path, verify=self.cert, timeout=60, **kwargs)
+
+
+def site_conf(site: Site, upstream: str, key: Path, prometheus: str) -> str:
+    """The shipped site file with SITE_SPECIFIC replaced by this test's values."""
+    return replaced(SITE.read_text(), {
+        "listen 80;": (f"listen 127.0.0.1:{site.http_port};", 1),
+        "listen 443 ssl;": (f"listen 127.0.0.1:{site.https_port} ssl;", 1),
+        "/etc/ssl/jembatan/fullchain.pem": (str(site.cert), 1),
+        "/etc/ssl/jembatan/privkey.pem": (str(key), 1),
+        "http://127.0.0.1:8000": (upstream, 2),
+        "allow 127.0.0.1;": (f"allow {prometheus};", 1)})
+
+
+def sub_path_conf(site: Site, upstream: str) -> str:
+    """An existing site on its own port holding docs/deploy.md's sub-path block A."""
+    block = docs_blocks()[2]
+    assert "X-Forwarded-Prefix /jembatan" in block, block
+    block = replaced(block, {"http://127.0.0.1:8000/": (upstream + "/", 1)})
+    return (f"server {{\n    listen 127.0.0.1:{site.sub_port};\n"
+            f"    server_name intranet.plant.local;\n{block}}}\n")
+
+
+@contextlib.contextmanager
+def proxied(work: Path, server: Gunicorn, prometheus: str = ELSEWHERE,
+            upstream: str | None = None) -> Iterator[Site]:
+    """nginx with the shipped site and the sub-path site in front of `server` (or of
+    `upstream`, an address where nothing may listen)."""
+    cert, key = self_signed(work, NAME)
+    ports = [free_port() for _ in range(3)]
+    site = Site(server, None, *ports, cert)  # type: ignore[arg-type]
+    upstream = upstream or server.base
+    http = site_conf(site, upstream, key, prometheus) + sub_path_conf(site, upstream)
+    with nginx(work, http, {"snippets/jembatan-proxy.conf": SNIPPET.read_text()},
+               ports) as site.proxy:
+        yield site
+
+
+def small_rows() -> list[dict[str, Any]]:
+    """The small site's transactions: ids 1 to ROWS, stamped a minute apart in the past."""
+    return [{"id": i, "vehno": f"L {i} AB", "tgl_dt1": "2026-11-01", "jam_dt1": f"07:0{i}:00",
+             "tgl_update": "2026-11-01", "jam_update": f"08:0{i}:00", "weigh1": 1000.0 + i}
+            for i in range(1, ROWS + 1)]
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    """The small site: one gunicorn worker over ROWS transactions, behind nginx."""
+    work = tmp_path_factory.mktemp("nginx-small")
+    database = build_database(work / "plant.sqlite3", {"transactions": small_rows()})
+    with gunicorn(work, {"JEMBATAN_SQLITE": str(database)}, "--workers", "1") as server, \
+            proxied(work, server) as site:
+        yield site
+
+
+def test_the_docs_show_the_files_the_tests_run() -> None:
+    """docs/deploy.md §4 shows the shipped snippet and site file, byte for byte."""
+    blocks = docs_blocks()
+    assert blocks[0] == SNIPPET.read_text()
+    assert blocks[1] == SITE.read_text()
+    assert "include snippets/jembatan-proxy.conf;" in blocks[2]
+
+
+def test_plain_http_is_redirected_to_https(small: Site) -> None:
+    """Port 80's server sends every request to https, path and query kept."""
+    response = requests.get(f"http://127.0.0.1:{small.http_port}/transactions?fields=id",
+                            allow_redirects=False, timeout=10)
+    assert response.status_code == 301
+    # $host has no port: on a real site https is on 443.
+    assert response.headers["Location"] == "https://127.0.0.1/transactions?fields=id"
+
+
+def page_links(base: str, path: str, query: str, last: int, page: int) -> dict[str, str]:
+    """The Link rels of page `page` of `last`, written from the public URL."""
+    rels = {"first": 1, "last": last, "prev": page - 1, "next": page + 1}
+    return {rel: f"{base}{path}/page/{n}?{query}" for rel, n in rels.items() if 1 <= n <= last}
+
+
+def test_links_carry_the_public_https_url(small: Site) -> None:
+    """Through TLS, Link URLs are the https URL the client used; what a client sends itself
+    as X-Forwarded-* does not change them, and the client's address is nginx's view."""
+    spoofed = {"X-Forwarded-Host": "evil.example", "X-Forwarded-Prefix": "/evil",
+               "X-Forwarded-Proto": "http", "X-Forwarded-Port": "1", "X-Forwarded-For": "6.6.6.6"}
+    for headers in ({}, spoofed):
+        response = small.get("/transactions/page/2?page_size=3&fields=id", headers=headers)
+        assert response.status_code == 200
+        assert response.json() == [{"id": 4}, {"id": 5}, {"id": 6}]
+        assert links(response) == page_links(small.base, "/transactions",
+                                             "page_size=3&fields=id", 3, 2)
+    # Jembatan takes the last X-Forwarded-For entry, the one nginx added: the test's own.
+    assert re.search(r"jembatan\.access 127\.0\.0\.1 \S+ GET /transactions/page/2",
+                     small.server.log())
+    assert "6.6.6.6" not in small.server.log()
+
+
+def test_feed_bookmark_url_is_the_public_one(small: Site) -> None:
+    """/changes's next link is this public URL with after=<the bookmark>."""
+    response = small.get("/transactions/changes?limit=2&fields=id")
+    assert response.status_code == 200
+    assert response.json() == [{"id": 1}, {"id": 2}]
+    token = response.headers["X-Bookmark"]
+    assert links(response) == {
+        "next": f"{small.base}/transactions/changes?limit=2&fields=id&after={token}"}
+    following = requests.get(links(response)["next"], verify=small.cert, timeout=10)
+    assert following.json() == [{"id": 3}, {"id": 4}]
+
+
+def test_under_a_sub_path(small: Site) -> None:
+    """Block A: /jembatan/ is stripped and named in X-Forwarded-Prefix; every URL Jembatan
+    writes carries it back."""
+    base = f"http://127.0.0.1:{small.sub_port}/jembatan"
+    response = requests.get(base + "/transactions/page/1?page_size=4&fields=id", timeout=10)
+    assert response.status_code == 200
+    assert response.json() == [{"id": 1}, {"id": 2}, {"id": 3}, {"id": 4}]
+    assert links(response) == page_links(base, "/transactions", "page_size=4&fields=id", 2, 1)
+    feed = requests.get(base + "/transactions/changes?limit=3&fields=id", timeout=10)
+    assert links(feed) == {"next": f"{base}/transactions/changes?limit=3&fields=id"
+                                   f"&after={feed.headers['X-Bookmark']}"}
+    bare = requests.get(base, allow_redirects=False, timeout=10)
+    assert (bare.status_code, bare.headers["Location"]) == (301, base + "/")
+    assert requests.get(base + "/health", timeout=10).json()["status"] == "ok"
+
+
+def error_body(code: int, status: str, message: str) -> dict[str, Any]:
+    return {"code": code, "status": status, "message": message}
+
+
+GUNICORN_414 = ("The request line is longer than the server accepts (gunicorn's "
+                "limit_request_line, 4,094 bytes by default): send fewer or shorter query "
+                "arguments.")
+GUNICORN_431 = ("The request's headers are larger than the server accepts (gunicorn's "
+                "limit_request_field_size, 8,190 bytes a header, and limit_request_fields, 100 "
+                "headers): send fewer or smaller headers.")
+NGINX_414 = ("The request line is longer than the server accepts (nginx's "
+             "large_client_header_buffers, 8 KB): send fewer or shorter query arguments.")
+NGINX_431 = ("The request's headers are larger than the server accepts (nginx's "
+             "large_client_header_buffers, 8 KB a header line): send fewer or smaller headers.")
+MANY = {f"X-Extra-{i}": "1" for i in range(101)}
+OVERSIZED = {
+    # Under nginx's 8 KB buffer, over gunicorn's 4,094 bytes: gunicorn's own JSON comes through.
+    "line-6000": ("/transactions?vehno=" + "A" * 6000, {},
+                  error_body(414, "URI Too Long", GUNICORN_414)),
+    "line-10000": ("/transactions?vehno=" + "A" * 10000, {},
+                   error_body(414, "URI Too Long", NGINX_414)),
+    "header-10000": ("/transactions", {"X-Big": "A" * 10000},
+                     error_body(431, "Request Header Fields Too Large", NGINX_431)),
+    "101-headers": ("/transactions", MANY,
+                    error_body(431, "Request Header Fields Too Large", GUNICORN_431)),
+}
+
+
+@pytest.mark.parametrize(("path", "headers", "expected"), OVERSIZED.values(), ids=OVERSIZED)
+def test_oversized_requests_answer_json(small: Site, path: str, headers: dict[str, str],
+                                        expected: dict[str, Any]) -> None:
+    """Request lines and headers too large for gunicorn or for nginx: JSON either way."""
+    response = small.get(path, headers=headers)
+    assert (response.status_code, response.json()) == (expected["code"], expected)
+    assert response.headers["Content-Type"] == "application/json"
+
+
+def raw_tls(site: Site, data: bytes) -> bytes:
+    """What the https site answers to these bytes, read to the end."""
+    context = ssl.create_default_context(cafile=site.cert)
+    with socket.create_connection(("127.0.0.1", site.https_port), timeout=10) as sock, \
+            context.wrap_socket(sock, server_hostname=NAME) as tls:
+        tls.sendall(data)
+        answer = b""
+        while chunk := tls.recv(65536):
+            answer += chunk
+    return answer
+
+
+def test_what_nginx_refuses_itself_is_json(small: Site) -> None:
+    """Not HTTP: 400; a body over client_max_body_size: 413; a small one reaches Jembatan."""
+    answer = raw_tls(small, b"GARBAGE\r\n\r\n")
+    assert answer.startswith(b"HTTP/1.1 400 Bad Request\r\n")
+    assert answer.split(b"\r\n\r\n", 1)[1] == (
+        b'{"code":400,"status":"Bad Request","message":"The request is not valid HTTP '
+        b'(nginx refused it)."}')
+    big = requests.post(small.base + "/transactions", data=b"x" * 2048, verify=small.cert,
+                        timeout=10)
+    assert (big.status_code, big.json()) == (413, error_body(
+        413, "Content Too Large", "Jembatan is read-only: no request needs a body, and nginx "
+        "takes at most 1 KB of one."))
+    tiny = requests.post(small.base + "/transactions", data=b"x", verify=small.cert, timeout=10)
+    assert (tiny.status_code, tiny.json()["code"]) == (405, 405)
+
+
+@pytest.mark.parametrize("path", ["/metrics", "/metrics?x=1", "//metrics", "/./metrics",
+                                  "/%6detrics", "/Metrics"])
+def test_metrics_only_for_the_prometheus_host(small: Site, path: str) -> None:
+    """/metrics through nginx from any other address: 403 JSON (or 404 from Jembatan for a
+    path that is not /metrics), never the figures; gunicorn itself answers them."""
+    response = small.get(path)
+    assert "jembatan_requests_total" not in response.text
+    if response.status_code == 403:
+        assert response.json() == error_body(403, "Forbidden",
+                                             "Only the Prometheus host may read /metrics here.")
+    else:
+        assert (response.status_code, response.json()["code"]) == (404, 404)
+    direct = requests.get(small.server.base + "/metrics", timeout=10)
+    assert direct.status_code == 200 and "jembatan_requests_total" in direct.text
+
+
+def test_metrics_open_to_the_prometheus_host(tmp_path: Path, small: Site) -> None:
+    """With the client's address as the Prometheus host, /metrics comes through nginx."""
+    with proxied(tmp_path, small.server, prometheus="127.0.0.1") as site:
+        response = site.get("/metrics")
+    assert response.status_code == 200 and "jembatan_requests_total" in response.text
+
+
+def test_gunicorn_down_is_a_json_502(tmp_path: Path, small: Site) -> None:
+    """nginx's own 502 when nothing listens at gunicorn's address: JSON."""
+    with proxied(tmp_path, small.server, upstream=f"http://127.0.0.1:{free_port()}") as site:
+        response = site.get("/transactions")
+    assert (response.status_code, response.json()) == (502, error_body(
+        502, "Bad Gateway", "Jembatan is not answering behind the proxy; try again in a few "
+        "seconds."))
