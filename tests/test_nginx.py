@@ -93,11 +93,13 @@ def site_conf(site: Site, upstream: str, key: Path, prometheus: str) -> str:
         "allow 127.0.0.1;": (f"allow {prometheus};", 1)})
 
 
-def sub_path_conf(site: Site, upstream: str) -> str:
-    """An existing site on its own port holding docs/deploy.md's sub-path block A."""
+def sub_path_conf(site: Site, upstream: str, prometheus: str) -> str:
+    """An existing site on its own port holding docs/deploy.md's sub-path block A, with
+    SITE_SPECIFIC replaced as in the site file."""
     block = docs_blocks()[2]
     assert "X-Forwarded-Prefix /jembatan" in block, block
-    block = replaced(block, {"http://127.0.0.1:8000/": (upstream + "/", 1)})
+    block = replaced(block, {"http://127.0.0.1:8000/": (upstream + "/", 2),
+                             "allow 127.0.0.1;": (f"allow {prometheus};", 1)})
     return (f"server {{\n    listen 127.0.0.1:{site.sub_port};\n"
             f"    server_name intranet.plant.local;\n{block}}}\n")
 
@@ -111,7 +113,8 @@ def proxied(work: Path, server: Gunicorn, prometheus: str = ELSEWHERE,
     ports = [free_port() for _ in range(3)]
     site = Site(server, None, *ports, cert)  # type: ignore[arg-type]
     upstream = upstream or server.base
-    http = site_conf(site, upstream, key, prometheus) + sub_path_conf(site, upstream)
+    http = (site_conf(site, upstream, key, prometheus)
+            + sub_path_conf(site, upstream, prometheus))
     with nginx(work, http, {"snippets/jembatan-proxy.conf": SNIPPET.read_text()},
                ports) as site.proxy:
         yield site
@@ -200,6 +203,9 @@ def test_under_a_sub_path(small: Site) -> None:
     bare = requests.get(base, allow_redirects=False, timeout=10)
     assert (bare.status_code, bare.headers["Location"]) == (301, base + "/")
     assert requests.get(base + "/health", timeout=10).json()["status"] == "ok"
+    # The metrics only for the Prometheus host here too (the existing site's 403 page).
+    metrics = requests.get(base + "/metrics", timeout=10)
+    assert metrics.status_code == 403 and "jembatan_requests_total" not in metrics.text
 
 
 def error_body(code: int, status: str, message: str) -> dict[str, Any]:
@@ -284,10 +290,22 @@ def test_metrics_only_for_the_prometheus_host(small: Site, path: str) -> None:
 
 
 def test_metrics_open_to_the_prometheus_host(tmp_path: Path, small: Site) -> None:
-    """With the client's address as the Prometheus host, /metrics comes through nginx."""
+    """With the client's address as the Prometheus host, /metrics comes through nginx, on
+    the site and under the sub-path."""
     with proxied(tmp_path, small.server, prometheus="127.0.0.1") as site:
-        response = site.get("/metrics")
-    assert response.status_code == 200 and "jembatan_requests_total" in response.text
+        for url in (site.base + "/metrics", f"http://127.0.0.1:{site.sub_port}/jembatan/metrics"):
+            response = requests.get(url, verify=site.cert, timeout=10)
+            assert response.status_code == 200 and "jembatan_requests_total" in response.text
+
+
+def test_nginx_own_404_is_json(small: Site) -> None:
+    """The error pages' own URIs are internal: from outside, nginx's 404, as JSON; a path
+    nginx passes on gets Jembatan's own 404."""
+    response = small.get("/_jembatan_error/414")
+    assert (response.status_code, response.json()) == (404, error_body(
+        404, "Not Found", "Nothing at this path. The collections and their URLs are listed at "
+        "the index (/)."))
+    assert small.get("/nothing").json()["message"].startswith("Nothing at /nothing")
 
 
 def test_gunicorn_down_is_a_json_502(tmp_path: Path, small: Site) -> None:
