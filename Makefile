@@ -12,6 +12,7 @@ PORT ?= 8000
 # (driver name "PostgreSQL Unicode"). The report's tests read its PDF with poppler-utils'
 # pdftotext and pdfinfo; LibreOffice Calc opens an Excel export (tests/test_xlsx.py).
 # Microsoft's ODBC Driver 18 (msodbc18 below) links Kerberos' GSSAPI library.
+# tests/test_nginx.py runs Debian's nginx (its own processes, not the system service).
 TEST_DEBS := unixodbc libsqliteodbc postgresql odbc-postgresql chromium fonts-liberation \
 	poppler-utils libreoffice-calc-nogui libgssapi-krb5-2 nginx
 # The generated-client checks' node tools (tests/test_clients.py), installed with npm ci.

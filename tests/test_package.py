@@ -51,6 +51,8 @@ def test_a_wheel_installed_in_a_fresh_venv_serves(tmp_path: Path) -> None:
     # The pages, the script they share (app/http/pages.py) and the glossary.
     assert {"app/http/static/dashboard.html", "app/http/static/report.html",
             "app/http/static/jembatan.js", "app/model/glossary.toml"} <= set(names)
+    # The nginx site and its snippet that docs/deploy.md §4 shows (tests/test_nginx.py).
+    assert {"app/ops/deploy/nginx-site.conf", "app/ops/deploy/jembatan-proxy.conf"} <= set(names)
 
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
