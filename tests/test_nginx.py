@@ -93,15 +93,21 @@ def site_conf(site: Site, upstream: str, key: Path, prometheus: str) -> str:
         "allow 127.0.0.1;": (f"allow {prometheus};", 1)})
 
 
-def sub_path_conf(site: Site, upstream: str, prometheus: str) -> str:
-    """An existing site on its own port holding docs/deploy.md's sub-path block A, with
-    SITE_SPECIFIC replaced as in the site file."""
-    block = docs_blocks()[2]
-    assert "X-Forwarded-Prefix /jembatan" in block, block
-    block = replaced(block, {"http://127.0.0.1:8000/": (upstream + "/", 2),
-                             "allow 127.0.0.1;": (f"allow {prometheus};", 1)})
-    return (f"server {{\n    listen 127.0.0.1:{site.sub_port};\n"
+def existing_site(port: int, block: str) -> str:
+    """An existing site on its own port, holding one of docs/deploy.md's sub-path blocks."""
+    return (f"server {{\n    listen 127.0.0.1:{port};\n"
             f"    server_name intranet.plant.local;\n{block}}}\n")
+
+
+def sub_path_block(which: str, upstream: str, prometheus: str) -> str:
+    """docs/deploy.md's sub-path block A (nginx strips /jembatan/) or B (Jembatan's
+    url_prefix), with SITE_SPECIFIC replaced as in the site file."""
+    block = docs_blocks()[{"A": 2, "B": 3}[which]]
+    prefix = {"A": "/jembatan", "B": '""'}[which]
+    assert block.count(f"X-Forwarded-Prefix {prefix};") == 2, block
+    # A's proxy_pass has a URI part ("/"), B's none: only the address is the site's own.
+    return replaced(block, {"http://127.0.0.1:8000": (upstream, 2),
+                            "allow 127.0.0.1;": (f"allow {prometheus};", 1)})
 
 
 @contextlib.contextmanager
@@ -114,7 +120,7 @@ def proxied(work: Path, server: Gunicorn, prometheus: str = ELSEWHERE,
     site = Site(server, None, *ports, cert)  # type: ignore[arg-type]
     upstream = upstream or server.base
     http = (site_conf(site, upstream, key, prometheus)
-            + sub_path_conf(site, upstream, prometheus))
+            + existing_site(site.sub_port, sub_path_block("A", upstream, prometheus)))
     with nginx(work, http, {"snippets/jembatan-proxy.conf": SNIPPET.read_text()},
                ports) as site.proxy:
         yield site
@@ -189,10 +195,8 @@ def test_feed_bookmark_url_is_the_public_one(small: Site) -> None:
     assert following.json() == [{"id": 3}, {"id": 4}]
 
 
-def test_under_a_sub_path(small: Site) -> None:
-    """Block A: /jembatan/ is stripped and named in X-Forwarded-Prefix; every URL Jembatan
-    writes carries it back."""
-    base = f"http://127.0.0.1:{small.sub_port}/jembatan"
+def assert_sub_path(base: str) -> None:
+    """Under the sub-path `base`, every URL Jembatan writes carries it, once."""
     response = requests.get(base + "/transactions/page/1?page_size=4&fields=id", timeout=10)
     assert response.status_code == 200
     assert response.json() == [{"id": 1}, {"id": 2}, {"id": 3}, {"id": 4}]
@@ -206,6 +210,27 @@ def test_under_a_sub_path(small: Site) -> None:
     # The metrics only for the Prometheus host here too (the existing site's 403 page).
     metrics = requests.get(base + "/metrics", timeout=10)
     assert metrics.status_code == 403 and "jembatan_requests_total" not in metrics.text
+
+
+def test_under_a_sub_path_stripped(small: Site) -> None:
+    """Block A: /jembatan/ is stripped and named in X-Forwarded-Prefix."""
+    assert_sub_path(f"http://127.0.0.1:{small.sub_port}/jembatan")
+
+
+def test_under_a_sub_path_passed_unchanged(tmp_path: Path) -> None:
+    """Block B: the path passed as it is to a Jembatan with url_prefix = "/jembatan"."""
+    database = build_database(tmp_path / "plant.sqlite3", {"transactions": small_rows()})
+    config = tmp_path / "jembatan.toml"
+    config.write_text('[api]\nurl_prefix = "/jembatan"\n')
+    env = {"JEMBATAN_SQLITE": str(database), "JEMBATAN_CONFIG": str(config)}
+    port = free_port()
+    with gunicorn(tmp_path, env, "--workers", "1") as server, \
+            nginx(tmp_path, existing_site(port, sub_path_block("B", server.base, ELSEWHERE)),
+                  {"snippets/jembatan-proxy.conf": SNIPPET.read_text()}, [port]):
+        assert_sub_path(f"http://127.0.0.1:{port}/jembatan")
+        # gunicorn itself serves under the prefix only.
+        assert requests.get(server.base + "/health", timeout=10).status_code == 404
+        assert requests.get(server.base + "/jembatan/health", timeout=10).status_code == 200
 
 
 def error_body(code: int, status: str, message: str) -> dict[str, Any]:
