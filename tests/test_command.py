@@ -110,7 +110,9 @@ def test_serve_listens_on_iis_port_by_default(site: tuple[Path, Path, list[dict]
     (["--bind", "8000"], "--bind '8000': give HOST:PORT"),
     (["--bind", "127.0.0.1:http"], "give HOST:PORT"),
     (["--server", "uwsgi"], "'uwsgi' is not one of 'auto', 'gunicorn', 'waitress'"),
-    (["--server", "waitress", "--workers", "2"], "--workers and --timeout are gunicorn's"),
+    (["--server", "waitress", "--workers", "2"], "--workers, --timeout and flags after --"),
+    (["--server", "waitress", "--", "--preload"], "--workers, --timeout and flags after --"),
+    (["--", "--nonsense"], "jembatan serve: error: unrecognized arguments: --nonsense"),
     (["--workers", "0"], "0 is not in the range x>=1"),
 ])
 def test_serve_refuses_wrong_options_in_one_line(tmp_path: Path, args: list[str],

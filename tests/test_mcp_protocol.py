@@ -1,7 +1,7 @@
 """The Model Context Protocol face (app/mcp/protocol.py), the protocol part: the official `mcp`
 SDK's client in each of its modes (legacy: the initialize handshake at 2025-11-25; auto: the
 server/discover probe; "2026-07-28": the version pinned, no probe) through a real gunicorn
-and through `flask --app wsgi mcp` on stdio; then raw HTTP for what a client of another
+and through `jembatan mcp` on stdio; then raw HTTP for what a client of another
 make, or a hostile one, may send; then the tool errors, with tools put into the table of a
 Flask test app (the database's own failures among them). One engine (sqlite3) is enough for
 the protocol: the tools' answers are compared on every engine where the tools are tested."""
@@ -12,7 +12,6 @@ import json
 import logging
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,12 +25,11 @@ from app.database.db import DatabaseUnavailable, QueryFailed
 from app.mcp.protocol import MAX_MESSAGE, schema_problem, serve_stdio
 from app.mcp.tools import Tool, ToolRefused
 from tests.conftest import build_database
-from tests.servers import ROOT, Running, gunicorn
+from tests.servers import JEMBATAN, ROOT, Running, gunicorn
 
 KEY = "mcp-test-key-0123456789"
 ALLOWED_ORIGIN = "https://assistant.plant.local"
 ROWS = {"customers": [{"id": i, "CustCode": f"C{i}", "CustName": f"PT {i}"} for i in (1, 2)]}
-FLASK = Path(sys.executable).parent / "flask"
 MODES = ("legacy", "auto", "2026-07-28")
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {}}
@@ -164,13 +162,13 @@ def test_the_sdk_client_in_each_mode(server: Running, table: tuple[Tool, ...],
 @pytest.mark.parametrize("mode", MODES)
 def test_the_sdk_client_on_stdio(work: Path, database: Path, table: tuple[Tool, ...],
                                  server: Running, mode: str) -> None:
-    """`flask --app wsgi mcp` started by the SDK's stdio client, the database named in the
+    """`jembatan mcp` started by the SDK's stdio client, the database named in the
     environment; its log lines go to stderr, stdout carries the messages alone."""
     from mcp import Client, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
     params = StdioServerParameters(
-        command=str(FLASK), args=["--app", "wsgi", "mcp"], cwd=str(ROOT),
+        command=str(JEMBATAN), args=["mcp"], cwd=str(work),
         env={"JEMBATAN_CONFIG": str(work / "none.toml"), "JEMBATAN_SQLITE": str(database),
              "PYTHONPATH": str(ROOT)})
     stderr_path = work / f"stdio-{mode}.log"
@@ -204,8 +202,8 @@ def test_stdio_answers_each_line_and_nothing_else(work: Path, database: Path) ->
     env = {k: v for k, v in os.environ.items() if not k.startswith("JEMBATAN_")} | {
         "JEMBATAN_CONFIG": str(work / "none.toml"), "JEMBATAN_SQLITE": str(database),
         "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([str(FLASK), "--app", "wsgi", "mcp"], input=b"\n".join(lines)
-                          + b"\n", capture_output=True, cwd=ROOT, env=env, timeout=60)
+    done = subprocess.run([str(JEMBATAN), "mcp"], input=b"\n".join(lines)
+                          + b"\n", capture_output=True, cwd=work, env=env, timeout=60)
     assert done.returncode == 0, done.stderr.decode()
     answers = [json.loads(line) for line in done.stdout.splitlines()]
     assert [(a.get("id"), a.get("error", {}).get("code")) for a in answers] == [

@@ -1,4 +1,4 @@
-"""`flask --app wsgi check-sql [COLLECTION] [--show]`: for a site adapting sql/, run every
+"""`jembatan check-sql [COLLECTION] [--show]`: for a site adapting sql/, run every
 query of each collection once against the configured database and compare what comes back
 with the record shape, check the sampled records' values and prove every read on them
 (app/core/proof.py), or (--show) print every query exactly as it is sent."""

@@ -1,7 +1,7 @@
 """The demo database: a SQLite file of realistic plant data (docs/api.md §12, "The embedded
 default").
 
-`flask --app wsgi demo-db` writes it to the configured SQLite path; the tests and benchmarks call
+`jembatan demo-db` writes it to the configured SQLite path; the tests and benchmarks call
 `build_demo_database` directly. The tables come from app/model/tables.py (generated from the record
 shapes): this module holds no DDL, it fills what that creates.
 

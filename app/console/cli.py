@@ -23,7 +23,7 @@ from ..commands.check import check_sql_command
 from ..commands.demo import demo_db
 from ..commands.mapping import draft_mapping_command
 from ..mcp.protocol import mcp_command
-from ..ops.config_option import config_option
+from ..ops.config_option import FROM_SETTINGS, config_option
 from . import serving
 
 
@@ -35,6 +35,7 @@ def main(ctx: click.Context) -> None:
     # The commands that need the app (check-sql, draft-mapping, mcp) build it from here,
     # once they run: Flask's with_appcontext finds this.
     ctx.obj = ScriptInfo(create_app=serving.application, set_debug_flag=False)
+    ctx.obj.data[FROM_SETTINGS] = True
 
 
 @main.command("serve")
@@ -52,12 +53,16 @@ def main(ctx: click.Context) -> None:
               help="Threads per process. Default: 4 under gunicorn, 8 under waitress.")
 @click.option("--timeout", type=click.IntRange(min=1), default=None,
               help="gunicorn: seconds before a silent worker is replaced. Default: 120.")
+@click.argument("gunicorn_flags", nargs=-1, type=click.UNPROCESSED, metavar="[-- GUNICORN FLAGS]")
 @click.option("--check-config", is_flag=True,
               help="Build the service from the settings and the mapping, then exit: 0 when "
                    "it would start (for systemd's ExecReload), 1 with the reason when not.")
 def serve(bind: str | None, server: str, workers: int | None, threads: int | None,
-          timeout: int | None, check_config: bool) -> None:
-    """Serve the HTTP API (and /mcp) until stopped."""
+          timeout: int | None, check_config: bool, gunicorn_flags: tuple[str, ...]) -> None:
+    """Serve the HTTP API (and /mcp) until stopped.
+
+    gunicorn's own flags may follow a `--` (jembatan serve -- --forwarded-allow-ips 10.1.1.20);
+    they apply after its settings and the options above."""
     if check_config:
         serving.application()
         click.echo("jembatan: the settings and the mapping are good to serve")
@@ -68,14 +73,15 @@ def serve(bind: str | None, server: str, workers: int | None, threads: int | Non
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--bind") from None
     if serving.chosen(server) == "waitress":
-        if workers is not None or timeout is not None:
-            raise click.UsageError("--workers and --timeout are gunicorn's: waitress is one "
-                                   "process, and its timeouts are fixed (docs/deploy.md)")
+        if workers is not None or timeout is not None or gunicorn_flags:
+            raise click.UsageError("--workers, --timeout and flags after -- are gunicorn's: "
+                                   "waitress is one process, and its timeouts are fixed "
+                                   "(docs/deploy.md)")
         serving.serve_waitress(host, port, threads or serving.WAITRESS_THREADS)
         return
     options = {"bind": [bind], "workers": workers, "threads": threads, "timeout": timeout}
     sys.argv = [sys.argv[0]]  # gunicorn reads nothing more of this command's line
-    serving.serve_gunicorn({k: v for k, v in options.items() if v is not None})
+    serving.serve_gunicorn({k: v for k, v in options.items() if v is not None}, gunicorn_flags)
 
 
 for command in (check_sql_command, draft_mapping_command, demo_db, mcp_command):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from flask import Flask
@@ -52,9 +52,10 @@ def split_bind(bind: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
-def serve_gunicorn(options: Mapping[str, Any]) -> None:
+def serve_gunicorn(options: Mapping[str, Any], flags: Sequence[str] = ()) -> None:
     """gunicorn's master in this process, with gunicorn.conf.py's settings and hooks, then
-    `options`: a HUP (systemctl reload) starts new workers, which build the app anew."""
+    `options`, then gunicorn's own command-line `flags`: a HUP (systemctl reload) starts new
+    workers, which build the app anew."""
     from gunicorn.app.base import BaseApplication
 
     from ..ops import gunicorn_hooks
@@ -64,8 +65,12 @@ def serve_gunicorn(options: Mapping[str, Any]) -> None:
     class Jembatan(BaseApplication):  # type: ignore[misc]
         def load_config(self) -> None:
             known = self.cfg.settings
+            given = vars(self.cfg.parser().parse_args(list(flags)))
             for name, value in {**gunicorn_hooks.settings(known), **options}.items():
                 self.cfg.set(name, value)
+            for name, value in given.items():
+                if name in known and value is not None:
+                    self.cfg.set(name, value)
 
         def load(self) -> Flask:
             return application()

@@ -7,7 +7,7 @@ at each call).
   is ever issued); GET, DELETE and the other methods answer 405 with `Allow: POST`. The API
   keys apply as on every other route (app/http/access.py); `[mcp] allowed_origins` says which
   `Origin` headers are admitted (none by default: a request carrying one is a 403).
-- `flask --app wsgi mcp`: the stdio transport, newline-delimited JSON-RPC on stdin and
+- `jembatan mcp`: the stdio transport, newline-delimited JSON-RPC on stdin and
   stdout, every log line on stderr.
 
 Both eras of the protocol are served, message by message, as the 2026-07-28 revision's
@@ -588,7 +588,7 @@ def _post() -> Response:
     return response
 
 
-# -- stdio: flask --app wsgi mcp --------------------------------------------------------------
+# -- stdio: jembatan mcp --------------------------------------------------------------
 
 def _lines(source: BinaryIO) -> Iterator[bytes | None]:
     """The messages of a newline-delimited stream; None for a line over MAX_MESSAGE, which

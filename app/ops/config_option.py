@@ -12,6 +12,10 @@ from typing import Any, TypeVar
 import click
 
 CONFIG_VARIABLE = "JEMBATAN_CONFIG"
+# Set in a ScriptInfo's `data` when its app would be built from the settings (the `jembatan`
+# command), not handed in built (a test's app.test_cli_runner()): a command that needs only
+# the settings (draft-mapping) then reads them itself and builds no app.
+FROM_SETTINGS = "jembatan.app_from_settings"
 F = TypeVar("F", bound=Callable[..., Any])
 
 
