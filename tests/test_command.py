@@ -138,10 +138,14 @@ def test_check_config_says_whether_the_service_would_start(
     assert missing.returncode == 2 and "does not exist" in missing.stderr
 
 
-def test_check_sql_with_config(site: tuple[Path, Path, list[dict]]) -> None:
-    """check-sql reads the database the settings file names: customers is checked on it."""
+@pytest.mark.parametrize("before", [False, True], ids=["after-the-command", "before-it"])
+def test_check_sql_with_config(site: tuple[Path, Path, list[dict]], before: bool) -> None:
+    """check-sql reads the database the settings file names: customers is checked on it.
+    --config is taken after the command or before it, on `jembatan` itself."""
     work, config, _ = site
-    done = run(work, "check-sql", "customers", "--config", str(config))
+    given = ["--config", str(config)]
+    args = [*given, "check-sql", "customers"] if before else ["check-sql", "customers", *given]
+    done = run(work, *args)
     assert done.returncode == 0, done.stdout + done.stderr
     assert str(config) in done.stderr  # the log line naming the settings it read
     assert done.stdout.rstrip().splitlines()[-1].startswith("Every query runs")
