@@ -10,10 +10,11 @@ PORT ?= 8000
 # The tests read SQLite through unixODBC and the SQLite ODBC driver (driver name "SQLite3"),
 # and run every query's main text on a throwaway PostgreSQL server through its ODBC driver
 # (driver name "PostgreSQL Unicode"). The report's tests read its PDF with poppler-utils'
-# pdftotext and pdfinfo; LibreOffice Calc opens an Excel export (tests/test_xlsx.py).
+# pdftotext and pdfinfo; LibreOffice Calc opens an Excel export (tests/test_xlsx.py);
+# systemd-analyze verifies the shipped unit (tests/test_systemd.py).
 # Microsoft's ODBC Driver 18 (msodbc18 below) links Kerberos' GSSAPI library.
 # tests/test_nginx.py runs Debian's nginx (its own processes, not the system service).
-TEST_DEBS := unixodbc libsqliteodbc postgresql odbc-postgresql chromium fonts-liberation \
+TEST_DEBS := unixodbc libsqliteodbc postgresql odbc-postgresql chromium fonts-liberation systemd \
 	poppler-utils libreoffice-calc-nogui libgssapi-krb5-2 nginx
 # The generated-client checks' node tools (tests/test_clients.py), installed with npm ci.
 CLIENTS := tests/clients
@@ -21,10 +22,11 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 .PHONY: run test test-quick lint demo-db debs debs-test msodbc18 python-venv node clean
 
-# 2 workers x 4 threads (gthread), gunicorn.conf.py's defaults: measured by `make bench-shape`
-# (bench/RESULTS.md, "Production shape"), the reasons in docs/deploy.md, section 2.
+# `jembatan serve`: gunicorn with 2 workers x 4 threads (gthread) and the other settings of
+# app/ops/gunicorn_hooks.py SETTINGS, measured by `make bench-shape` (bench/RESULTS.md,
+# "Production shape"), the reasons in docs/deploy.md, section 2.
 run: $(BIN)/.installed demo-db
-	$(BIN)/gunicorn --bind $(HOST):$(PORT) --timeout 120 wsgi:app
+	$(BIN)/jembatan serve --bind $(HOST):$(PORT)
 
 # With JEMBATAN_TEST_MSSQL set, the mssql engine runs through FreeTDS with everything else,
 # then once more through Microsoft's ODBC Driver 18 (tests/conftest.py says why in two runs).
@@ -47,7 +49,7 @@ lint: $(BIN)/.installed-test
 
 # Creates the demo database at database.sqlite (instance/demo.sqlite3) unless it exists.
 demo-db: $(BIN)/.installed
-	$(BIN)/flask --app wsgi demo-db
+	$(BIN)/jembatan demo-db
 
 # apt-get only what is missing; a new machine has no package lists, so update first.
 define apt_install
@@ -151,7 +153,7 @@ $(DATASETTE_VENV)/.installed: bench/requirements-datasette.txt | python-venv
 # Built once (about a minute for a million rows) and reused until the tables' description
 # (app/model/tables.py, from the record shapes of app/model/schemas.py) or the demo's data changes.
 $(BENCH_DB): app/model/tables.py app/model/schemas.py app/commands/demo.py | $(BIN)/.installed
-	$(BIN)/flask --app wsgi demo-db --force --path $@ --rows $(BENCH_ROWS)
+	$(BIN)/jembatan demo-db --force --path $@ --rows $(BENCH_ROWS)
 
 # --- make bench-tsql: the TDS path (issue 32), Jembatan against its limit on the T-SQL server ---
 # Starts ../shared/tsql's server (Babelfish over TDS, not SQL Server) on ports of its own,
@@ -176,7 +178,7 @@ bench-tsql: $(BIN)/.installed-bench debs-bench msodbc18 $(BENCH_TSQL_DB)
 
 # A demo database of another size for bench-tsql (the default one is the rule above).
 bench/data/rows-%/bench.sqlite3: app/model/tables.py app/model/schemas.py app/commands/demo.py | $(BIN)/.installed
-	$(BIN)/flask --app wsgi demo-db --force --path $@ --rows $*
+	$(BIN)/jembatan demo-db --force --path $@ --rows $*
 
 # --- make fault-soak: the database stopped and started under load (issue 25) ---
 # Jembatan as `make run` serves it (2 workers x 4 threads), 16 clients reading lists, pages,

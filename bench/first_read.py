@@ -2,7 +2,7 @@
 which proves its reads on three of its records, against the next one and against the same
 first request with `prove_on_first_read = false`, on one SQLite file.
 
-    .venv/bin/python bench/first_read.py PATH   # e.g. a `flask --app wsgi demo-db --rows
+    .venv/bin/python bench/first_read.py PATH   # e.g. a `jembatan demo-db --rows
                                                 # 1000000 --path PATH` file
 """
 

@@ -1,7 +1,7 @@
 """An Excel export of a whole table from a real gunicorn: the server's peak RSS, rows/s, and
 whether every record is in the workbook (issue 22: memory flat, < 150 MB, whatever the size).
 
-    .venv/bin/flask --app wsgi demo-db --path bench/data/rows-1100000/bench.sqlite3 --rows 1100000
+    .venv/bin/jembatan demo-db --path bench/data/rows-1100000/bench.sqlite3 --rows 1100000
     .venv/bin/python bench/xlsx_memory.py [bench/data/rows-1100000/bench.sqlite3]
 
 Jembatan serves the file with gunicorn.conf.py's worker class, one worker; the body goes to a

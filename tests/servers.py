@@ -1,5 +1,6 @@
-"""A real gunicorn process serving Jembatan, for tests that need one (`gunicorn wsgi:app`);
-a real nginx in front of it (tests/test_nginx.py); the memory of their processes."""
+"""Real server processes serving Jembatan, for tests that need one: `gunicorn wsgi:app`, and
+`jembatan serve` under gunicorn or waitress; a real nginx in front of gunicorn
+(tests/test_nginx.py); the memory of their processes."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ import requests
 
 ROOT = Path(__file__).resolve().parent.parent
 GUNICORN = Path(sys.executable).parent / "gunicorn"
+JEMBATAN = Path(sys.executable).parent / "jembatan"  # the console script setup.cfg installs
 START_TIMEOUT = 20.0
 # How long one /health poll at start waits for its answer: the first request of a worker took
 # 1.8 s on a loaded host, and a driver may wait out its login timeout before refusing (Driver
@@ -36,7 +38,9 @@ def free_port() -> int:
 
 
 @dataclass
-class Gunicorn:
+class Running:
+    """A server process answering on `base`: gunicorn, or `jembatan serve` (either server)."""
+
     base: str
     port: int
     process: subprocess.Popen[bytes]
@@ -46,35 +50,37 @@ class Gunicorn:
         return self.stderr.read_text(errors="replace")
 
 
-@contextlib.contextmanager
-def gunicorn(work: Path, env: Mapping[str, str], *args: str) -> Iterator[Gunicorn]:
-    """Start gunicorn on a free port with `env` (JEMBATAN_* settings) and extra `args`;
-    wait for /health to answer (200 or 503); stop it afterwards."""
-    assert GUNICORN.is_file(), f"gunicorn is not installed next to {sys.executable}"
+def environment(work: Path, env: Mapping[str, str]) -> dict[str, str]:
+    """This process's environment without JEMBATAN_* settings, then `env`: an empty settings
+    file, so that nothing comes from a config.toml someone left in the checkout, and no key."""
     empty_config = work / "empty.toml"
     empty_config.write_text("")
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("JEMBATAN_")}
-    # Nothing from a config.toml someone left in the checkout.
-    full_env |= {"JEMBATAN_CONFIG": str(empty_config), "JEMBATAN_API_KEYS": ""} | dict(env)
-    port = free_port()
-    stderr_path = work / f"gunicorn-{port}.log"
+    return full_env | {"JEMBATAN_CONFIG": str(empty_config), "JEMBATAN_API_KEYS": ""} | dict(env)
+
+
+@contextlib.contextmanager
+def running(work: Path, env: Mapping[str, str], command: list[str], port: int,
+            cwd: Path = ROOT) -> Iterator[Running]:
+    """Start `command` (listening on `port`) with `env` on top of environment(); wait for
+    /health to answer (200 or 503); stop it afterwards (SIGTERM, then SIGKILL)."""
+    stderr_path = work / f"server-{port}.log"
     with open(stderr_path, "wb") as stderr:
-        process = subprocess.Popen(
-            [str(GUNICORN), "-b", f"127.0.0.1:{port}", *args, "wsgi:app"],
-            cwd=ROOT, env=full_env, stdout=stderr, stderr=stderr)
-    server = Gunicorn(f"http://127.0.0.1:{port}", port, process, stderr_path)
+        process = subprocess.Popen(command, cwd=cwd, env=environment(work, env),
+                                   stdout=stderr, stderr=stderr)
+    server = Running(f"http://127.0.0.1:{port}", port, process, stderr_path)
     try:
         deadline = time.monotonic() + START_TIMEOUT
         while True:
             if process.poll() is not None:
-                pytest.fail(f"gunicorn exited with {process.returncode}:\n{server.log()}")
+                pytest.fail(f"{command[0]} exited with {process.returncode}:\n{server.log()}")
             try:
                 requests.get(server.base + "/health", timeout=POLL_TIMEOUT)
                 break
             except requests.RequestException:
                 pass
             if time.monotonic() > deadline:
-                pytest.fail(f"gunicorn did not answer within {START_TIMEOUT:.0f} s:\n"
+                pytest.fail(f"{command[0]} did not answer within {START_TIMEOUT:.0f} s:\n"
                             f"{server.log()}")
             time.sleep(0.2)
         yield server
@@ -85,6 +91,28 @@ def gunicorn(work: Path, env: Mapping[str, str], *args: str) -> Iterator[Gunicor
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=10)
+
+
+@contextlib.contextmanager
+def gunicorn(work: Path, env: Mapping[str, str], *args: str) -> Iterator[Running]:
+    """gunicorn (`gunicorn wsgi:app` from the checkout) on a free port with `env` (JEMBATAN_*
+    settings) and extra `args`."""
+    assert GUNICORN.is_file(), f"gunicorn is not installed next to {sys.executable}"
+    port = free_port()
+    with running(work, env, [str(GUNICORN), "-b", f"127.0.0.1:{port}", *args, "wsgi:app"],
+                 port) as server:
+        yield server
+
+
+@contextlib.contextmanager
+def jembatan_serve(work: Path, env: Mapping[str, str], *args: str,
+                   cwd: Path | None = None) -> Iterator[Running]:
+    """`jembatan serve` (the installed command) on a free port with `env` and extra `args`
+    (`--server waitress`), from `cwd` (by default `work`, outside the checkout)."""
+    port = free_port()
+    with running(work, env, [str(JEMBATAN), "serve", "--bind", f"127.0.0.1:{port}", *args],
+                 port, cwd or work) as server:
+        yield server
 
 
 def stream_cut(url: str, cut: Callable[[], None], after: int = 1) -> tuple[bytes, bool]:
@@ -133,7 +161,7 @@ def children(pid: int) -> set[int]:
     return out
 
 
-def workers(server: Gunicorn) -> set[int]:
+def workers(server: Running) -> set[int]:
     """The pids of gunicorn's worker processes."""
     return children(server.process.pid)
 
@@ -191,7 +219,7 @@ ODBC_CONNECT_TIMEOUT = 2  # seconds: serve_odbc's connect_timeout, which the fau
 
 
 @contextlib.contextmanager
-def serve_odbc(odbc: str, work: Path, threads: int = 1, **database: object) -> Iterator[Gunicorn]:
+def serve_odbc(odbc: str, work: Path, threads: int = 1, **database: object) -> Iterator[Running]:
     """One worker (with `threads` threads) serving Jembatan from `odbc`, with these
     [database] settings and connect_timeout = ODBC_CONNECT_TIMEOUT."""
     config = work / "jembatan.toml"

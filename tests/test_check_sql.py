@@ -1,4 +1,4 @@
-"""`flask --app wsgi check-sql` for a new site: records first, then every read run once, its
+"""`jembatan check-sql` for a new site: records first, then every read run once, its
 columns compared with the record shape, a non-zero exit when anything is wrong; `--show`
 prints what each query sends."""
 
@@ -9,7 +9,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -17,7 +16,7 @@ from app import create_app
 from app.model.collections import COLLECTIONS
 from app.ops.config import SHIPPED_SQL_DIR
 from tests.conftest import build_database
-from tests.servers import ROOT
+from tests.servers import JEMBATAN, ROOT
 
 JAKARTA = ZoneInfo("Asia/Jakarta")
 
@@ -143,7 +142,7 @@ def test_show_without_the_database_gives_the_main_texts(tmp_path: Path) -> None:
 
 
 def test_a_missing_mapping_file_is_one_line_not_a_traceback(tmp_path: Path) -> None:
-    """`flask --app wsgi check-sql` (and gunicorn) with a collection's file gone: exit 1 and
+    """`jembatan check-sql` (and gunicorn) with a collection's file gone: exit 1 and
     one line that names the file, the way every refused mapping is told at start."""
     site = site_copy(tmp_path)
     (site / "customers.sql").unlink()
@@ -151,8 +150,8 @@ def test_a_missing_mapping_file_is_one_line_not_a_traceback(tmp_path: Path) -> N
     config = tmp_path / "jembatan.toml"
     config.write_text(f'[database]\nsqlite = "{database}"\nsql_dir = "{site}"\n')
     env = {k: v for k, v in os.environ.items() if not k.startswith("JEMBATAN_")}
-    done = subprocess.run([str(Path(sys.executable).parent / "flask"), "--app", "wsgi",
-                           "check-sql"], cwd=ROOT, env=env | {"JEMBATAN_CONFIG": str(config)},
+    done = subprocess.run([str(JEMBATAN), "check-sql"], cwd=ROOT,
+                          env=env | {"JEMBATAN_CONFIG": str(config)},
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 1
     assert done.stderr == (f"jembatan: {site / 'customers.sql'}: missing "

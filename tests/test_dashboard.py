@@ -29,7 +29,7 @@ from tests.browser import NO_NETWORK, Browser, needs_chromium
 from tests.conftest import build_database, other_zone_than
 from tests.contract import MATERIALS, PAIRS
 from tests.helpers import direction, in_range
-from tests.servers import Gunicorn, gunicorn
+from tests.servers import Running, gunicorn
 from tests.tickets import TICKETS, contract_row, name_in, served_site
 
 pytestmark = needs_chromium
@@ -50,7 +50,7 @@ def demo_database(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def serve(tmp_path: Path, database: Path, **env: str) -> AbstractContextManager[Gunicorn]:
+def serve(tmp_path: Path, database: Path, **env: str) -> AbstractContextManager[Running]:
     """One gunicorn on `database`, with JEMBATAN_* settings `env`."""
     return gunicorn(tmp_path, {"JEMBATAN_SQLITE": str(database), **env}, "--workers", "1",
                     "--threads", "4")
@@ -135,7 +135,7 @@ def kilograms(kg: float) -> str:
     return f"{kg:,.2f}".rstrip("0").rstrip(".").replace(",", "\u202f") + " kg"
 
 
-def assert_stayed_home(browser: Browser, server: Gunicorn, allowed: tuple[str, ...] = ()) -> None:
+def assert_stayed_home(browser: Browser, server: Running, allowed: tuple[str, ...] = ()) -> None:
     """Nothing the page or the browser asked for left this gunicorn (inline data and the
     browser's own pages need no network), and no request failed or page error happened."""
     origin = f"127.0.0.1:{server.port}"

@@ -18,7 +18,7 @@ import requests
 
 from tests.browser import NO_NETWORK, Browser, needs_chromium
 from tests.conftest import build_database
-from tests.servers import Gunicorn, gunicorn
+from tests.servers import Running, gunicorn
 
 COLLECTIONS = ("customers", "products", "transporters", "transactions", "vehicles", "bricon2",
                "weighing", "timbangan1", "timbangan2", "biao1")
@@ -38,7 +38,7 @@ pytestmark = needs_chromium
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[Gunicorn]:
+def server(tmp_path: Path) -> Iterator[Running]:
     database = build_database(tmp_path / "docs.sqlite3", {"customers": CUSTOMERS})
     with gunicorn(tmp_path, {"JEMBATAN_SQLITE": str(database)}, "--workers", "1",
                   "--threads", "4") as running:
@@ -51,7 +51,7 @@ def _operation(path: str) -> str:
             f"b.querySelector('.opblock-summary-path')?.dataset.path === {json.dumps(path)})")
 
 
-def test_docs_page_lists_operations_and_tries_one(server: Gunicorn, browser: Browser,
+def test_docs_page_lists_operations_and_tries_one(server: Running, browser: Browser,
                                                   tmp_path: Path) -> None:
     spec = requests.get(server.base + "/openapi.json", timeout=10).json()
     documented = {(method.upper(), path, op["summary"])

@@ -1,4 +1,4 @@
-"""`flask --app wsgi draft-mapping TABLE [--collection C]` (docs/adapting.md "Adapting to your
+"""`jembatan draft-mapping TABLE [--collection C]` (docs/adapting.md "Adapting to your
 database"): a `records` query drafted from a site's own table as the configured connection
 sees it, on SQLite (its table info, through sqlite3 and ODBC), PostgreSQL and SQL Server
 (INFORMATION_SCHEMA; there a table of SQL Server's own types). Served as it is, the draft
@@ -20,7 +20,6 @@ import re
 import shutil
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -34,7 +33,7 @@ from tests import mssql
 from tests.conftest import FILE_ENGINES, database_settings
 from tests.contract import PRODUCTION, WEIGHING, expected
 from tests.postgres import READER, Cluster, insert_rows
-from tests.servers import ROOT
+from tests.servers import JEMBATAN, ROOT
 
 TABLE = "TBL_TIMBANG"
 # The site's columns: (name, type on SQLite, on PostgreSQL, on SQL Server, the field it should
@@ -682,7 +681,7 @@ def test_a_malformed_words_file_is_one_line(tmp_path: Path, text: str, message: 
 def test_a_draft_redirected_into_the_sites_own_directory(tmp_path: Path) -> None:
     # `draft-mapping ... > sql/transactions.sql` with sql_dir pointed there already: the
     # shell creates the empty file before the draft starts, and a draft needs no mapping
-    # file, so it still runs (through `flask --app wsgi`, as a plant runs it).
+    # file, so it still runs (through `jembatan`, as a plant runs it).
     database = tmp_path / "plant.sqlite3"
     con = sqlite3.connect(database)
     con.execute('CREATE TABLE "TBL_TIMBANG" ("ID_TIMBANG" INTEGER PRIMARY KEY, '
@@ -694,9 +693,8 @@ def test_a_draft_redirected_into_the_sites_own_directory(tmp_path: Path) -> None
     config.write_text(f'[database]\nsqlite = "{database}"\nsql_dir = "{site}"\n\n'
                       f'[collections]\nserve = ["transactions"]\n')
     env = {k: v for k, v in os.environ.items() if not k.startswith("JEMBATAN_")}
-    flask = str(Path(sys.executable).parent / "flask")
     with open(site / "transactions.sql", "w") as out:
-        done = subprocess.run([flask, "--app", "wsgi", "draft-mapping", "dbo.TBL_TIMBANG",
+        done = subprocess.run([str(JEMBATAN), "draft-mapping", "dbo.TBL_TIMBANG",
                                "--collection", "transactions"], cwd=ROOT, stdout=out,
                               stderr=subprocess.PIPE, text=True, timeout=60,
                               env=env | {"JEMBATAN_CONFIG": str(config)})

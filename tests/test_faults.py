@@ -21,7 +21,7 @@ from tests.helpers import samples, value
 from tests.postgres import Cluster
 from tests.servers import (
     ROOT,
-    Gunicorn,
+    Running,
     eventually,
     gunicorn,
     records_before_the_break,
@@ -53,7 +53,7 @@ def schema(cluster: Cluster) -> str:
     return name
 
 
-def serve(cluster: Cluster, schema: str, work: Path, **database: object) -> Iterator[Gunicorn]:
+def serve(cluster: Cluster, schema: str, work: Path, **database: object) -> Iterator[Running]:
     # UseDeclareFetch: the driver fetches through a server cursor, as SQL Server's drivers
     # stream, instead of loading the whole result at execute().
     odbc = cluster.connection_string(schema=schema, UseDeclareFetch="1", Fetch="1000")
@@ -71,13 +71,13 @@ def serve(cluster: Cluster, schema: str, work: Path, **database: object) -> Iter
 
 
 @pytest.fixture
-def server(cluster: Cluster, schema: str, tmp_path: Path) -> Iterator[Gunicorn]:
+def server(cluster: Cluster, schema: str, tmp_path: Path) -> Iterator[Running]:
     if not cluster.running:
         cluster.start()
     yield from serve(cluster, schema, tmp_path)
 
 
-def timed_get(server: Gunicorn, path: str) -> tuple[requests.Response, float]:
+def timed_get(server: Running, path: str) -> tuple[requests.Response, float]:
     start = time.monotonic()
     response = requests.get(server.base + path, timeout=30)
     return response, time.monotonic() - start
@@ -87,7 +87,7 @@ DATA_PATHS = ["/customers", "/customers/1", "/customers/page/1",
               "/transactions/date/2026-11-01/07:00/2026-11-01/07:00?page=1&page_size=5"]
 
 
-def test_database_stopped_then_started(cluster: Cluster, server: Gunicorn) -> None:
+def test_database_stopped_then_started(cluster: Cluster, server: Running) -> None:
     assert requests.get(server.base + "/customers/1", timeout=30).json()["CustCode"] == "SUP001"
     before = workers(server)
 
@@ -144,7 +144,7 @@ DRIVER_CRASH = re.compile(r"Fatal Python error: Segmentation fault\s+Current thr
 
 
 @pytest.mark.parametrize(("query", "kill_after"), KILL_POINTS.values(), ids=KILL_POINTS.keys())
-def test_database_killed_while_a_large_list_streams(cluster: Cluster, server: Gunicorn,
+def test_database_killed_while_a_large_list_streams(cluster: Cluster, server: Running,
                                                     query: str, kill_after: int) -> None:
     before = workers(server)
     body, broken = stream_cut(server.base + "/transactions" + query, cluster.kill, kill_after)

@@ -1,7 +1,7 @@
 """The Model Context Protocol face (app/mcp/protocol.py), the protocol part: the official `mcp`
 SDK's client in each of its modes (legacy: the initialize handshake at 2025-11-25; auto: the
 server/discover probe; "2026-07-28": the version pinned, no probe) through a real gunicorn
-and through `flask --app wsgi mcp` on stdio; then raw HTTP for what a client of another
+and through `jembatan mcp` on stdio; then raw HTTP for what a client of another
 make, or a hostile one, may send; then the tool errors, with tools put into the table of a
 Flask test app (the database's own failures among them). One engine (sqlite3) is enough for
 the protocol: the tools' answers are compared on every engine where the tools are tested."""
@@ -12,7 +12,6 @@ import json
 import logging
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,12 +25,11 @@ from app.database.db import DatabaseUnavailable, QueryFailed
 from app.mcp.protocol import MAX_MESSAGE, schema_problem, serve_stdio
 from app.mcp.tools import Tool, ToolRefused
 from tests.conftest import build_database
-from tests.servers import ROOT, Gunicorn, gunicorn
+from tests.servers import JEMBATAN, ROOT, Running, gunicorn
 
 KEY = "mcp-test-key-0123456789"
 ALLOWED_ORIGIN = "https://assistant.plant.local"
 ROWS = {"customers": [{"id": i, "CustCode": f"C{i}", "CustName": f"PT {i}"} for i in (1, 2)]}
-FLASK = Path(sys.executable).parent / "flask"
 MODES = ("legacy", "auto", "2026-07-28")
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {}}
@@ -50,7 +48,7 @@ def database(work: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def server(work: Path, database: Path) -> Iterator[Gunicorn]:
+def server(work: Path, database: Path) -> Iterator[Running]:
     """One gunicorn for the module: an API key, and one origin admitted at /mcp."""
     config = work / "mcp.toml"
     config.write_text(f'[mcp]\nallowed_origins = ["{ALLOWED_ORIGIN}"]\n')
@@ -66,7 +64,7 @@ def table(database: Path) -> tuple[Tool, ...]:
     return create_app({"database": {"sqlite": str(database)}}).extensions["jembatan"]["tools"]
 
 
-def index(server: Gunicorn) -> list[dict[str, Any]]:
+def index(server: Running) -> list[dict[str, Any]]:
     response = requests.get(server.base + "/", headers={"X-API-Key": KEY}, timeout=10)
     assert response.status_code == 200
     return [{k: c[k] for k in ("name", "key", "order")} for c in response.json()["collections"]]
@@ -126,7 +124,7 @@ async def sdk_session(url: str, mode: str, seen: list[tuple[str, dict[str, str],
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_the_sdk_client_in_each_mode(server: Gunicorn, table: tuple[Tool, ...],
+def test_the_sdk_client_in_each_mode(server: Running, table: tuple[Tool, ...],
                                      mode: str) -> None:
     seen: list[tuple[str, dict[str, str], Any]] = []
     answers: list[tuple[int, dict[str, str]]] = []
@@ -163,14 +161,14 @@ def test_the_sdk_client_in_each_mode(server: Gunicorn, table: tuple[Tool, ...],
 
 @pytest.mark.parametrize("mode", MODES)
 def test_the_sdk_client_on_stdio(work: Path, database: Path, table: tuple[Tool, ...],
-                                 server: Gunicorn, mode: str) -> None:
-    """`flask --app wsgi mcp` started by the SDK's stdio client, the database named in the
+                                 server: Running, mode: str) -> None:
+    """`jembatan mcp` started by the SDK's stdio client, the database named in the
     environment; its log lines go to stderr, stdout carries the messages alone."""
     from mcp import Client, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
     params = StdioServerParameters(
-        command=str(FLASK), args=["--app", "wsgi", "mcp"], cwd=str(ROOT),
+        command=str(JEMBATAN), args=["mcp"], cwd=str(work),
         env={"JEMBATAN_CONFIG": str(work / "none.toml"), "JEMBATAN_SQLITE": str(database),
              "PYTHONPATH": str(ROOT)})
     stderr_path = work / f"stdio-{mode}.log"
@@ -204,8 +202,8 @@ def test_stdio_answers_each_line_and_nothing_else(work: Path, database: Path) ->
     env = {k: v for k, v in os.environ.items() if not k.startswith("JEMBATAN_")} | {
         "JEMBATAN_CONFIG": str(work / "none.toml"), "JEMBATAN_SQLITE": str(database),
         "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([str(FLASK), "--app", "wsgi", "mcp"], input=b"\n".join(lines)
-                          + b"\n", capture_output=True, cwd=ROOT, env=env, timeout=60)
+    done = subprocess.run([str(JEMBATAN), "mcp"], input=b"\n".join(lines)
+                          + b"\n", capture_output=True, cwd=work, env=env, timeout=60)
     assert done.returncode == 0, done.stderr.decode()
     answers = [json.loads(line) for line in done.stdout.splitlines()]
     assert [(a.get("id"), a.get("error", {}).get("code")) for a in answers] == [
@@ -218,7 +216,7 @@ def test_stdio_answers_each_line_and_nothing_else(work: Path, database: Path) ->
 
 # -- raw HTTP ---------------------------------------------------------------------------------
 
-def post(server: Gunicorn, body: Any, *, key: str | None = KEY, raw: bytes | None = None,
+def post(server: Running, body: Any, *, key: str | None = KEY, raw: bytes | None = None,
          **headers: str) -> requests.Response:
     sent = {"Content-Type": "application/json",
             "Accept": "application/json, text/event-stream"} | headers
@@ -233,13 +231,13 @@ def rpc(method: str, params: dict[str, Any] | None = None, ident: Any = 1) -> di
             **({"params": params} if params is not None else {})}
 
 
-def modern(server: Gunicorn, method: str, params: dict[str, Any] | None = None,
+def modern(server: Running, method: str, params: dict[str, Any] | None = None,
            **headers: str) -> requests.Response:
     sent = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method} | headers
     return post(server, rpc(method, {**(params or {}), "_meta": META}), **sent)
 
 
-def legacy(server: Gunicorn, method: str, params: dict[str, Any] | None = None,
+def legacy(server: Running, method: str, params: dict[str, Any] | None = None,
            **headers: str) -> requests.Response:
     return post(server, rpc(method, params), **{"MCP-Protocol-Version": "2025-11-25"} | headers)
 
@@ -254,7 +252,7 @@ def error_of(response: requests.Response, status: int, code: int) -> str:
 
 
 @pytest.mark.parametrize("method", ["GET", "DELETE", "PUT", "OPTIONS"])
-def test_any_method_but_post_is_405(server: Gunicorn, method: str) -> None:
+def test_any_method_but_post_is_405(server: Running, method: str) -> None:
     for headers in ({}, {"X-API-Key": KEY}):  # a 405 before the key, as on every route
         response = requests.request(method, server.base + "/mcp", headers=headers,
                                     timeout=10)
@@ -262,7 +260,7 @@ def test_any_method_but_post_is_405(server: Gunicorn, method: str) -> None:
         assert response.json()["code"] == 405 and "POST" in response.json()["message"]
 
 
-def test_the_key_is_asked_as_on_every_route(server: Gunicorn) -> None:
+def test_the_key_is_asked_as_on_every_route(server: Running) -> None:
     assert post(server, rpc("tools/list"), key=None).status_code == 401
     assert post(server, rpc("tools/list"), key="wrong").status_code == 401
     assert legacy(server, "tools/list").status_code == 200
@@ -271,7 +269,7 @@ def test_the_key_is_asked_as_on_every_route(server: Gunicorn) -> None:
     assert bearer.status_code == 200 and bearer.json()["result"]["tools"]
 
 
-def test_what_cannot_be_read(server: Gunicorn) -> None:
+def test_what_cannot_be_read(server: Running) -> None:
     error_of(post(server, None, raw=b"{nope"), 400, -32700)
     error_of(post(server, None, raw=b"\xff\xfe"), 400, -32700)
     error_of(post(server, None, raw=b""), 400, -32700)
@@ -284,7 +282,7 @@ def test_what_cannot_be_read(server: Gunicorn) -> None:
              200, -32602)
 
 
-def test_transport_refusals(server: Gunicorn) -> None:
+def test_transport_refusals(server: Running) -> None:
     assert post(server, rpc("ping"), Accept="text/html").status_code == 406
     assert post(server, rpc("ping"), Accept="application/json;q=0").status_code == 406
     for accept in ("application/json", "*/*", ""):  # SSE not asked for: JSON is all we send
@@ -298,7 +296,7 @@ def test_transport_refusals(server: Gunicorn) -> None:
     assert query.status_code == 400  # no query argument, as on every route that takes none
 
 
-def test_origin(server: Gunicorn) -> None:
+def test_origin(server: Running) -> None:
     """Only requests without Origin, or from an origin in mcp.allowed_origins (the DNS
     rebinding check of the transport): a local page's origin is not admitted either."""
     for origin in ("https://evil.example", "http://localhost:3000", "null",
@@ -310,7 +308,7 @@ def test_origin(server: Gunicorn) -> None:
     assert post(server, rpc("ping"), Origin=ALLOWED_ORIGIN.upper()).status_code == 200
 
 
-def test_versions(server: Gunicorn) -> None:
+def test_versions(server: Running) -> None:
     def initialize(version: Any) -> requests.Response:
         return post(server, rpc("initialize", {"protocolVersion": version, "capabilities": {},
                                                "clientInfo": {"name": "t", "version": "1"}}))
@@ -342,7 +340,7 @@ def test_versions(server: Gunicorn) -> None:
              400, -32022)
 
 
-def test_modern_requests_are_checked_against_their_headers(server: Gunicorn) -> None:
+def test_modern_requests_are_checked_against_their_headers(server: Running) -> None:
     discover = modern(server, "server/discover").json()["result"]
     assert discover["resultType"] == "complete" and "2026-07-28" in discover["supportedVersions"]
     assert discover["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "jembatan"
@@ -361,7 +359,7 @@ def test_modern_requests_are_checked_against_their_headers(server: Gunicorn) -> 
     assert "_meta" in error_of(bare, 400, -32602)
 
 
-def test_unknown_methods_and_notifications(server: Gunicorn) -> None:
+def test_unknown_methods_and_notifications(server: Running) -> None:
     for method in ("resources/list", "prompts/list", "logging/setLevel", "x" * 5000):
         assert len(error_of(legacy(server, method), 200, -32601)) < 200
         error_of(modern(server, method), 404, -32601)
@@ -374,7 +372,7 @@ def test_unknown_methods_and_notifications(server: Gunicorn) -> None:
         assert "Content-Type" not in got.headers
 
 
-def test_tools_call_with_hostile_arguments(server: Gunicorn) -> None:
+def test_tools_call_with_hostile_arguments(server: Running) -> None:
     """The call's own shape wrong: a protocol error (-32602); the arguments wrong against
     the tool's inputSchema: a tool error the model can read; never a 500, never the whole
     hostile value sent back."""
@@ -403,7 +401,7 @@ def test_tools_call_with_hostile_arguments(server: Gunicorn) -> None:
     error_of(post(server, None, raw=too_deep), 400, -32700)
 
 
-def test_metrics_and_the_access_log(server: Gunicorn) -> None:
+def test_metrics_and_the_access_log(server: Running) -> None:
     def calls(outcome: str) -> float:
         text = requests.get(server.base + "/metrics", timeout=10).text
         line = f'jembatan_mcp_tool_calls_total{{outcome="{outcome}",tool="describe"}}'

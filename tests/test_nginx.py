@@ -28,9 +28,9 @@ from tests.conftest import build_database
 from tests.helpers import links, samples, value
 from tests.servers import (
     ROOT,
-    Gunicorn,
     Nginx,
     PeakRss,
+    Running,
     eventually,
     free_port,
     gunicorn,
@@ -66,7 +66,7 @@ def replaced(text: str, changes: dict[str, tuple[str, int]]) -> str:
 class Site:
     """nginx (the shipped site, and an existing site with the sub-path block) in front of
     gunicorn."""
-    server: Gunicorn
+    server: Running
     proxy: Nginx
     http_port: int
     https_port: int
@@ -112,7 +112,7 @@ def sub_path_block(which: str, upstream: str, prometheus: str) -> str:
 
 
 @contextlib.contextmanager
-def proxied(work: Path, server: Gunicorn, prometheus: str = ELSEWHERE,
+def proxied(work: Path, server: Running, prometheus: str = ELSEWHERE,
             upstream: str | None = None) -> Iterator[Site]:
     """nginx with the shipped site and the sub-path site in front of `server` (or of
     `upstream`, an address where nothing may listen)."""

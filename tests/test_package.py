@@ -12,7 +12,9 @@ import textwrap
 import zipfile
 from pathlib import Path
 
-from tests.servers import ROOT
+import requests
+
+from tests.servers import ROOT, free_port, running
 
 SCRIPT = textwrap.dedent("""
     import json, sys
@@ -80,3 +82,19 @@ def test_a_wheel_installed_in_a_fresh_venv_serves(tmp_path: Path) -> None:
     }
     # glossary.toml is read from the installed package.
     assert result["glossary"] == "The weight at the entry weighing."
+
+    # The `jembatan` command the wheel installs, outside the repository: each server answers
+    # the record the script's database holds (its settings: the environment alone).
+    jembatan = venv / "bin" / "jembatan"
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
+           "JEMBATAN_SQLITE": str(elsewhere / "plant.sqlite3")}
+    done = subprocess.run([str(jembatan), "serve", "--check-config"], cwd=elsewhere, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    answers = []
+    for server in ("gunicorn", "waitress"):
+        port = free_port()
+        command = [str(jembatan), "serve", "--server", server, "--bind", f"127.0.0.1:{port}"]
+        with running(tmp_path, env, command, port, elsewhere) as served:
+            answers.append(requests.get(served.base + "/transactions/1", timeout=30).json())
+    assert answers[0] == answers[1] and answers[0]["id"] == 1

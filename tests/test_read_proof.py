@@ -364,7 +364,7 @@ def test_a_mapping_the_first_read_disproves_is_not_served(engine: str, tmp_path:
                         ).test_client()
     message = ("transactions is not mapped yet: 1 field mapped so that a read misses or "
                "repeats the site's own records in transactions.sql: tgl_dt1. Its records are "
-               "not served until the operator maps those fields, runs `flask --app wsgi "
+               "not served until the operator maps those fields, runs `jembatan "
                "check-sql transactions` and restarts Jembatan.")
     for url in ("/transactions/1", "/transactions/date/2026-11-24/00:00/2026-11-24/23:59:59",
                 "/transactions", "/transactions/1"):

@@ -28,7 +28,7 @@ import requests
 from app.commands.demo import build_demo_database
 from tests.browser import NO_NETWORK, Browser, needs_chromium
 from tests.conftest import build_database, other_zone_than
-from tests.servers import Gunicorn, gunicorn
+from tests.servers import Running, gunicorn
 from tests.tickets import TICKETS, contract_row, name_in, served_site
 
 pytestmark = needs_chromium
@@ -50,7 +50,7 @@ def demo_database(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def serve(tmp_path: Path, database: Path, config: str = "",
-          **env: str) -> AbstractContextManager[Gunicorn]:
+          **env: str) -> AbstractContextManager[Running]:
     """One gunicorn on `database`, with `config` as its TOML file and JEMBATAN_* `env`."""
     toml = tmp_path / "report.toml"
     toml.write_text(config)
@@ -80,7 +80,7 @@ def printed(browser: Browser, path: Path) -> tuple[int, str]:
     return int(pages[1]), " ".join(text.replace("\u202f", " ").split())
 
 
-def assert_stayed_home(browser: Browser, server: Gunicorn) -> None:
+def assert_stayed_home(browser: Browser, server: Running) -> None:
     """Nothing the page or the browser asked for left this gunicorn, and nothing failed."""
     origin = f"127.0.0.1:{server.port}"
     outside = [url for url in browser.seen("request", everywhere=True)

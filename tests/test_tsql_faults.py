@@ -38,7 +38,7 @@ from app.ops.config import SHIPPED_SQL_DIR
 from tests.contract import expected
 from tests.helpers import samples, value
 from tests.mssql import DRIVERS, FREETDS, MSODBC18, Kit, odbc_string, require_driver, started
-from tests.servers import ODBC_CONNECT_TIMEOUT, Gunicorn, free_port, serve_odbc, workers
+from tests.servers import ODBC_CONNECT_TIMEOUT, Running, free_port, serve_odbc, workers
 
 PASSWORD = "Jembatan-test-1"  # ../shared/tsql/start's; never in a body or a log
 APP_NAME = "jembatan-tsql-faults"  # APP= (both drivers): Jembatan's sessions on the server
@@ -168,13 +168,13 @@ STOPS = {"freetds-stop": (FREETDS, False), "freetds-stop-immediate": (FREETDS, T
 
 
 @contextlib.contextmanager
-def serve(odbc: str, work: Path, threads: int = 1, **database: object) -> Iterator[Gunicorn]:
+def serve(odbc: str, work: Path, threads: int = 1, **database: object) -> Iterator[Running]:
     """One worker (with `threads` threads) serving Jembatan from `odbc`, as APP_NAME."""
     with serve_odbc(f"{odbc};APP={APP_NAME}", work, threads, **database) as web:
         yield web
 
 
-def timed_get(web: Gunicorn, path: str) -> tuple[requests.Response, float]:
+def timed_get(web: Running, path: str) -> tuple[requests.Response, float]:
     start = time.monotonic()
     response = requests.get(web.base + path, timeout=30)
     return response, time.monotonic() - start
@@ -202,19 +202,19 @@ def assert_unavailable(response: requests.Response, reason: str) -> None:
         assert leak not in response.text.lower(), (leak, response.text)
 
 
-def assert_no_password(web: Gunicorn, *passwords: str) -> None:
+def assert_no_password(web: Running, *passwords: str) -> None:
     log = web.log()
     for password in (PASSWORD, *passwords):
         assert password not in log, f"{password!r} in gunicorn's log"
 
 
-def database_lines(web: Gunicorn) -> list[str]:
+def database_lines(web: Running) -> list[str]:
     """What the worker logged of the driver's errors (for the report with -s)."""
     return [line for line in web.log().splitlines()
             if re.search(r"query \S+ failed|query \S+: |cannot connect", line)]
 
 
-def metrics(web: Gunicorn) -> dict[Any, float]:
+def metrics(web: Running) -> dict[Any, float]:
     return samples(requests.get(web.base + "/metrics", timeout=10).text)
 
 
@@ -224,7 +224,7 @@ def no_500(found: dict[Any, float]) -> None:
     assert value(found, "jembatan_database_errors_total", kind="query_failed") == 0
 
 
-def all_ok(web: Gunicorn) -> None:
+def all_ok(web: Running) -> None:
     """Every kind of read answers 200; the list with its records."""
     for kind, path in DATA_PATHS.items():
         response = requests.get(web.base + path, timeout=30)
@@ -285,7 +285,7 @@ def test_server_stopped_between_requests_is_503(tsql: Server, driver: str, odbc:
 THREADS = 2
 
 
-def burst(web: Gunicorn, n: int) -> list[requests.Response]:
+def burst(web: Running, n: int) -> list[requests.Response]:
     """n reads at once (so that each of the worker's threads serves some)."""
     paths = [list(DATA_PATHS.values())[i % len(DATA_PATHS)] for i in range(n)]
     with ThreadPoolExecutor(n) as pool:

@@ -56,11 +56,11 @@ TODO = [f for f in WEIGHING if f not in FOUND]  # id first: a record would have 
 HEADER = f"""\
 -- name: records
 -- Where each field of a transactions record comes from at this site: drafted by
--- `flask --app wsgi draft-mapping` from the columns of "TBL_TIMBANG". Each line says how
+-- `jembatan draft-mapping` from the columns of "TBL_TIMBANG". Each line says how
 -- it was found: its name, or a trade word of draft-words.toml (a site word: your own).
 -- {len(TODO)} fields to finish: each `... AS ... -- TODO` line names the nearest
 -- columns not used. Write the column or an expression, or keep NULL and drop the TODO
--- where the site has none; then run `flask --app wsgi check-sql transactions`.
+-- where the site has none; then run `jembatan check-sql transactions`.
 SELECT
 """
 # Not select-list lines: a line commented out, and a block comment, each with a TODO.
@@ -119,7 +119,7 @@ def site(tmp_path: Path, records: str) -> dict[str, Any]:
 def message(fields: list[str]) -> str:
     return (f"transactions is not mapped yet: {len(fields)} fields still marked -- TODO in "
             f"transactions.sql: {', '.join(fields)}. Its records are not served until the "
-            f"operator maps those fields, runs `flask --app wsgi check-sql transactions` and "
+            f"operator maps those fields, runs `jembatan check-sql transactions` and "
             f"restarts Jembatan.")
 
 
@@ -128,7 +128,7 @@ NOT_MAPPED = {"code": 503, "status": "Service Unavailable", "message": message(T
 WARNING = ("transactions is not mapped yet: {n} fields still marked -- TODO in {path}: "
            "{fields}. Every route of transactions answers 503 until they are mapped: write "
            "each one's column or expression (or keep its NULL and drop the TODO where the "
-           "site has no such column), run `flask --app wsgi check-sql transactions`, then "
+           "site has no such column), run `jembatan check-sql transactions`, then "
            "restart Jembatan")
 
 # Every read kind of transactions, with filters and arguments right or wrong: not one is read.

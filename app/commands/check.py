@@ -1,4 +1,4 @@
-"""`flask --app wsgi check-sql [COLLECTION] [--show]`: for a site adapting sql/, run every
+"""`jembatan check-sql [COLLECTION] [--show]`: for a site adapting sql/, run every
 query of each collection once against the configured database and compare what comes back
 with the record shape, check the sampled records' values and prove every read on them
 (app/core/proof.py), or (--show) print every query exactly as it is sent."""
@@ -27,6 +27,7 @@ from ..database.templates import DEFAULT_BY, FILTER_PLACEHOLDERS
 from ..formats.encoding import RecordEncoder
 from ..model import params
 from ..model.collections import COLLECTIONS, NAMINGS, Collection
+from ..ops.config_option import config_option
 
 SAMPLE_ROWS = proof.SAMPLE_ROWS  # rows read from each query: enough to look at
 # A plain NULL, or one CAST to a type (as draft-mapping writes it for SQL Server).
@@ -252,6 +253,7 @@ def _filtered_line(query: Query) -> str:
 
 
 @click.command("check-sql")
+@config_option
 @click.argument("collection", required=False)
 @click.option("--show", is_flag=True,
               help="Print every query as it is sent to the configured database, run nothing.")

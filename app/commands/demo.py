@@ -1,7 +1,7 @@
 """The demo database: a SQLite file of realistic plant data (docs/api.md §12, "The embedded
 default").
 
-`flask --app wsgi demo-db` writes it to the configured SQLite path; the tests and benchmarks call
+`jembatan demo-db` writes it to the configured SQLite path; the tests and benchmarks call
 `build_demo_database` directly. The tables come from app/model/tables.py (generated from the record
 shapes): this module holds no DDL, it fills what that creates.
 
@@ -31,6 +31,7 @@ from typing import Any
 import click
 
 from ..model import tables
+from ..ops.config_option import config_option
 
 END_DATE = date(2026, 11, 20)  # the last day of weighing and production in the demo
 DEFAULT_SPAN_DAYS = 183  # about six months of weighing ending on END_DATE
@@ -739,6 +740,7 @@ def build_demo_database(path: Path, rows: int | None = None, seed: int = 2026) -
 
 
 @click.command("demo-db")
+@config_option
 @click.option("--rows", type=click.IntRange(min=1), default=None,
               help="Rows in transactions, for benchmarks (weighing gets as many, timbangan1 "
                    "and timbangan2 half as many). Default: a demo of a few thousand rows.")

@@ -1,4 +1,4 @@
-"""`flask --app wsgi draft-mapping TABLE [--collection C] [--names]`: a first `records`
+"""`jembatan draft-mapping TABLE [--collection C] [--names]`: a first `records`
 query for a site's table, drafted from the table's own columns as the configured connection
 sees them (INFORMATION_SCHEMA on SQL Server and PostgreSQL, the table info on SQLite) and a
 sample of its rows (database.sql `sample`, SAMPLE_ROWS of them); with --names, the
@@ -44,6 +44,7 @@ from ..database.sqltext import QueryFileError, qualified, quote
 from ..model.collections import COLLECTIONS, Collection
 from ..model.schemas import Date, Integer, Number, String, Time
 from ..ops.config import SHIPPED_SQL_DIR, ConfigError, load_settings
+from ..ops.config_option import FROM_SETTINGS, config_option
 from .matching import (
     Column,
     Named,
@@ -230,7 +231,7 @@ def _header(c: Collection, target: str, todo: int, unused: Sequence[str],
     lines = [
         "-- name: records",
         f"-- Where each field of a {c.name} record comes from at this site: drafted by",
-        f"-- `flask --app wsgi draft-mapping` from the columns of {target}. Each line says how",
+        f"-- `jembatan draft-mapping` from the columns of {target}. Each line says how",
         f"-- it was found: its name, or a trade word of {WORDS_FILE} (a site word: your own).",
     ]
     if sampled:
@@ -248,7 +249,7 @@ def _header(c: Collection, target: str, todo: int, unused: Sequence[str],
                   f"names the nearest",
                   "-- columns not used. Write the column or an expression, or keep NULL and drop "
                   "the TODO",
-                  f"-- where the site has none; then run `flask --app wsgi check-sql {c.name}`."]
+                  f"-- where the site has none; then run `jembatan check-sql {c.name}`."]
     for n in names:
         lines += _wrapped(f"Names: {quote(n.name.name)} beside {quote(n.code.name)} "
                           f"({n.naming.code}) names the {n.naming.master}; draft-mapping "
@@ -349,12 +350,14 @@ def _catalog() -> Database:
     file, so it runs while the site's are missing, empty or half written (the shell creates
     the file a draft is redirected into before the draft starts)."""
     try:
-        # Under `flask --app wsgi` the command is a plugin (setup.cfg) and no app is built
-        # (building it reads the mapping files); an app handed to the CLI as built (the
-        # tests' create_app(overrides).test_cli_runner()) has its settings at hand.
+        # Under `jembatan` and `flask --app wsgi` no app is built (building it reads the
+        # mapping files); an app handed to the CLI as built (the tests'
+        # create_app(overrides).test_cli_runner()) has its settings at hand.
         info = click.get_current_context().find_object(ScriptInfo)
-        settings = (info.load_app().extensions["jembatan"]["settings"]
-                    if info is not None and info.create_app is not None else load_settings())
+        built = (info is not None and info.create_app is not None
+                 and not info.data.get(FROM_SETTINGS))
+        settings = (info.load_app().extensions["jembatan"]["settings"] if built
+                    else load_settings())
         queries = load_queries(settings.database.sql_dir, (), SHIPPED_SQL_DIR)
     except (ConfigError, QueryFileError) as exc:
         raise click.ClickException(str(exc)) from None
@@ -393,6 +396,7 @@ def _collection(bare: str, name: str | None) -> Collection:
 
 
 @click.command("draft-mapping")
+@config_option
 @click.argument("table")
 @click.option("--collection", "name", metavar="COLLECTION",
               help="The collection the table holds; by default the one named like TABLE.")

@@ -94,7 +94,7 @@ class Unmapped:
         """What a client is told for each read of `collection`."""
         said = "; ".join(r.said() for r in self.reasons(collection))
         return (f"{collection} is {NOT_MAPPED}: {said}. Its records are not served until "
-                f"the operator maps those fields, runs `flask --app wsgi check-sql "
+                f"the operator maps those fields, runs `jembatan check-sql "
                 f"{collection}` and restarts Jembatan.")
 
     def check(self, collection: str) -> None:
@@ -108,7 +108,7 @@ class Unmapped:
         for collection, reasons in self._reasons.items():
             log.warning("%s is %s: %s. Every route of %s answers 503 until they are mapped: "
                         "write each one's column or expression (or keep its NULL and drop "
-                        "the TODO where the site has no such column), run `flask --app wsgi "
+                        "the TODO where the site has no such column), run `jembatan "
                         "check-sql %s`, then restart Jembatan", collection, NOT_MAPPED,
                         "; ".join(r.said(full_path=True) for r in reasons), collection,
                         collection)
@@ -164,14 +164,14 @@ class Proving:
             del self.pending[collection]
             if failed := [f for f in findings if not f.field]:  # a read itself failed
                 log.info("%s is served unproven: a read failed while proving it (%s); "
-                         "run `flask --app wsgi check-sql %s`", collection, failed[0].cause,
+                         "run `jembatan check-sql %s`", collection, failed[0].cause,
                          collection)
                 return
             if findings:
                 fields = tuple(dict.fromkeys(f.field for f in findings))
                 self.unmapped.add(collection, Reason(fields, UNPROVEN, self.files[collection]))
                 log.warning("%s is %s: proven on %d of its records at its first read, %s. "
-                            "Every route of %s answers 503: run `flask --app wsgi check-sql "
+                            "Every route of %s answers 503: run `jembatan check-sql "
                             "%s` for every finding, correct the mapping, then restart "
                             "Jembatan", collection, NOT_MAPPED, FIRST_READ_RECORDS,
                             "; ".join(proof.lines(findings)), collection, collection)

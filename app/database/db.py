@@ -297,7 +297,7 @@ class Database:
             if not settings.sqlite.is_file():
                 raise FileNotFoundError(
                     f"database.sqlite: {settings.sqlite} does not exist. Create the demo "
-                    f"database with `flask --app wsgi demo-db`, or set JEMBATAN_SQLITE or "
+                    f"database with `jembatan demo-db`, or set JEMBATAN_SQLITE or "
                     f"database.sqlite to an existing SQLite file.")
 
     # -- connections ---------------------------------------------------------------------

@@ -150,7 +150,7 @@ def report_misfit(db: Database, metrics: Metrics | None, collection: str, exc: V
     except Exception:  # noqa: BLE001 - the report must not fail on the way to the log
         line = f"the records query of {collection}"
     log.error("request %s: the mapping of %s gives %s a value that does not fit: %s. No "
-              "record is sent with it; correct %s (flask --app wsgi check-sql %s shows every "
+              "record is sent with it; correct %s (jembatan check-sql %s shows every "
               "such field)", request_id, collection, exc.field or "a field", exc, line,
               collection)
     if metrics is not None:

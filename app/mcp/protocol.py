@@ -7,7 +7,7 @@ at each call).
   is ever issued); GET, DELETE and the other methods answer 405 with `Allow: POST`. The API
   keys apply as on every other route (app/http/access.py); `[mcp] allowed_origins` says which
   `Origin` headers are admitted (none by default: a request carrying one is a 403).
-- `flask --app wsgi mcp`: the stdio transport, newline-delimited JSON-RPC on stdin and
+- `jembatan mcp`: the stdio transport, newline-delimited JSON-RPC on stdin and
   stdout, every log line on stderr.
 
 Both eras of the protocol are served, message by message, as the 2026-07-28 revision's
@@ -54,6 +54,7 @@ from ..database.db import DatabaseUnavailable, QueryFailed, ValueRefused
 from ..http.errors import error_response
 from ..ops import logs
 from ..ops.config import McpSettings
+from ..ops.config_option import config_option
 from ..ops.metrics import Metrics
 from .tools import Tool, ToolRefused
 
@@ -587,7 +588,7 @@ def _post() -> Response:
     return response
 
 
-# -- stdio: flask --app wsgi mcp --------------------------------------------------------------
+# -- stdio: jembatan mcp --------------------------------------------------------------
 
 def _lines(source: BinaryIO) -> Iterator[bytes | None]:
     """The messages of a newline-delimited stream; None for a line over MAX_MESSAGE, which
@@ -628,6 +629,7 @@ def serve_stdio(server: Server, source: BinaryIO, sink: BinaryIO) -> None:
 
 
 @click.command("mcp")
+@config_option
 @with_appcontext
 def mcp_command() -> None:
     """Serve the MCP tools on stdin and stdout (the stdio transport), logging to stderr.

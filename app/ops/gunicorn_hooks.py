@@ -98,3 +98,23 @@ def on_exit(server: Any) -> None:
     made = os.environ.get(MADE_HERE)
     if made and made == os.environ.get(MULTIPROCESS):
         shutil.rmtree(made, ignore_errors=True)
+
+
+# -- what gunicorn is given: gunicorn.conf.py and `jembatan serve` alike ---------------------
+
+# 2 worker processes of 4 threads each (more than one thread makes gunicorn use its gthread
+# worker), measured by `make bench-shape` (bench/RESULTS.md, "Production shape"; the trade-off
+# in docs/deploy.md, section 2). A silent worker is replaced after 120 s, and requests in
+# progress get as long on reload or stop; a worker is recycled after 1,000 to 1,100 requests.
+# No control socket (gunicorn 25 and later): it would be written under the service user's
+# home, which the systemd unit hides.
+SETTINGS: dict[str, Any] = {"workers": 2, "threads": 4, "timeout": 120, "graceful_timeout": 120,
+                            "max_requests": 1000, "max_requests_jitter": 100,
+                            "control_socket_disable": True}
+HOOKS = (on_starting, post_worker_init, child_exit, on_exit)
+
+
+def settings(known: Any) -> dict[str, Any]:
+    """SETTINGS that this gunicorn knows (`known`: its cfg.settings), and the hooks above."""
+    return {name: value for name, value in SETTINGS.items() if name in known} | {
+        hook.__name__: hook for hook in HOOKS}

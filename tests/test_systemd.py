@@ -1,0 +1,178 @@
+"""The systemd unit of docs/deploy.md, section 3, shipped as app/ops/deploy/jembatan.service:
+the docs show that very file, `systemd-analyze verify` finds nothing to say of it, and its
+command lines, run as systemd runs them (the same environment, $MAINPID, a NOTIFY_SOCKET),
+start a real gunicorn that tells systemd it is ready, and `systemctl reload` (the two
+ExecReload lines in order) re-reads the settings and the mapping, or, when the settings file
+is bad, fails before the signal and leaves the service answering. No systemd runs here as
+PID 1, so `systemctl` itself was not run; the unit's lines were, with only the paths, the
+port and the settings file changed, mechanically (`local`)."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import requests
+
+from app.ops.config import SHIPPED_SQL_DIR
+from tests.conftest import build_database
+from tests.helpers import records, sample_row
+from tests.servers import JEMBATAN, ROOT, Running, eventually, free_port, workers
+
+UNIT = ROOT / "app" / "ops" / "deploy" / "jembatan.service"
+DOCS = ROOT / "docs" / "deploy.md"
+SYSTEMD_ANALYZE = shutil.which("systemd-analyze")
+INSTALLED = "/opt/jembatan"  # where the unit expects the checkout and its .venv
+ROWS = 5
+
+
+def service_lines(text: str) -> list[tuple[str, str]]:
+    """The [Service] section's (key, value) lines, in order, comments left out."""
+    section, lines = "", []
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("["):
+            section = line
+        elif section == "[Service]" and line and not line.startswith("#"):
+            key, _, value = line.partition("=")
+            lines.append((key, value))
+    return lines
+
+
+def local(text: str, work: Path, port: int) -> str:
+    """The unit as this host runs it: the checkout's venv for /opt/jembatan/.venv, `work` for
+    the working directory, a free port for 8000, the test's settings file."""
+    return (text.replace(f"{INSTALLED}/.venv/bin/", f"{JEMBATAN.parent}/")
+            .replace(f"WorkingDirectory={INSTALLED}", f"WorkingDirectory={work}")
+            .replace("127.0.0.1:8000", f"127.0.0.1:{port}")
+            .replace("/etc/jembatan/config.toml", str(work / "config.toml"))
+            .replace("TMPDIR=/var/tmp", f"TMPDIR={work}"))
+
+
+def test_the_docs_show_the_shipped_unit() -> None:
+    unit = UNIT.read_text()
+    assert f"```ini\n{unit}```\n" in DOCS.read_text()
+
+
+def test_systemd_analyze_verify_finds_nothing(tmp_path: Path) -> None:
+    assert SYSTEMD_ANALYZE, "systemd-analyze is missing (Debian's systemd: make test installs it)"
+    unit = tmp_path / "jembatan.service"
+    unit.write_text(local(UNIT.read_text(), tmp_path, 8000))
+    done = subprocess.run([SYSTEMD_ANALYZE, "verify", str(unit)], capture_output=True,
+                          text=True, timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    # It does speak: an ExecStart that is not there fails.
+    unit.write_text(UNIT.read_text())
+    done = subprocess.run([SYSTEMD_ANALYZE, "verify", str(unit)], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode != 0 and "/opt/jembatan/.venv/bin/jembatan" in done.stderr
+
+
+class Service:
+    """The unit's ExecStart running, as systemd would start it."""
+
+    def __init__(self, work: Path) -> None:
+        self.work = work
+        self.port = free_port()
+        self.lines = service_lines(local(UNIT.read_text(), work, self.port))
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith("JEMBATAN_")}
+        for key, value in self.lines:
+            if key == "Environment":
+                name, _, setting = value.partition("=")
+                self.env[name] = setting
+        self.cwd = dict(self.lines)["WorkingDirectory"]
+        self.base = f"http://127.0.0.1:{self.port}"
+
+    def values(self, key: str) -> list[str]:
+        return [value for k, value in self.lines if k == key]
+
+    def run_reload(self, pid: int) -> list[int]:
+        """The ExecReload lines in order, $MAINPID set; systemd stops at the first that fails."""
+        codes = []
+        for line in self.values("ExecReload"):
+            argv = [a.replace("$MAINPID", str(pid)) for a in shlex.split(line)]
+            codes.append(subprocess.run(argv, cwd=self.cwd, env=self.env, timeout=120,
+                                        capture_output=True).returncode)
+            if codes[-1]:
+                break
+        return codes
+
+
+def site(work: Path) -> list[dict]:
+    """A copy of the shipped queries, customers alone, over ROWS rows; the expected records."""
+    shutil.copytree(SHIPPED_SQL_DIR, work / "sql")
+    rows = [sample_row("customers", n) for n in range(1, ROWS + 1)]
+    database = build_database(work / "plant.sqlite3", {"customers": rows})
+    settings(work, f'sqlite = "{database}"\nsql_dir = "{work / "sql"}"')
+    return records("customers", rows)
+
+
+def settings(work: Path, database: str, api: str = "") -> None:
+    (work / "config.toml").write_text(f'[database]\n{database}\n[collections]\n'
+                                      f'serve = ["customers"]\n[api]\n{api}\n')
+
+
+Started = tuple[Service, subprocess.Popen[bytes], bytes, list[dict]]
+
+
+@pytest.fixture
+def started(tmp_path: Path) -> Iterator[Started]:
+    """The site, then ExecStart with a NOTIFY_SOCKET, as Type=notify runs it; the READY
+    message it sent, and the records the site holds."""
+    expected = site(tmp_path)
+    service = Service(tmp_path)
+    notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    notify.bind(str(tmp_path / "notify"))
+    notify.settimeout(30)
+    [start] = service.values("ExecStart")
+    log = open(tmp_path / "service.log", "wb")  # noqa: SIM115 (closed below)
+    process = subprocess.Popen(shlex.split(start), cwd=service.cwd, stdout=log, stderr=log,
+                               env=service.env | {"NOTIFY_SOCKET": str(tmp_path / "notify")})
+    try:
+        ready = notify.recv(4096)
+        yield service, process, ready, expected
+    finally:
+        notify.close()
+        if process.poll() is None:
+            process.terminate()
+            process.wait(timeout=30)
+        log.close()
+
+
+def test_reload_reads_the_mapping_again(started: Started) -> None:
+    service, process, ready, expected = started
+    assert ready.startswith(b"READY=1")
+    first = requests.get(service.base + "/customers/2", timeout=30)
+    assert first.json() == expected[1]
+    running = Running(service.base, service.port, process, service.work / "service.log")
+    before = workers(running)
+
+    # The site maps Remark from City now: `systemctl reload` starts workers that read it.
+    mapping = service.work / "sql" / "customers.sql"
+    text = mapping.read_text()
+    mapping.write_text(text.replace('"Remark" AS "Remark"', '"City" AS "Remark"'))
+    assert service.run_reload(process.pid) == [0, 0]
+    changed = [record | {"Remark": record["City"]} for record in expected]
+    assert eventually(lambda: requests.get(service.base + "/customers/2", timeout=30).json()
+                      == changed[1], 30)
+    assert requests.get(service.base + "/customers", timeout=30).json() == changed
+    assert eventually(lambda: workers(running).isdisjoint(before), 30)
+
+    # A bad settings file: the check fails, no HUP is sent, the service answers as before.
+    settings(service.work, 'sqlite = "/nowhere.sqlite3"', "page_size = 0")
+    assert service.run_reload(process.pid) == [1]
+    assert requests.get(service.base + "/customers/2", timeout=30).json() == changed[1]
+    assert process.poll() is None
+
+    # systemctl stop: SIGTERM to the master (KillMode=mixed), which ends within the graceful
+    # timeout, under TimeoutStopSec.
+    stop = int(dict(service.lines)["TimeoutStopSec"])
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=stop) == 0
