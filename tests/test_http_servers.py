@@ -11,15 +11,17 @@ import json
 import random
 import socket
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+import pyodbc
 import pytest
 import requests
 
 from tests import mssql
 from tests.conftest import build_database
 from tests.contract import expected
-from tests.servers import SERVERS, eventually, http_server
+from tests.servers import SERVERS, eventually, free_port, http_server
 
 ROWS = 2000
 ENGINES = ("sqlite3",) + (("mssql",) if mssql.connection_string() else ())
@@ -73,7 +75,7 @@ class Server:
 
 
 @pytest.fixture(scope="module", params=SHAPES)
-def server(request: pytest.FixtureRequest,
+def served(request: pytest.FixtureRequest,
            tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """One server process of 2 threads (gunicorn: one worker) over ROWS transactions."""
     kind, engine = request.param
@@ -90,11 +92,13 @@ def server(request: pytest.FixtureRequest,
         yield Server(kind, engine, process.base, rows, process.log)
 
 
-@pytest.fixture(autouse=True)
-def rows_loaded(request: pytest.FixtureRequest, server: Server) -> None:
-    """On the T-SQL server (one set of rows at a time) the rows are this module's again."""
-    if server.engine == "mssql":
-        request.getfixturevalue("mssql_server").ensure({"transactions": server.rows})
+@pytest.fixture
+def server(request: pytest.FixtureRequest, served: Server) -> Server:
+    """The module's server, its rows loaded again on the T-SQL server (which holds one set
+    of rows at a time)."""
+    if served.engine == "mssql":
+        request.getfixturevalue("mssql_server").ensure({"transactions": served.rows})
+    return served
 
 
 def in_order(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -247,6 +251,25 @@ def test_each_request_is_logged_once(server: Server) -> None:
     assert " INFO jembatan.access 127.0.0.1 " in lines[0]
     assert f" {rid} GET /transactions/7 200 " in lines[0] and lines[0].endswith(" rows=1")
     assert "INFO:" not in server.log()
+
+
+@pytest.mark.parametrize("kind", SERVERS)
+def test_database_down_503_with_retry_after(tmp_path: Path, kind: str) -> None:
+    """A SQL Server that refuses connections (nothing listens on its port): /health and a
+    read answer 503 with Retry-After, in JSON, under either server."""
+    if "FreeTDS" not in pyodbc.drivers():
+        pytest.skip("FreeTDS is not registered with unixODBC (apt-get install tdsodbc)")
+    odbc = (f"Driver={{FreeTDS}};Server=127.0.0.1;Port={free_port()};TDS_Version=7.4;"
+            "UID=jembatan_ro;PWD=x;Database=Timbangan")
+    with http_server(kind, tmp_path, {"JEMBATAN_ODBC": odbc}, threads=2) as process:
+        health = requests.get(process.base + "/health", timeout=30)
+        read = requests.get(process.base + "/transactions/7", timeout=30)
+    for answer in (health, read):
+        assert answer.status_code == 503
+        assert answer.headers["Content-Type"].startswith("application/json")
+        assert answer.headers["Retry-After"].isdigit()
+    assert health.json()["status"] == "unavailable"
+    assert (read.json()["code"], read.json()["status"]) == (503, "Service Unavailable")
 
 
 # -- what each server refuses before Flask sees it (docs/api.md §9, docs/deploy.md) -------
