@@ -22,13 +22,19 @@ from tests.conftest import build_database
 from tests.helpers import samples, value
 from tests.servers import SERVERS, Running, eventually, http_server, workers
 
+# The file beyond the memory limit read and written at an offset (os.pread, os.pwrite: Linux)
+# or after a seek, one thread at a time (Windows, which has neither).
+POSITIONED_OR_NOT = pytest.mark.parametrize("positioned", [True, False],
+                                            ids=["pread-pwrite", "seek"])
+
 
 def drain(spool: Spool) -> bytes:
     return b"".join(spool.read())
 
 
-def test_spool_keeps_the_order_across_memory_and_file() -> None:
-    spool = Spool(memory_limit=10)
+@POSITIONED_OR_NOT
+def test_spool_keeps_the_order_across_memory_and_file(positioned: bool) -> None:
+    spool = Spool(memory_limit=10, positioned=positioned)
     parts = [b"[", b"1234", b"56789", b"abcdefghij", b"klm", b"]"]
     for part in parts:
         spool.write(part)
@@ -38,8 +44,9 @@ def test_spool_keeps_the_order_across_memory_and_file() -> None:
     spool.close()
 
 
-def test_spool_reader_follows_a_slower_writer() -> None:
-    spool = Spool(memory_limit=64)
+@POSITIONED_OR_NOT
+def test_spool_reader_follows_a_slower_writer(positioned: bool) -> None:
+    spool = Spool(memory_limit=64, positioned=positioned)
     parts = [str(i).encode() * 20 for i in range(50)]
 
     def write() -> None:
@@ -55,8 +62,9 @@ def test_spool_reader_follows_a_slower_writer() -> None:
     spool.close()
 
 
-def test_spool_raises_the_writers_error_after_what_was_written() -> None:
-    spool = Spool(memory_limit=4)
+@POSITIONED_OR_NOT
+def test_spool_raises_the_writers_error_after_what_was_written(positioned: bool) -> None:
+    spool = Spool(memory_limit=4, positioned=positioned)
     spool.write(b"[1,")
     spool.write(b"2,3")
     spool.finish(RuntimeError("connection lost"))
