@@ -51,6 +51,8 @@ def test_a_wheel_installed_in_a_fresh_venv_serves(tmp_path: Path) -> None:
     # The pages, the script they share (app/http/pages.py) and the glossary.
     assert {"app/http/static/dashboard.html", "app/http/static/report.html",
             "app/http/static/jembatan.js", "app/model/glossary.toml"} <= set(names)
+    # IIS's web.config, which docs/deploy.md (section 5) copies from the installed package.
+    assert "app/ops/deploy/web.config" in names
 
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
