@@ -109,6 +109,21 @@ def test_requests_from_many_threads_add_up_exactly(tmp_path: Path, kind: str) ->
         found, "jembatan_requests_total")
 
 
+def test_waitress_keeps_its_figures_in_the_process(tmp_path: Path) -> None:
+    """A PROMETHEUS_MULTIPROC_DIR left in the environment (for gunicorn) is not used by the
+    one process of waitress: no files of figures that would outlive it, and its own count."""
+    database = build_database(tmp_path / "plant.sqlite3", ROWS)
+    directory = tmp_path / "metrics"
+    directory.mkdir()
+    env = {"JEMBATAN_SQLITE": str(database), "PROMETHEUS_MULTIPROC_DIR": str(directory)}
+    with http_server("waitress", tmp_path, env, threads=2) as server:
+        for _ in range(3):
+            assert requests.get(server.base + "/customers/3", timeout=10).status_code == 200
+        found = samples(requests.get(server.base + "/metrics", timeout=10).text)
+    assert value(found, "jembatan_requests_total", kind="key", status="200") == 3
+    assert list(directory.iterdir()) == []
+
+
 def test_each_kind_of_request_rows_and_queries(tmp_path: Path) -> None:
     database = build_database(tmp_path / "plant.sqlite3", ROWS)
     # The queries counted are the requests' own: the proof at the first read is left out.
