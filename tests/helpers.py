@@ -248,3 +248,11 @@ def value(found: dict[Any, float], name: str, **labels: str) -> float:
     """The sum of `name`'s samples that carry these labels (and any others)."""
     return sum(v for (n, have), v in found.items()
                if n == name and set(labels.items()) <= set(have))
+
+
+# -- the documentation's code blocks ------------------------------------------------------
+
+def fenced_blocks(markdown: str, language: str) -> list[str]:
+    """The text of each ```language block of a Markdown page, in order, each line ending in
+    a newline, as a file holding it would."""
+    return re.findall(rf"^```{re.escape(language)}\n(.*?)^```$", markdown, re.M | re.S)

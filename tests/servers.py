@@ -115,6 +115,25 @@ def jembatan_serve(work: Path, env: Mapping[str, str], *args: str,
         yield server
 
 
+# The two servers Jembatan runs under: gunicorn (Linux) and waitress (Windows, or when asked).
+SERVERS = ("gunicorn", "waitress")
+
+
+@contextlib.contextmanager
+def http_server(kind: str, work: Path, env: Mapping[str, str], threads: int,
+                workers: int = 1) -> Iterator[Running]:
+    """`gunicorn wsgi:app` (`workers` processes of `threads` threads) or `jembatan serve
+    --server waitress` (one process of `threads` threads), by `kind`, on a free port."""
+    if kind == "gunicorn":
+        with gunicorn(work, env, "--workers", str(workers), "--threads", str(threads)) as g:
+            yield g
+    elif kind == "waitress":
+        with jembatan_serve(work, env, "--server", "waitress", "--threads", str(threads)) as w:
+            yield w
+    else:
+        raise ValueError(f"unknown server {kind!r}")
+
+
 def stream_cut(url: str, cut: Callable[[], None], after: int = 1) -> tuple[bytes, bool]:
     """GET `url` streamed; once `after` bytes have arrived, `cut()` (the database goes away),
     then read on. The body, and whether the transfer broke off (no last chunk)."""

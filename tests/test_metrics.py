@@ -10,14 +10,16 @@ import re
 import shutil
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
 import requests
 
 from app import create_app
 from tests.conftest import build_database
 from tests.helpers import samples, value
-from tests.servers import ROOT, gunicorn
+from tests.servers import ROOT, SERVERS, gunicorn, http_server
 
 ROWS = {"customers": [{"id": n, "CustName": f"PT {n}"} for n in range(1, 6)],
         "transactions": [{"id": n, "tgl_dt1": "2026-11-01", "jam_dt1": f"0{n}:00:00",
@@ -70,6 +72,56 @@ def test_one_view_of_every_gunicorn_worker(tmp_path: Path) -> None:
         scrape = samples(requests.get(server.base + "/metrics", timeout=10).text)
         assert value(scrape, "jembatan_requests_total", kind="key", status="200") == 1
     assert not made.exists()
+
+
+# Requests of known kinds, each sent EACH times from many threads at once: (kind, status,
+# path, records in each answer).
+CONCURRENT = [("list", "200", "/customers", 5), ("key", "200", "/customers/3", 1),
+              ("key", "404", "/customers/99", None),
+              ("page", "200", "/customers/page/2?page_size=2", 2),
+              ("range", "200", "/transactions/date/2026-11-01/00:00/2026-11-01/23:59:59", 3)]
+EACH = 60
+
+
+@pytest.mark.parametrize("kind", SERVERS)
+def test_requests_from_many_threads_add_up_exactly(tmp_path: Path, kind: str) -> None:
+    """Each server in its production shape (gunicorn 2 workers of 4 threads, waitress one
+    process of 8 threads, no PROMETHEUS_MULTIPROC_DIR given), 16 clients at once: every
+    request is counted once, by kind and status, with its records."""
+    database = build_database(tmp_path / "plant.sqlite3", ROWS)
+    env = {"JEMBATAN_SQLITE": str(database)}
+    threads, workers = (8, 1) if kind == "waitress" else (4, 2)
+    paths = [path for _, _, path, _ in CONCURRENT] * EACH
+    with http_server(kind, tmp_path, env, threads=threads, workers=workers) as server, \
+            ThreadPoolExecutor(16) as pool:
+        statuses = list(pool.map(
+            lambda path: requests.get(server.base + path, timeout=30).status_code, paths))
+        assert sorted(statuses) == sorted(int(status) for _, status, _, _ in CONCURRENT
+                                          for _ in range(EACH))
+        found = samples(requests.get(server.base + "/metrics", timeout=10).text)
+    for route, status in {(route, status) for route, status, _, _ in CONCURRENT}:
+        sent = sum(1 for r, s, _, _ in CONCURRENT if (r, s) == (route, status)) * EACH
+        assert value(found, "jembatan_requests_total", kind=route, status=status) == sent
+    for route in ("list", "page", "range"):
+        records = sum(n or 0 for r, _, _, n in CONCURRENT if r == route) * EACH
+        assert value(found, "jembatan_rows_sent_total", kind=route) == records
+    assert value(found, "jembatan_request_duration_seconds_count") == value(
+        found, "jembatan_requests_total")
+
+
+def test_waitress_keeps_its_figures_in_the_process(tmp_path: Path) -> None:
+    """A PROMETHEUS_MULTIPROC_DIR left in the environment (for gunicorn) is not used by the
+    one process of waitress: no files of figures that would outlive it, and its own count."""
+    database = build_database(tmp_path / "plant.sqlite3", ROWS)
+    directory = tmp_path / "metrics"
+    directory.mkdir()
+    env = {"JEMBATAN_SQLITE": str(database), "PROMETHEUS_MULTIPROC_DIR": str(directory)}
+    with http_server("waitress", tmp_path, env, threads=2) as server:
+        for _ in range(3):
+            assert requests.get(server.base + "/customers/3", timeout=10).status_code == 200
+        found = samples(requests.get(server.base + "/metrics", timeout=10).text)
+    assert value(found, "jembatan_requests_total", kind="key", status="200") == 3
+    assert list(directory.iterdir()) == []
 
 
 def test_each_kind_of_request_rows_and_queries(tmp_path: Path) -> None:

@@ -53,8 +53,12 @@ def test_a_wheel_installed_in_a_fresh_venv_serves(tmp_path: Path) -> None:
     # The pages, the script they share (app/http/pages.py) and the glossary.
     assert {"app/http/static/dashboard.html", "app/http/static/report.html",
             "app/http/static/jembatan.js", "app/model/glossary.toml"} <= set(names)
-    # The nginx site and its snippet that docs/deploy.md §4 shows (tests/test_nginx.py).
-    assert {"app/ops/deploy/nginx-site.conf", "app/ops/deploy/jembatan-proxy.conf"} <= set(names)
+    # The files docs/deploy.md shows: the nginx site and its snippet (section 4), the systemd
+    # unit (section 3), IIS's web.config (section 5), copied from the installed package.
+    deploy = {p.relative_to(ROOT).as_posix() for p in (ROOT / "app/ops/deploy").iterdir()}
+    assert deploy == {"app/ops/deploy/nginx-site.conf", "app/ops/deploy/jembatan-proxy.conf",
+                      "app/ops/deploy/jembatan.service", "app/ops/deploy/web.config"}
+    assert deploy <= set(names)
 
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)

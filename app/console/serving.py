@@ -82,4 +82,4 @@ def serve_waitress(host: str, port: int, threads: int) -> None:
     """waitress in this process: one process of `threads` threads."""
     from ..ops import waitress_serving
 
-    waitress_serving.serve(application(), host, port, threads)
+    waitress_serving.serve(application, host, port, threads)

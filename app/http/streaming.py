@@ -22,13 +22,19 @@ log = logging.getLogger("jembatan.stream")
 
 MEMORY_LIMIT = 8 * 1024 * 1024  # bytes a stream may hold in memory before using a file
 READ_SIZE = 256 * 1024  # bytes per chunk sent from the file
+# os.pwrite and os.pread (reading and writing at an offset, without moving a shared file
+# position) exist on Linux, not on Windows: there the file is read and written after a seek,
+# one thread at a time.
+POSITIONED = hasattr(os, "pwrite") and hasattr(os, "pread")
 
 
 class Spool:
     """Bytes appended by one thread and read, in order, by another."""
 
-    def __init__(self, memory_limit: int = MEMORY_LIMIT):
+    def __init__(self, memory_limit: int = MEMORY_LIMIT, positioned: bool = POSITIONED):
         self._cond = threading.Condition()
+        self._positioned = positioned
+        self._seeking = threading.Lock()  # without positioned I/O: one seek and read or write
         self._memory: deque[bytes] = deque()
         self._memory_size = 0
         self._memory_limit = memory_limit
@@ -55,7 +61,7 @@ class Spool:
                 if self._file is None:  # from now on every write goes to the file, in order
                     self._file = tempfile.TemporaryFile(prefix="jembatan-")
                     self.spilled = True
-                os.pwrite(self._file.fileno(), data, self._file_size)
+                self._write_at(data, self._file_size)
                 self._file_size += len(data)
             self._cond.notify_all()
 
@@ -77,15 +83,36 @@ class Spool:
                 elif offset < self._file_size:
                     data = b""  # read below, outside the lock: the writer only appends
                     length = min(self._file_size - offset, READ_SIZE)
-                    fd = self._file.fileno()  # type: ignore[union-attr]
                 elif self._error is not None:
                     raise self._error
                 else:
                     return
             if not data:
-                data = os.pread(fd, length, offset)
+                data = self._read_at(length, offset)
                 offset += len(data)
             yield data
+
+    def _write_at(self, data: bytes, offset: int) -> None:
+        """`data` into the file at `offset` (the writer holds the condition's lock)."""
+        file = self._file
+        assert file is not None
+        if self._positioned:
+            os.pwrite(file.fileno(), data, offset)
+            return
+        with self._seeking:
+            file.seek(offset)
+            file.write(data)
+            file.flush()
+
+    def _read_at(self, length: int, offset: int) -> bytes:
+        """Up to `length` bytes of the file from `offset`, outside the condition's lock."""
+        file = self._file
+        assert file is not None
+        if self._positioned:
+            return os.pread(file.fileno(), length, offset)
+        with self._seeking:
+            file.seek(offset)
+            return file.read(length)
 
     def close(self) -> None:
         with self._cond:

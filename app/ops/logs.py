@@ -81,6 +81,16 @@ def configure(settings: LogSettings) -> None:
         logger.setLevel(logging.INFO)
 
 
+def share_handler(logger: logging.Logger) -> None:
+    """`logger` (a server's own, as waitress's) written by the `jembatan` loggers' handler, in
+    their format, from INFO up, and not passed on to the root logger: set up after
+    configure()."""
+    logger.handlers[:] = [h for h in logging.getLogger("jembatan").handlers
+                          if isinstance(h, _Stderr)]
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+
+
 def request_id() -> str:
     """This request's id: the client's X-Request-ID when it is sane, else a new one."""
     kept = g._get_current_object()  # one look-up of the context, not one per use

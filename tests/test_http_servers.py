@@ -1,28 +1,34 @@
-"""The service as it runs in production: a real gunicorn process (`gunicorn wsgi:app`), asked
-over a real socket. Checks what the Flask test client cannot: that `/<c>` goes out chunked
-as it is read, and that gunicorn plus ProxyFix honour one reverse proxy's headers."""
+"""The service as it runs in production, asked over a real socket: under gunicorn
+(`gunicorn wsgi:app`, Linux) and under waitress (`jembatan serve --server waitress`, the
+server on Windows), each over the embedded engine (sqlite3) and, when JEMBATAN_TEST_MSSQL
+names one, the T-SQL server. Checks what the Flask test client cannot: that `/<c>` goes out
+chunked as it is read, that the server plus ProxyFix honour one reverse proxy's headers, that
+each request is logged once, and what each server refuses before Flask sees a request."""
 
 from __future__ import annotations
 
 import json
 import random
 import socket
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pyodbc
 import pytest
 import requests
 
+from tests import mssql
 from tests.conftest import build_database
 from tests.contract import expected
-from tests.servers import gunicorn
+from tests.servers import SERVERS, eventually, free_port, http_server
 
-ROOT = Path(__file__).resolve().parent.parent
-GUNICORN = Path(sys.executable).parent / "gunicorn"
-START_TIMEOUT = 20.0
 ROWS = 2000
+ENGINES = ("sqlite3",) + (("mssql",) if mssql.connection_string() else ())
+# Each server over each engine; the T-SQL server's runs carry its mark (-m "not mssql").
+SHAPES = [pytest.param((kind, engine), id=f"{kind}-{engine}",
+                       marks=[pytest.mark.mssql] if engine == "mssql" else [])
+          for engine in ENGINES for kind in SERVERS]
 
 
 def transaction_rows() -> list[dict[str, Any]]:
@@ -59,23 +65,40 @@ def transaction_rows() -> list[dict[str, Any]]:
 
 
 class Server:
-    def __init__(self, base: str, rows: list[dict[str, Any]]):
-        self.base = base
-        self.rows = rows
+    def __init__(self, kind: str, engine: str, base: str, rows: list[dict[str, Any]],
+                 log: Any):
+        self.kind, self.engine, self.base, self.rows, self.log = kind, engine, base, rows, log
 
     def get(self, path: str, **kwargs: Any) -> requests.Response:
         kwargs.setdefault("timeout", 30)
         return requests.get(self.base + path, **kwargs)
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    work = tmp_path_factory.mktemp("gunicorn")
+@pytest.fixture(scope="module", params=SHAPES)
+def served(request: pytest.FixtureRequest,
+           tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """One server process of 2 threads (gunicorn: one worker) over ROWS transactions."""
+    kind, engine = request.param
+    work = tmp_path_factory.mktemp(kind)
     rows = transaction_rows()
-    database = build_database(work / "fixture.sqlite3", {"transactions": rows})
-    with gunicorn(work, {"JEMBATAN_SQLITE": str(database)}, "--workers", "1",
-                  "--threads", "2") as process:
-        yield Server(process.base, rows)
+    if engine == "mssql":
+        database: mssql.Server = request.getfixturevalue("mssql_server")
+        database.ensure({"transactions": rows})
+        env = {"JEMBATAN_ODBC": database.odbc}
+    else:
+        env = {"JEMBATAN_SQLITE": str(build_database(work / "fixture.sqlite3",
+                                                     {"transactions": rows}))}
+    with http_server(kind, work, env, threads=2) as process:
+        yield Server(kind, engine, process.base, rows, process.log)
+
+
+@pytest.fixture
+def server(request: pytest.FixtureRequest, served: Server) -> Server:
+    """The module's server, its rows loaded again on the T-SQL server (which holds one set
+    of rows at a time)."""
+    if served.engine == "mssql":
+        request.getfixturevalue("mssql_server").ensure({"transactions": served.rows})
+    return served
 
 
 def in_order(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -217,47 +240,95 @@ def test_hygiene_headers_over_http(server: Server) -> None:
         "/transactions/7", headers={"Origin": "https://elsewhere.example"}).headers
 
 
-# -- what gunicorn refuses before Flask sees it (docs/api.md §9): JSON all the same --------
+def test_each_request_is_logged_once(server: Server) -> None:
+    """One access line per request: not a second one from a handler on the root logger
+    (waitress.serve's logging.basicConfig wrote each again as INFO:jembatan.access:...)."""
+    rid = f"once-{server.kind}-{server.engine}"
+    assert server.get("/transactions/7", headers={"X-Request-ID": rid}).status_code == 200
+    assert eventually(lambda: rid in server.log())
+    lines = [line for line in server.log().splitlines() if rid in line]
+    assert len(lines) == 1, lines
+    assert " INFO jembatan.access 127.0.0.1 " in lines[0]
+    assert f" {rid} GET /transactions/7 200 " in lines[0] and lines[0].endswith(" rows=1")
+    assert "INFO:" not in server.log()
+    if server.kind == "waitress":  # waitress's own lines, in Jembatan's format
+        port = server.base.rsplit(":", 1)[1]
+        assert f" INFO waitress Serving on http://127.0.0.1:{port}\n" in server.log()
+
+
+@pytest.mark.parametrize("kind", SERVERS)
+def test_database_down_503_with_retry_after(tmp_path: Path, kind: str) -> None:
+    """A SQL Server that refuses connections (nothing listens on its port): /health and a
+    read answer 503 with Retry-After, in JSON, under either server."""
+    if "FreeTDS" not in pyodbc.drivers():
+        pytest.skip("FreeTDS is not registered with unixODBC (apt-get install tdsodbc)")
+    odbc = (f"Driver={{FreeTDS}};Server=127.0.0.1;Port={free_port()};TDS_Version=7.4;"
+            "UID=jembatan_ro;PWD=x;Database=Timbangan")
+    with http_server(kind, tmp_path, {"JEMBATAN_ODBC": odbc}, threads=2) as process:
+        health = requests.get(process.base + "/health", timeout=30)
+        read = requests.get(process.base + "/transactions/7", timeout=30)
+    for answer in (health, read):
+        assert answer.status_code == 503
+        assert answer.headers["Content-Type"].startswith("application/json")
+        assert answer.headers["Retry-After"].isdigit()
+    assert health.json()["status"] == "unavailable"
+    assert (read.json()["code"], read.json()["status"]) == (503, "Service Unavailable")
+
+
+# -- what each server refuses before Flask sees it (docs/api.md §9, docs/deploy.md) -------
 
 
 def raw_request(server: Server, data: bytes) -> tuple[int, dict[str, str], bytes]:
-    """Send bytes as they are, read the whole answer: (status, headers, body)."""
+    """Send bytes as they are, read the whole answer: (status, headers, body). (A server that
+    refuses a request may close with the rest of it unread: a reset after the answer.)"""
     port = int(server.base.rsplit(":", 1)[1])
+    answer = b""
     with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
         sock.sendall(data)
-        answer = b""
-        while chunk := sock.recv(65536):
-            answer += chunk
+        try:
+            while chunk := sock.recv(65536):
+                answer += chunk
+        except ConnectionResetError:
+            assert answer, "reset before any answer"
     head, _, body = answer.partition(b"\r\n\r\n")
     lines = head.decode("latin-1").split("\r\n")
     headers = dict(line.split(": ", 1) for line in lines[1:])
     return int(lines[0].split()[1]), headers, body
 
 
-REFUSED = [
+LONG_LINE = (b"GET /transactions/date/2026-11-01/00:00/2026-11-30/23:59?vehno__in="
+             + b",".join(b"L %d XY" % n for n in range(700)).replace(b" ", b"%20")
+             + b" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+BIG_HEADER = (b"GET /customers HTTP/1.1\r\nHost: x\r\nConnection: close\r\nCookie: "
+              + b"a" * 70_000 + b"\r\n\r\n")
+MANY_HEADERS = (b"GET /customers HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                + b"".join(b"X-H%d: v\r\n" % n for n in range(120)) + b"\r\n")
+NOT_HTTP = b"HELLO THERE\r\n\r\n"
+HTTP_9 = b"GET /customers HTTP/9.9\r\nHost: x\r\nConnection: close\r\n\r\n"
+# Request headers over waitress's max_request_header_size (256 KiB in all).
+HUGE_HEADER = (b"GET /customers HTTP/1.1\r\nHost: x\r\nCookie: " + b"a" * 300_000
+               + b"\r\n\r\n")
+IDS = ["request-line", "header-size", "header-count", "not-http", "http-version"]
+
+GUNICORN_REFUSES = [
     # a request line past gunicorn's limit_request_line (4,094 bytes): long query arguments
-    (b"GET /transactions/date/2026-11-01/00:00/2026-11-30/23:59?vehno__in="
-     + b",".join(b"L %d XY" % n for n in range(700)).replace(b" ", b"%20")
-     + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414, "URI Too Long", "limit_request_line"),
+    (LONG_LINE, 414, "URI Too Long", "limit_request_line"),
     # one header past limit_request_field_size (8,190 bytes): a 70 kB cookie
-    (b"GET /customers HTTP/1.1\r\nHost: x\r\nCookie: " + b"a" * 70_000 + b"\r\n\r\n", 431,
-     "Request Header Fields Too Large", "headers are larger than the server accepts"),
+    (BIG_HEADER, 431, "Request Header Fields Too Large",
+     "headers are larger than the server accepts"),
     # more headers than limit_request_fields (100)
-    (b"GET /customers HTTP/1.1\r\nHost: x\r\n"
-     + b"".join(b"X-H%d: v\r\n" % n for n in range(120)) + b"\r\n", 431,
-     "Request Header Fields Too Large", "send fewer or smaller headers"),
+    (MANY_HEADERS, 431, "Request Header Fields Too Large", "send fewer or smaller headers"),
     # not HTTP at all
-    (b"HELLO THERE\r\n\r\n", 400, "Bad Request", "The request is not valid HTTP"),
-    (b"GET /customers HTTP/9.9\r\nHost: x\r\n\r\n", 400, "Bad Request",
-     "The request is not valid HTTP"),
+    (NOT_HTTP, 400, "Bad Request", "The request is not valid HTTP"),
+    (HTTP_9, 400, "Bad Request", "The request is not valid HTTP"),
 ]
 
 
-@pytest.mark.parametrize(("data", "status", "phrase", "words"), REFUSED,
-                         ids=["request-line", "header-size", "header-count", "not-http",
-                              "http-version"])
+@pytest.mark.parametrize(("data", "status", "phrase", "words"), GUNICORN_REFUSES, ids=IDS)
 def test_what_gunicorn_refuses_is_json(server: Server, data: bytes, status: int, phrase: str,
                                        words: str) -> None:
+    if server.kind != "gunicorn":
+        pytest.skip("gunicorn's limits: waitress's are test_what_waitress_passes_on")
     got, headers, body = raw_request(server, data)
     assert got == status
     assert headers["Content-Type"] == "application/json"
@@ -269,3 +340,39 @@ def test_what_gunicorn_refuses_is_json(server: Server, data: bytes, status: int,
     assert "<html" not in body.decode()
     # And the service goes on answering.
     assert requests.get(server.base + "/customers/1", timeout=10).status_code in (200, 404)
+
+
+# waitress has no limit on the request line, on one header or on their number, only on the
+# whole of the request's headers; it reads a first line it cannot parse as HTTP/1.0, and
+# answers any other version as HTTP/1.0. So what gunicorn refuses reaches Jembatan, which
+# answers in JSON: the range (no such plates: []), the customers (none here: []), and for
+# `HELLO THERE` a path /THERE that is not Jembatan's.
+WAITRESS_PASSES_ON = [(LONG_LINE, 200, []), (BIG_HEADER, 200, []), (MANY_HEADERS, 200, []),
+                      (NOT_HTTP, 404, None), (HTTP_9, 200, [])]
+
+
+@pytest.mark.parametrize(("data", "status", "records"), WAITRESS_PASSES_ON, ids=IDS)
+def test_what_waitress_passes_on_jembatan_answers(server: Server, data: bytes, status: int,
+                                                  records: list[Any] | None) -> None:
+    if server.kind != "waitress":
+        pytest.skip("waitress's limits: gunicorn's are test_what_gunicorn_refuses_is_json")
+    got, headers, body = raw_request(server, data)
+    assert (got, headers["Content-Type"]) == (status, "application/json")
+    answer = json.loads(body)
+    if records is None:
+        assert (answer["code"], answer["status"]) == (404, "Not Found")
+    else:
+        assert answer == records
+
+
+def test_what_waitress_refuses_is_its_own_text(server: Server) -> None:
+    """Headers over 256 KiB: waitress answers 431 itself, in its own text (it offers no way
+    to change that short of replacing its classes; docs/deploy.md says so)."""
+    if server.kind != "waitress":
+        pytest.skip("waitress's own answer")
+    got, headers, body = raw_request(server, HUGE_HEADER)
+    assert got == 431
+    assert headers["Content-Type"] == "text/plain; charset=utf-8"
+    assert body == (b"Request Header Fields Too Large\r\n\r\nexceeds max_header of 262144"
+                    b"\r\n\r\n(generated by jembatan)")
+    assert requests.get(server.base + "/customers/1", timeout=10).status_code == 404
