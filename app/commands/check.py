@@ -27,7 +27,6 @@ from ..database.templates import DEFAULT_BY, FILTER_PLACEHOLDERS
 from ..formats.encoding import RecordEncoder
 from ..model import params
 from ..model.collections import COLLECTIONS, NAMINGS, Collection
-from ..ops.config_option import config_option
 
 SAMPLE_ROWS = proof.SAMPLE_ROWS  # rows read from each query: enough to look at
 # A plain NULL, or one CAST to a type (as draft-mapping writes it for SQL Server).
@@ -253,7 +252,6 @@ def _filtered_line(query: Query) -> str:
 
 
 @click.command("check-sql")
-@config_option
 @click.argument("collection", required=False)
 @click.option("--show", is_flag=True,
               help="Print every query as it is sent to the configured database, run nothing.")

@@ -31,7 +31,6 @@ from typing import Any
 import click
 
 from ..model import tables
-from ..ops.config_option import config_option
 
 END_DATE = date(2026, 11, 20)  # the last day of weighing and production in the demo
 DEFAULT_SPAN_DAYS = 183  # about six months of weighing ending on END_DATE
@@ -740,7 +739,6 @@ def build_demo_database(path: Path, rows: int | None = None, seed: int = 2026) -
 
 
 @click.command("demo-db")
-@config_option
 @click.option("--rows", type=click.IntRange(min=1), default=None,
               help="Rows in transactions, for benchmarks (weighing gets as many, timbangan1 "
                    "and timbangan2 half as many). Default: a demo of a few thousand rows.")

@@ -44,7 +44,7 @@ from ..database.sqltext import QueryFileError, qualified, quote
 from ..model.collections import COLLECTIONS, Collection
 from ..model.schemas import Date, Integer, Number, String, Time
 from ..ops.config import SHIPPED_SQL_DIR, ConfigError, load_settings
-from ..ops.config_option import FROM_SETTINGS, config_option
+from ..ops.config_option import FROM_SETTINGS
 from .matching import (
     Column,
     Named,
@@ -396,7 +396,6 @@ def _collection(bare: str, name: str | None) -> Collection:
 
 
 @click.command("draft-mapping")
-@config_option
 @click.argument("table")
 @click.option("--collection", "name", metavar="COLLECTION",
               help="The collection the table holds; by default the one named like TABLE.")

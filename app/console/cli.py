@@ -13,6 +13,7 @@ stay reachable as `flask --app wsgi ...` from a checkout.
 
 from __future__ import annotations
 
+import copy
 import os
 import sys
 
@@ -84,5 +85,15 @@ def serve(bind: str | None, server: str, workers: int | None, threads: int | Non
     serving.serve_gunicorn({k: v for k, v in options.items() if v is not None}, gunicorn_flags)
 
 
+def with_config(command: click.Command) -> click.Command:
+    """A copy of `command` (of app/commands, or the MCP face's) that takes --config too. The
+    `flask --app wsgi` forms keep the originals, without it: Flask builds the app to find a
+    command, before the command's options are read, so --config would come too late there
+    (JEMBATAN_CONFIG does it)."""
+    twin = copy.copy(command)
+    twin.params = list(command.params)  # its own list: the option goes on the copy alone
+    return config_option(twin)
+
+
 for command in (check_sql_command, draft_mapping_command, demo_db, mcp_command):
-    main.add_command(command)
+    main.add_command(with_config(command))

@@ -54,7 +54,6 @@ from ..database.db import DatabaseUnavailable, QueryFailed, ValueRefused
 from ..http.errors import error_response
 from ..ops import logs
 from ..ops.config import McpSettings
-from ..ops.config_option import config_option
 from ..ops.metrics import Metrics
 from .tools import Tool, ToolRefused
 
@@ -629,7 +628,6 @@ def serve_stdio(server: Server, source: BinaryIO, sink: BinaryIO) -> None:
 
 
 @click.command("mcp")
-@config_option
 @with_appcontext
 def mcp_command() -> None:
     """Serve the MCP tools on stdin and stdout (the stdio transport), logging to stderr.

@@ -1,4 +1,4 @@
-"""`--config FILE`, the same option on every command of `jembatan` (and of `flask --app wsgi`):
+"""`--config FILE`, the same option on every command of `jembatan`:
 it names the settings file through JEMBATAN_CONFIG, which load_settings reads when the app is
 built, in this process and in the processes it starts (gunicorn's workers inherit it)."""
 
