@@ -105,11 +105,10 @@ def on_exit(server: Any) -> None:
 # 2 worker processes of 4 threads each (more than one thread makes gunicorn use its gthread
 # worker), measured by `make bench-shape` (bench/RESULTS.md, "Production shape"; the trade-off
 # in docs/deploy.md, section 2). A silent worker is replaced after 120 s, and requests in
-# progress get as long on reload or stop; a worker is recycled after 1,000 to 1,100 requests.
-# No control socket (gunicorn 25 and later): it would be written under the service user's
-# home, which the systemd unit hides.
+# progress get as long on reload or stop. No control socket (gunicorn 25 and later): it would
+# be written under the service user's home, which the systemd unit hides. Recycling workers
+# (--max-requests) is the unit's choice, on its command line: a run by hand keeps its workers.
 SETTINGS: dict[str, Any] = {"workers": 2, "threads": 4, "timeout": 120, "graceful_timeout": 120,
-                            "max_requests": 1000, "max_requests_jitter": 100,
                             "control_socket_disable": True}
 HOOKS = (on_starting, post_worker_init, child_exit, on_exit)
 
