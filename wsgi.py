@@ -1,13 +1,6 @@
-"""The WSGI entry point: `gunicorn wsgi:app`, `flask --app wsgi ...`."""
+"""The WSGI entry point: `gunicorn wsgi:app`, `flask --app wsgi ...` (as `jembatan serve`
+builds it: a setting or mapping file to mend ends the start with one line, not a traceback)."""
 
-import sys
+from app.console.serving import application
 
-from app import create_app
-from app.database.queries import QueryFileError
-from app.ops.config import ConfigError
-
-try:
-    app = create_app()
-except (ConfigError, QueryFileError) as exc:
-    # A setting or a mapping file for the operator to mend: its words, not a traceback.
-    sys.exit(f"jembatan: {exc}")
+app = application()
