@@ -1,4 +1,7 @@
-"""Running the service: the settings (config), the logs (logs), the Prometheus metrics
-(metrics) and the gunicorn hooks (gunicorn_hooks). It may import app/model/ only; logs is the one
-module here that knows Flask (the access line is written per request).
+"""Running the service: the settings (config, and config_option: the commands' --config),
+the logs (logs), the Prometheus metrics (metrics), what gunicorn is given (gunicorn_hooks:
+its hooks and SETTINGS) and how waitress serves (waitress_serving); deploy/ holds the files
+docs/deploy.md shows (nginx's site and snippet, systemd's unit, IIS's web.config). It may
+import app/model/ only; logs is the one module here that knows Flask (the access line is
+written per request).
 """
