@@ -20,7 +20,8 @@ from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
-MULTIPROCESS = "PROMETHEUS_MULTIPROC_DIR"
+from .metrics import MULTIPROCESS
+
 MADE_HERE = "JEMBATAN_METRICS_DIR_MADE"  # set when the directory is Jembatan's to remove
 
 _MESSAGES = {

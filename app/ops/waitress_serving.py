@@ -29,8 +29,8 @@ from collections.abc import Callable
 from typing import Any
 
 from . import logs
+from .metrics import MULTIPROCESS
 
-MULTIPROCESS = "PROMETHEUS_MULTIPROC_DIR"
 # waitress's adjustments (waitress.adjustments.Adjustments) that Jembatan sets; the others
 # keep waitress's defaults: 100 connections at most, request headers up to 256 KiB in all
 # (max_request_header_size), a response held in memory up to 1 MiB and in a temporary file
