@@ -31,6 +31,12 @@ SHAPES = [pytest.param((kind, engine), id=f"{kind}-{engine}",
           for engine in ENGINES for kind in SERVERS]
 
 
+def under(kind: str) -> pytest.MarkDecorator:
+    """A test of one server's own behaviour: the module's servers of that kind only."""
+    return pytest.mark.parametrize("served", [p for p in SHAPES if p.values[0][0] == kind],
+                                   indirect=True)
+
+
 def transaction_rows() -> list[dict[str, Any]]:
     """~2,000 weighbridge transactions with varied values, some NULLs, in shuffled order."""
     rng = random.Random(20261101)
@@ -324,11 +330,10 @@ GUNICORN_REFUSES = [
 ]
 
 
+@under("gunicorn")  # waitress's limits: test_what_waitress_passes_on_jembatan_answers
 @pytest.mark.parametrize(("data", "status", "phrase", "words"), GUNICORN_REFUSES, ids=IDS)
 def test_what_gunicorn_refuses_is_json(server: Server, data: bytes, status: int, phrase: str,
                                        words: str) -> None:
-    if server.kind != "gunicorn":
-        pytest.skip("gunicorn's limits: waitress's are test_what_waitress_passes_on")
     got, headers, body = raw_request(server, data)
     assert got == status
     assert headers["Content-Type"] == "application/json"
@@ -351,11 +356,10 @@ WAITRESS_PASSES_ON = [(LONG_LINE, 200, []), (BIG_HEADER, 200, []), (MANY_HEADERS
                       (NOT_HTTP, 404, None), (HTTP_9, 200, [])]
 
 
+@under("waitress")
 @pytest.mark.parametrize(("data", "status", "records"), WAITRESS_PASSES_ON, ids=IDS)
 def test_what_waitress_passes_on_jembatan_answers(server: Server, data: bytes, status: int,
                                                   records: list[Any] | None) -> None:
-    if server.kind != "waitress":
-        pytest.skip("waitress's limits: gunicorn's are test_what_gunicorn_refuses_is_json")
     got, headers, body = raw_request(server, data)
     assert (got, headers["Content-Type"]) == (status, "application/json")
     answer = json.loads(body)
@@ -365,11 +369,10 @@ def test_what_waitress_passes_on_jembatan_answers(server: Server, data: bytes, s
         assert answer == records
 
 
+@under("waitress")
 def test_what_waitress_refuses_is_its_own_text(server: Server) -> None:
     """Headers over 256 KiB: waitress answers 431 itself, in its own text (it offers no way
     to change that short of replacing its classes; docs/deploy.md says so)."""
-    if server.kind != "waitress":
-        pytest.skip("waitress's own answer")
     got, headers, body = raw_request(server, HUGE_HEADER)
     assert got == 431
     assert headers["Content-Type"] == "text/plain; charset=utf-8"
