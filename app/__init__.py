@@ -88,10 +88,11 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     register_headers(app, settings)
     app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1, x_proto=1, x_host=1, x_port=1,
                             x_prefix=1)  # type: ignore[method-assign]
+    # The `flask --app wsgi ...` forms of the commands (`jembatan ...`: app/console/cli.py).
     app.cli.add_command(check_sql_command)
     app.cli.add_command(draft_mapping_command)
-    app.cli.add_command(mcp.mcp_command)  # jembatan mcp: MCP on stdio
-    # `jembatan demo-db` comes from setup.cfg's flask.commands entry point, which
+    app.cli.add_command(mcp.mcp_command)  # flask --app wsgi mcp: MCP on stdio
+    # `flask --app wsgi demo-db` comes from setup.cfg's flask.commands entry point, which
     # Flask loads without building the app: the database it creates need not exist yet.
     log.info("Jembatan serves %s (settings: %s)", db.describe, settings.source)
     if len(served) < len(COLLECTIONS):

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import copy
 import os
-import sys
 
 import click
 from flask.cli import ScriptInfo
@@ -81,7 +80,6 @@ def serve(bind: str | None, server: str, workers: int | None, threads: int | Non
         serving.serve_waitress(host, port, threads or serving.WAITRESS_THREADS)
         return
     options = {"bind": [bind], "workers": workers, "threads": threads, "timeout": timeout}
-    sys.argv = [sys.argv[0]]  # gunicorn reads nothing more of this command's line
     serving.serve_gunicorn({k: v for k, v in options.items() if v is not None}, gunicorn_flags)
 
 
