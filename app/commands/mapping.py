@@ -45,6 +45,7 @@ from ..model.collections import COLLECTIONS, Collection
 from ..model.schemas import Date, Integer, Number, String, Time
 from ..ops.config import SHIPPED_SQL_DIR, ConfigError, load_settings
 from ..ops.config_option import FROM_SETTINGS
+from .dates import NO_INDEX, text_date_sql
 from .matching import (
     Column,
     Named,
@@ -65,7 +66,9 @@ from .matching import (
     kind_of,
     match,
     names_beside,
+    numbered_pairs,
     one_date,
+    plant_codes,
     split_pairs,
     text_key_id,
     unix_time,
@@ -132,6 +135,8 @@ class Plan:
         claimed = {normalized(w.text) for listed in section.values() for w in listed}
         by_values(c, columns, self.found,
                   {col.name for col in columns if normalized(col.name) not in claimed})
+        numbered_pairs(c, columns, self.found)
+        plant_codes(c, columns, self.found, refused, words)
         gross_and_tare(c, columns, self.found, words, dialect)
         split_pairs(c, self.found)
         date_from_time(c, self.found)
@@ -169,14 +174,22 @@ def _source(c: Collection, field: str, pick: Pick, dialect: str | None) -> str:
             if dialect == "sqlite":  # SQLite's CAST(... AS date) would make a number of it
                 return f"{part}({name})"
             return f"CAST({name} AS {part})"
-        if is_text(column) and dialect != "sqlite":
-            return f"CAST({name} AS {part})"
+        if is_text(column) and kind is Date and column.profile.date_form:
+            return text_date_sql(column.profile.date_form, name, dialect)
+        if is_text(column) and (dialect != "sqlite" or _short_time(column)):
+            return f"{part}({name})" if dialect == "sqlite" else f"CAST({name} AS {part})"
     if kind in (Integer, Number) and is_text(column):
         sql_type = {Integer: "int", Number: "float"}[kind]
         if dialect == "sqlite":
             sql_type = {Integer: "INTEGER", Number: "REAL"}[kind]
         return f"CAST({name} AS {sql_type})"
     return name
+
+
+def _short_time(column: Column) -> bool:
+    """Text times without their seconds (07:41), which SQLite's time() completes."""
+    return column.profile.kind == "time" and all(
+        len(str(v).strip()) == 5 for v in column.profile.values)
 
 
 def _null(c: Collection, field: str, dialect: str | None) -> str:
@@ -202,6 +215,8 @@ def _filled_note(c: Collection, field: str, pick: Pick, spare: Sequence[Column],
             note += f", its {part} part"
         if is_text(column) and column.profile.kind:
             note += f" (text: '{column.profile.example}', sampled)"
+        if is_text(column) and kind is Date and column.profile.date_form:
+            note += f", read as {column.profile.date_form}; {NO_INDEX}"
     elif not pick.sql and kind in (Integer, Number) and is_text(column):
         note += f" (text holding numbers: '{column.profile.example}', sampled)"
     known = {normalized(w.text) for w in words}
