@@ -587,10 +587,10 @@ def test_the_hints_do_not_mislead(tmp_path: Path) -> None:
         "tgl_create": ('date("TGL_INPUT")', "trade word (TGL_INPUT), its date part"),
         "tgl_dt1": ("NULL", "TODO no column near it"),
         # TGL_KELUAR is a time here: no date, so the date is left to a person, who is
-        # told why; its parts (tgl, keluar) name dt2, and a time fills the pair's time.
+        # told why; its parts (tgl, keluar) name dt2, and its type, a time, the pair's time.
         "tgl_dt2": ("NULL", 'TODO "TGL_KELUAR" is a trade word for it, but its type TIME '
                             'may not fit: check its values'),
-        "jam_dt2": ('"TGL_KELUAR"', "parts (tgl+keluar)"),
+        "jam_dt2": ('"TGL_KELUAR"', "parts (tgl+keluar) of a TIME"),
         "weigh1": ('"BERAT_MASUK"', 'trade word (BERAT_MASUK); also a word for it: "BRUTO"'),
         # its parts name weigh2, but text is no weight unless its values are numbers
         "weigh2": ("NULL", 'TODO "BeratKeluar2" is named for it by its parts '

@@ -2,13 +2,15 @@
 engine's words for draft-mapping: the forms app/commands/sampling.py recognises in a sample of
 the values (TEXT_DATE_FORMS), and for each the SQL that converts it.
 
-On SQL Server (the main text) CONVERT with the style of the form: 103 dd/mm/yyyy, 105
-dd-mm-yyyy, 112 yyyymmdd, 3 dd/mm/yy, 5 dd-mm-yy, documented since SQL Server 2005 and read
-alike whatever the login's language or DATEFORMAT (which CAST of such text obeys); Babelfish
-reads them alike (tests/test_draft_mapping.py runs each there). Two-digit years follow the
-server's `two digit year cutoff` (by default 1950 to 2049). On PostgreSQL to_date with the
-pattern; on SQLite, which has no date type, the parts cut out into ISO order (`yy` put in
-this century).
+On SQL Server (the main text) the parts are cut out into yyyymmdd and read with CONVERT's
+style 112, the form SQL Server reads alike whatever the login's language or DATEFORMAT. Not
+CONVERT(date, col, 103) (dd/mm/yyyy), 105 or 3: SQL Server documents those styles, but
+Babelfish (the T-SQL server of the tests) ignores a style when it reads a date from text and
+reads '05/01/2026' as 1 May, refusing '24/11/2026'; the cut-out form is right on both
+(tests/test_draft_mapping.py, test_text_dates_on_each_engine). Two-digit years are put in
+this century ('20' before them), not left to the server's `two digit year cutoff` (SQL
+Server's 1950 to 2049, Babelfish's otherwise). On PostgreSQL to_date with the pattern; on
+SQLite, which has no date type, the same cut-out into ISO order.
 
 A date read from text is computed for every row a range reads: no index on the column serves
 it. The draft says so on its line.
@@ -20,7 +22,7 @@ from typing import NamedTuple
 
 
 class TextDate(NamedTuple):
-    style: int  # SQL Server's CONVERT style
+    style: int  # SQL Server's CONVERT style for the form (documented; not used: see above)
     postgresql: str  # to_date's pattern
     day: int  # where the day, month and year start (1-based) and the year's length
     month: int
@@ -42,10 +44,11 @@ def text_date_sql(form: str, column: str, dialect: str | None) -> str:
     """The SQL that reads the quoted `column`, text in `form`, as a date on the engine whose
     `-- dialect:` is `dialect` (None: SQL Server)."""
     d = TEXT_DATES[form]
-    if dialect == "sqlite":
-        century = "'20' || " if d.year_digits == 2 else ""
-        return (f"date({century}substr({column}, {d.year}, {d.year_digits}) || '-' || "
-                f"substr({column}, {d.month}, 2) || '-' || substr({column}, {d.day}, 2))")
     if dialect == "postgresql":
         return f"to_date({column}, '{d.postgresql}')"
-    return f"CONVERT(date, {column}, {d.style})"
+    cut, join, sep = ("substr", " || ", " || '-' || ") if dialect == "sqlite" else (
+        "SUBSTRING", " + ", " + ")
+    century = f"'20'{join}" if d.year_digits == 2 else ""
+    ordered = (f"{century}{cut}({column}, {d.year}, {d.year_digits}){sep}"
+               f"{cut}({column}, {d.month}, 2){sep}{cut}({column}, {d.day}, 2)")
+    return f"date({ordered})" if dialect == "sqlite" else f"CONVERT(date, {ordered}, 112)"

@@ -270,7 +270,8 @@ def by_parts(c: Collection, columns: Sequence[Column], words: Words,
                 (column, misfit(column, f"named for it by its parts ({parts})")))
             continue
         origin = "site parts" if pattern.site else "parts"
-        typed = f" of a {column.type}" if type_concept(column) in pattern.present \
+        typed = f" of a {column.type}" if not is_text(column) \
+            and type_concept(column) in pattern.present \
             and type_concept(column) not in _concepts(column, words) else ""
         found[field] = Pick(column, f"{origin} ({parts}){typed}")
         used.add(column.name)
