@@ -45,6 +45,7 @@ from ..model.collections import COLLECTIONS, Collection
 from ..model.schemas import Date, Integer, Number, String, Time
 from ..ops.config import SHIPPED_SQL_DIR, ConfigError, load_settings
 from ..ops.config_option import FROM_SETTINGS
+from .codes import Proposal, Way, cancelled, direction
 from .dates import NO_INDEX, text_date_sql
 from .matching import (
     Column,
@@ -147,6 +148,10 @@ class Plan:
         codes_that_are_names(c, self.found)
         self.refused = {f: r for f, r in refused.items() if f not in self.found}
         self.names: list[Named] = names_beside(c, self.found, columns, words)
+        used = {p.column.name for p in self.found.values()} | {
+            name for p in self.found.values() for name in p.uses}
+        self.way = direction(columns, used)
+        self.cancelled = cancelled(columns, used, words)
 
 
 def plan(c: Collection, columns: Sequence[Column], words: Words | None = None
@@ -241,6 +246,26 @@ def _wrapped(text: str) -> list[str]:
                          break_on_hyphens=False)
 
 
+CANCELLED = "cancelled"  # the field of a void ticket (docs/adapting.md "Cancelled tickets")
+
+
+def _by_values(c: Collection, way: Way | None, proposal: Proposal | None) -> list[str]:
+    """The header's lines on the columns read by their values: the direction, and the
+    `cancelled` condition where the record has no such field to give it a line."""
+    lines = []
+    if way:
+        name = quote(way.column.name)
+        lines += _wrapped(f"Direction: {name} says which way each truck went ('{way.way_in}' "
+                          f"in, '{way.way_out}' out, sampled). A record has no direction "
+                          f"field: Jembatan works it out from the weights (weigh1 > weigh2 "
+                          f"came in loaded); check that {name} agrees on your rows.")
+    if proposal and CANCELLED not in c.fields:
+        lines += _wrapped(f"Cancelled: {proposal.note}. TODO: once the record has the "
+                          f"{CANCELLED} field, give it as {proposal.sql} AS \"{CANCELLED}\", "
+                          f"with the void code confirmed by the plant.")
+    return lines
+
+
 def _header(c: Collection, target: str, todo: int, unused: Sequence[str],
             sampled: int | None, unsampled: str, names: Sequence[Named]) -> list[str]:
     lines = [
@@ -299,10 +324,14 @@ def draft(c: Collection, schema: str, table: str, columns: Sequence[Column],
     named = [quote(col.name) + (f" (a word for {word_of[normalized(col.name)]})"
                                 if normalized(col.name) in word_of else "") for col in unused]
     lines = [*_header(c, target, len(todo), named, sampled, unsampled, drafted.names),
-             "SELECT"]
+             *_by_values(c, drafted.way, drafted.cancelled), "SELECT"]
     for n, field in enumerate(c.fields):
         comma = "," if n < len(c.fields) - 1 else ""
-        if field in found:
+        if field == CANCELLED and field not in found and drafted.cancelled:
+            proposal = drafted.cancelled
+            lines.append(f"    {proposal.sql} AS {quote(field)}{comma} -- TODO confirm the "
+                         f"void code with the plant: {proposal.note}")
+        elif field in found:
             pick = found[field]
             note = _filled_note(c, field, pick, unused, section.get(field, []))
             lines.append(f"    {_source(c, field, pick, dialect)} AS {quote(field)}"
