@@ -10,8 +10,15 @@ is the same but for case; else but for case, underscores, spaces and hyphens (`T
 it (`NOPOL` for vehno, `BERAT_MASUK` or `BRUTO` for weigh1): the table of
 `draft-words.toml` (app/commands/words.py), shipped in sql/ and extended by a file of that name in
 the site's sql_dir; else by the parts of its name (`WaktuTimbang1`: waktu, timbang, 1);
-else by its values (a registration for vehno). A column fills a field only where its type
-and sampled values can hold it. Each column serves one field, but for a datetime (or text
+else by its values (a registration for vehno). A column's declared type decides before its
+name's parts: a moment (datetime, date, time) is never a weight and a number never a date
+(matching.by_type; dTimbang1, a DATETIME, is the moment of `timbang 1`), and a column fills a
+field only where its type and sampled values can hold it. A date kept as text in a plant's
+form (`24/11/2026`) is read as that date in the engine's words (app/commands/dates.py);
+numbered pairs go together (UserID2 with UserID1); a plant's code (KdSite) is offered for
+location on its TODO line only; the direction and the status that voids a ticket are read
+from their values (app/commands/codes.py) and said in the header, the status as the
+`cancelled` condition, a TODO line where the record has that field. Each column serves one field, but for a datetime (or text
 holding date-times) that fills the date of a pair: it fills the pair's time too, cast to
 each part in the engine's text (`CAST("TGL_MASUK" AS date)`, on SQLite
 `date("TGL_MASUK")`). A gross and a tare are ordered by weighing where the table says how;
