@@ -18,11 +18,12 @@ form (`24/11/2026`) is read as that date in the engine's words (app/commands/dat
 numbered pairs go together (UserID2 with UserID1); a plant's code (KdSite) is offered for
 location on its TODO line only; the direction and the status that voids a ticket are read
 from their values (app/commands/codes.py) and said in the header, the status as the
-`cancelled` condition, a TODO line where the record has that field. Each column serves one field, but for a datetime (or text
-holding date-times) that fills the date of a pair: it fills the pair's time too, cast to
-each part in the engine's text (`CAST("TGL_MASUK" AS date)`, on SQLite
-`date("TGL_MASUK")`). A gross and a tare are ordered by weighing where the table says how;
-a text key's digits give the integer id (app/commands/sampling.py).
+`cancelled` condition, a TODO line where the record has that field. Each column serves one
+field, but for a datetime (or text holding date-times) that fills the date of a pair: it
+fills the pair's time too, cast to each part in the engine's text
+(`CAST("TGL_MASUK" AS date)`, on SQLite `date("TGL_MASUK")`). A gross and a tare are
+ordered by weighing where the table says how; a text key's digits give the integer id
+(app/commands/sampling.py).
 
 Every line ends with how sure the draft is of it: `-- exact name`, `-- same name but for
 case`, `-- trade word (NOPOL)`, `-- site word (...)`, `-- parts (waktu+timbang+1)`, and
