@@ -1247,3 +1247,51 @@ def test_the_cancelled_condition_is_proposed_from_the_values(
                                                  f"{note}")
     assert "Cancelled:" not in text
     assert "cancelled" in todo_fields(text)
+
+
+def test_a_gross_and_a_tare_ordered_by_a_one_letter_direction(
+        request: pytest.FixtureRequest, engine: str, tmp_path: Path) -> None:
+    """A gross and a tare beside a direction coded T/K (terima/kirim): weigh1 is the tare
+    of a dispatch (K: the truck came in empty), the gross of a receipt; served, by=direction
+    answers out for the dispatch."""
+    rows = [{"ID": 1, "Bruto": 18420.0, "Tara": 6110.0, "cArah": "T"},
+            {"ID": 2, "Bruto": 33650.0, "Tara": 9840.0, "cArah": "K"}]
+    database, schema = plant_database(request, engine, tmp_path, "TIMBANG",
+                                      _ints("ID") + [(n, *WEIGHT) for n in ("Bruto", "Tara")]
+                                      + [("cArah", *_CHAR[1])], rows)
+    done = draft(database, f"{schema}.TIMBANG" if schema else "TIMBANG", "--collection",
+                 "transactions")
+    assert done.exit_code == 0, done.output
+    lines = selected(done.output)
+    case = "CASE WHEN \"cArah\" IN ('K') THEN \"{}\" ELSE \"{}\" END"
+    assert (lines["weigh1"][0], lines["weigh2"][0]) == (case.format("Tara", "Bruto"),
+                                                        case.format("Bruto", "Tara"))
+    sql_dir = tmp_path / "site-sql"
+    shutil.copytree(SHIPPED_SQL_DIR, sql_dir)
+    settled = "\n".join(line.split(" -- TODO")[0] for line in done.output.splitlines())
+    (sql_dir / "transactions.sql").write_text(settled + "\n", encoding="utf-8")
+    app = create_app({"database": database | {"sql_dir": str(sql_dir)},
+                      "collections": {"serve": ["transactions"]}})
+    response = app.test_client().get("/transactions?fields=id,weigh1,weigh2")
+    assert (response.status_code, response.get_json()) == (200, [
+        {"id": 1, "weigh1": 18420.0, "weigh2": 6110.0},
+        {"id": 2, "weigh1": 9840.0, "weigh2": 33650.0}])
+
+
+def test_the_mill_drafted_for_sql_server_is_sql_server_2008_r2() -> None:
+    """The draft's main text of the mill (text dates, casts, the NULLs of each type) uses
+    nothing SQL Server 2008 R2 lacks (tests/tsql_rules.py, as every shipped query)."""
+    from app.commands.mapping import draft as draft_text  # noqa: PLC0415
+    from app.commands.matching import Column  # noqa: PLC0415
+    from app.commands.sampling import profile  # noqa: PLC0415
+    from app.commands.words import load_words  # noqa: PLC0415
+    from app.model.collections import COLLECTIONS  # noqa: PLC0415
+    from tests.tsql_rules import violations  # noqa: PLC0415
+
+    transactions = next(c for c in COLLECTIONS if c.name == "transactions")
+    columns = [Column(name, sql_server, profile([row[name] for row in MILL_ROWS]))
+               for name, _, _, sql_server in MILL_COLUMNS]
+    text = draft_text(transactions, "dbo", MILL, columns, None, load_words(SHIPPED_SQL_DIR),
+                      len(MILL_ROWS))
+    assert MILL_TEXT_DATE["mssql"] + ' AS "tgl_dt2"' in text
+    assert violations("SELECT\n" + text.split("\nSELECT\n", 1)[1]) == []

@@ -15,13 +15,12 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from ..database.sqltext import quote
-from .matching import Column, is_dated, is_number, is_text
+from .matching import DIRECTIONS, WAY_LETTERS, Column, is_dated, is_number, is_text
 from .words import Words, split_name
 
-# The way in and the way out, as weighbridge programs code them: one letter (terima/kirim,
-# masuk/keluar, in/out, beli/jual, receive/dispatch) or a short word.
-WAY_CODES = (("T", "K"), ("M", "K"), ("I", "O"), ("B", "J"), ("R", "D"), ("IN", "OUT"),
-             ("MASUK", "KELUAR"), ("BELI", "JUAL"), ("TERIMA", "KIRIM"))
+# The way in and the way out, as weighbridge programs code them: one letter (matching's
+# WAY_LETTERS) or a word (matching's DIRECTIONS, which also orders a gross and a tare).
+WAY_CODES = WAY_LETTERS + tuple(DIRECTIONS.items())
 # The values a status column voids a ticket with (compared without case).
 VOID_CODES = ("X", "V", "C", "D", "BATAL", "DIBATALKAN", "BTL", "VOID", "VOIDED", "CANCEL",
               "CANCELED", "CANCELLED", "CNL", "DEL", "DELETED", "HAPUS", "DIHAPUS")

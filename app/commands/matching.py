@@ -44,6 +44,10 @@ DIRECTIONS = {
     "PENERIMAAN": "PENGIRIMAN", "TERIMA": "KIRIM", "BONGKAR": "MUAT", "INCOMING": "OUTGOING",
     "RECEIVE": "DISPATCH", "RECEIVING": "DISPATCHING", "PURCHASE": "SALE",
 }
+# The way in and the way out coded in one letter (terima/kirim, masuk/keluar, in/out,
+# beli/jual, receive/dispatch): a column says a direction only where its sample holds both
+# letters of one pair (a column of `I` alone, or `I`/`S`/`X`, is no direction).
+WAY_LETTERS = (("T", "K"), ("M", "K"), ("I", "O"), ("B", "J"), ("R", "D"))
 
 
 class Column(NamedTuple):
@@ -459,6 +463,10 @@ def _direction(columns: Sequence[Column], used: set[str]) -> tuple[Column, list[
             if not out:
                 out = sorted({_like(DIRECTIONS[v.upper()], v) for v in values})
             return column, out
+        letters = {v.upper(): v for v in values}
+        for way_in, way_out in WAY_LETTERS:
+            if set(letters) == {way_in, way_out}:
+                return column, [letters[way_out]]
     return None
 
 
