@@ -1295,3 +1295,35 @@ def test_the_mill_drafted_for_sql_server_is_sql_server_2008_r2() -> None:
                       len(MILL_ROWS))
     assert MILL_TEXT_DATE["mssql"] + ' AS "tgl_dt2"' in text
     assert violations("SELECT\n" + text.split("\nSELECT\n", 1)[1]) == []
+
+
+@pytest.mark.parametrize("form", list(TEXT_FORMS))
+def test_a_text_date_and_time_in_one_column_on_each_engine(
+        request: pytest.FixtureRequest, engine: str, tmp_path: Path, form: str) -> None:
+    """A weighing's moment kept as one text, the date in a plant's form and the time after
+    it ('24/11/2026 07:05:09'), fills the date and the time of its pair on every engine."""
+    import datetime as dt  # noqa: PLC0415
+
+    moments = [dt.datetime.fromisoformat(f"{d} {t}") for d, t in zip(
+        TEXT_DATE_DAYS, ["07:05:09", "23:59:59", "00:00:01"], strict=True)]
+    rows = [{"ID": n, "WAKTU_MASUK": m.strftime(TEXT_FORMS[form] + " %H:%M:%S")}
+            for n, m in enumerate(moments, 1)]
+    text19 = ("VARCHAR(19)", "VARCHAR(19)", "varchar(19)")
+    database, schema = plant_database(request, engine, tmp_path, "TIMBANG",
+                                      _ints("ID") + [("WAKTU_MASUK", *text19)], rows)
+    done = draft(database, f"{schema}.TIMBANG" if schema else "TIMBANG", "--collection",
+                 "transactions")
+    assert done.exit_code == 0, done.output
+    lines = selected(done.output)
+    assert lines["tgl_dt1"][1].startswith("trade word (WAKTU_MASUK), its date part (text: ")
+    assert lines["jam_dt1"][1] == ('time part of "WAKTU_MASUK", the datetime of tgl_dt1')
+    sql_dir = tmp_path / "site-sql"
+    shutil.copytree(SHIPPED_SQL_DIR, sql_dir)
+    settled = "\n".join(line.split(" -- TODO")[0] for line in done.output.splitlines())
+    (sql_dir / "transactions.sql").write_text(settled + "\n", encoding="utf-8")
+    app = create_app({"database": database | {"sql_dir": str(sql_dir)},
+                      "collections": {"serve": ["transactions"]}})
+    response = app.test_client().get("/transactions?fields=id,tgl_dt1,jam_dt1")
+    assert (response.status_code, response.get_json()) == (200, [
+        {"id": n, "tgl_dt1": m.date().isoformat(), "jam_dt1": m.time().isoformat()}
+        for n, m in enumerate(moments, 1)])

@@ -54,7 +54,7 @@ from ..model.schemas import Date, Integer, Number, String, Time
 from ..ops.config import SHIPPED_SQL_DIR, ConfigError, load_settings
 from ..ops.config_option import FROM_SETTINGS
 from .codes import Proposal, Way, cancelled, direction
-from .dates import NO_INDEX, text_date_sql
+from .dates import NO_INDEX, text_date_sql, text_time_sql
 from .matching import (
     Column,
     Named,
@@ -183,12 +183,15 @@ def _source(c: Collection, field: str, pick: Pick, dialect: str | None) -> str:
         part = "date" if kind is Date else "time"
         if is_epoch(column):  # only on SQLite (unix_time): the servers share no text
             return f"{part}({name}, 'unixepoch', 'localtime')"
+        form = column.profile.date_form if is_text(column) else ""
+        if form and kind is Date:
+            return text_date_sql(form, name, dialect, is_datetime(column))
+        if form:
+            return text_time_sql(form, name, dialect)
         if is_datetime(column):
             if dialect == "sqlite":  # SQLite's CAST(... AS date) would make a number of it
                 return f"{part}({name})"
             return f"CAST({name} AS {part})"
-        if is_text(column) and kind is Date and column.profile.date_form:
-            return text_date_sql(column.profile.date_form, name, dialect)
         if is_text(column) and (dialect != "sqlite" or _short_time(column)):
             return f"{part}({name})" if dialect == "sqlite" else f"CAST({name} AS {part})"
     if kind in (Integer, Number) and is_text(column):

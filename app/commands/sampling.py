@@ -61,12 +61,11 @@ class Profile(NamedTuple):
 
     @property
     def date_form(self) -> str:
-        """The plant's form of a date written as text (TEXT_DATE_FORMS), '' for ISO."""
-        if self.kind != "date":
+        """The plant's form of a date written as text (TEXT_DATE_FORMS), alone or before a
+        time ('24/11/2026 07:05'); '' for ISO."""
+        if self.kind not in ("date", "datetime"):
             return ""
-        texts = [str(v).strip() for v in self.values]
-        return next((name for name, pattern in TEXT_DATE_FORMS.items()
-                     if _all(texts, lambda t, p=pattern: _is_day(p, t))), "")
+        return _plant_form([str(v).strip() for v in self.values])
 
     @property
     def real_days(self) -> bool:
@@ -95,11 +94,22 @@ def _is_day(pattern: re.Pattern[str], text: str) -> bool:
     return 1 <= day <= 31 and 1 <= month <= 12
 
 
+def _plant_form(texts: Sequence[str]) -> str:
+    """The one form of TEXT_DATE_FORMS every text's date is in, alone or before a time of
+    day after a space; '' for none."""
+    days = [t.split(" ", 1)[0] for t in texts]
+    clocks = [t.split(" ", 1)[1] for t in texts if " " in t]
+    if clocks and (len(clocks) < len(texts) or not _all(clocks, _TIME_TEXT.fullmatch)):
+        return ""
+    return next((name for name, pattern in TEXT_DATE_FORMS.items()
+                 if _all(days, lambda t, p=pattern: _is_day(p, t))), "")
+
+
 def _text_kind(texts: Sequence[str]) -> str:
-    if _all(texts, _DATETIME_TEXT.fullmatch):
+    if _all(texts, _DATETIME_TEXT.fullmatch) or (
+            _plant_form(texts) and all(" " in t for t in texts)):
         return "datetime"
-    if _all(texts, _DATE_TEXT.fullmatch) or any(
-            _all(texts, lambda t, p=p: _is_day(p, t)) for p in TEXT_DATE_FORMS.values()):
+    if _all(texts, _DATE_TEXT.fullmatch) or _plant_form(texts):
         return "date"
     if _all(texts, _TIME_TEXT.fullmatch):
         return "time"
