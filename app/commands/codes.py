@@ -21,8 +21,9 @@ from .words import Words, split_name
 # The way in and the way out, as weighbridge programs code them: one letter (matching's
 # WAY_LETTERS) or a word (matching's DIRECTIONS, which also orders a gross and a tare).
 WAY_CODES = WAY_LETTERS + tuple(DIRECTIONS.items())
-# The values a status column voids a ticket with (compared without case).
-VOID_CODES = ("X", "V", "C", "D", "BATAL", "DIBATALKAN", "BTL", "VOID", "VOIDED", "CANCEL",
+# The values a status column voids a ticket with (compared without case); of single letters
+# only X and V (C and D are as often closed and done).
+VOID_CODES = ("X", "V", "BATAL", "DIBATALKAN", "BTL", "VOID", "VOIDED", "CANCEL",
               "CANCELED", "CANCELLED", "CNL", "DEL", "DELETED", "HAPUS", "DIHAPUS")
 VOID = "batal"  # the concept of a name that says a row is void (IsDeleted, TglBatal, VoidDate)
 STATUS = "status"  # the concept of a status column's name
