@@ -15,6 +15,8 @@ the hints that must not mislead and SQLite's missing schemas.
 
 from __future__ import annotations
 
+import dataclasses
+import datetime as dt
 import os
 import re
 import shutil
@@ -27,6 +29,13 @@ import pytest
 
 from app import create_app
 from app.commands.mapping import WORDS_FILE, read_words
+from app.commands.mapping import draft as draft_text
+from app.commands.matching import Column
+from app.commands.sampling import profile
+from app.commands.words import load_words
+from app.database.sqltext import todo_fields
+from app.model.collections import COLLECTIONS
+from app.model.schemas import Integer
 from app.model.tables import column_types
 from app.ops.config import SHIPPED_SQL_DIR
 from tests import mssql
@@ -34,6 +43,7 @@ from tests.conftest import FILE_ENGINES, database_settings
 from tests.contract import PRODUCTION, WEIGHING, expected
 from tests.postgres import READER, Cluster, insert_rows
 from tests.servers import JEMBATAN, ROOT
+from tests.tsql_rules import violations
 
 TABLE = "TBL_TIMBANG"
 # The site's columns: (name, type on SQLite, on PostgreSQL, on SQL Server, the field it should
@@ -1141,8 +1151,6 @@ def test_text_dates_on_each_engine(request: pytest.FixtureRequest, engine: str,
     """A date a plant keeps as text, in each form it writes, read by the draft as that date
     on every engine (on SQL Server a form Babelfish reads alike: not CONVERT's style 103,
     which it ignores)."""
-    import datetime as dt  # noqa: PLC0415
-
     days = [dt.date.fromisoformat(d) for d in TEXT_DATE_DAYS]
     rows = [{"ID": n, "TGL_DT1": day.strftime(TEXT_FORMS[form]), "JAM_DT1": "07:05:00"}
             for n, day in enumerate(days, 1)]
@@ -1210,16 +1218,6 @@ def test_the_cancelled_condition_is_proposed_from_the_values(
     """A record without the cancelled field: the proposal is a TODO in the header. A record
     with it (once the weighing shape has it): its line, marked TODO for the plant to
     confirm, which check-sql counts as a field still to map."""
-    import dataclasses  # noqa: PLC0415
-
-    from app.commands.mapping import draft as draft_text  # noqa: PLC0415
-    from app.commands.matching import Column  # noqa: PLC0415
-    from app.commands.sampling import profile  # noqa: PLC0415
-    from app.commands.words import load_words  # noqa: PLC0415
-    from app.database.sqltext import todo_fields  # noqa: PLC0415
-    from app.model.collections import COLLECTIONS  # noqa: PLC0415
-    from app.model.schemas import Integer  # noqa: PLC0415
-
     rows = [{"ID": n, column: v} for n, v in enumerate(values, 1)]
     database, _ = plant_database(None, "sqlite3", tmp_path, "TIMBANG",  # type: ignore[arg-type]
                                  [("ID", "INTEGER", "", ""), (column, kind, "", "")], rows)
@@ -1281,13 +1279,6 @@ def test_a_gross_and_a_tare_ordered_by_a_one_letter_direction(
 def test_the_mill_drafted_for_sql_server_is_sql_server_2008_r2() -> None:
     """The draft's main text of the mill (text dates, casts, the NULLs of each type) uses
     nothing SQL Server 2008 R2 lacks (tests/tsql_rules.py, as every shipped query)."""
-    from app.commands.mapping import draft as draft_text  # noqa: PLC0415
-    from app.commands.matching import Column  # noqa: PLC0415
-    from app.commands.sampling import profile  # noqa: PLC0415
-    from app.commands.words import load_words  # noqa: PLC0415
-    from app.model.collections import COLLECTIONS  # noqa: PLC0415
-    from tests.tsql_rules import violations  # noqa: PLC0415
-
     transactions = next(c for c in COLLECTIONS if c.name == "transactions")
     columns = [Column(name, sql_server, profile([row[name] for row in MILL_ROWS]))
                for name, _, _, sql_server in MILL_COLUMNS]
@@ -1302,8 +1293,6 @@ def test_a_text_date_and_time_in_one_column_on_each_engine(
         request: pytest.FixtureRequest, engine: str, tmp_path: Path, form: str) -> None:
     """A weighing's moment kept as one text, the date in a plant's form and the time after
     it ('24/11/2026 07:05:09'), fills the date and the time of its pair on every engine."""
-    import datetime as dt  # noqa: PLC0415
-
     moments = [dt.datetime.fromisoformat(f"{d} {t}") for d, t in zip(
         TEXT_DATE_DAYS, ["07:05:09", "23:59:59", "00:00:01"], strict=True)]
     rows = [{"ID": n, "WAKTU_MASUK": m.strftime(TEXT_FORMS[form] + " %H:%M:%S")}
