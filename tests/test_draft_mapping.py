@@ -11,6 +11,14 @@ issue's TBL_TIMBANG, an English-named weighbridge table and a batching table, dr
 every engine against the mapping a person would write for them, written out here; the
 share the draft got right is asserted (MEASURED). A site's own words file, a malformed one,
 the hints that must not mislead and SQLite's missing schemas.
+
+SQL Server's types first (issue 40): the mill's vendor table (a DATETIME named like a weight,
+a text date dd/mm/yyyy and a text time hh:mm, a numbered pair, a direction T/K, a status
+I/S/X, the plant's code) drafted and served on every engine; each text date form, alone and
+with a time in one text, read as its date on every engine (on the T-SQL server a form
+Babelfish and SQL Server read alike); the SQL Server draft checked for 2008 R2; no weight as
+a date's hint; a gross and a tare ordered by a one-letter direction; the cancelled condition
+proposed from a status, a stamp and a flag.
 """
 
 from __future__ import annotations
