@@ -26,6 +26,17 @@ TOTAL_AT_LEAST = 80.0  # per cent of the mappable fields, over the corpus
 TABLE_AT_LEAST = 60.0  # per cent, every table
 
 Form = str | dict[str, Any]  # a source as the expected file writes it
+# A date written as text in a plant's format (`{ date_of = "X", text = "dd/mm/yyyy" }`), as
+# SQLite reads it: its parts cut out into ISO order (two-digit years are of this century).
+TEXT_DATES = {
+    "dd/mm/yyyy": "date(substr({0}, 7, 4) || '-' || substr({0}, 4, 2) || '-' || substr({0}, 1, 2))",
+    "dd-mm-yyyy": "date(substr({0}, 7, 4) || '-' || substr({0}, 4, 2) || '-' || substr({0}, 1, 2))",
+    "yyyymmdd": "date(substr({0}, 1, 4) || '-' || substr({0}, 5, 2) || '-' || substr({0}, 7, 2))",
+    "dd/mm/yy": "date('20' || substr({0}, 7, 2) || '-' || substr({0}, 4, 2) || '-' || "
+                "substr({0}, 1, 2))",
+    "dd-mm-yy": "date('20' || substr({0}, 7, 2) || '-' || substr({0}, 4, 2) || '-' || "
+                "substr({0}, 1, 2))",
+}
 
 
 @dataclass(frozen=True)
@@ -187,6 +198,8 @@ def render(form: Form) -> list[str]:
         return []
     for part in ("date", "time"):
         inner = form.get(f"{part}_of")
+        if inner is not None and "text" in form:
+            return [TEXT_DATES[form["text"]].format(text) for text in render(inner)]
         if inner is not None:
             epoch = ", 'unixepoch', 'localtime'" if form.get("epoch") else ""
             return [f"{part}({text}{epoch})" for text in render(inner)]

@@ -338,8 +338,12 @@ def convert(value: Any, sql_type: str) -> Any:
 
 def cast_type(sql_type: str) -> str:
     """What a parameter is CAST to for a PostgreSQL column: its type, less a VARCHAR's length
-    (a CAST would cut a longer text short where the INSERT refuses it)."""
-    return sql_type.split("(")[0].strip() if "CHAR" in sql_type.upper() else sql_type
+    (a CAST would cut a longer text short where the INSERT refuses it); a CHAR(n)'s is
+    VARCHAR, as a CHAR without its length is one character long."""
+    if "CHAR" not in sql_type.upper():
+        return sql_type
+    base = sql_type.split("(")[0].strip()
+    return "VARCHAR" if base.upper() in ("CHAR", "CHARACTER", "NCHAR") else base
 
 
 def insert_rows(cursor: Any, target: str, columns: Mapping[str, str],

@@ -11,10 +11,20 @@ issue's TBL_TIMBANG, an English-named weighbridge table and a batching table, dr
 every engine against the mapping a person would write for them, written out here; the
 share the draft got right is asserted (MEASURED). A site's own words file, a malformed one,
 the hints that must not mislead and SQLite's missing schemas.
+
+SQL Server's types first (issue 40): the mill's vendor table (a DATETIME named like a weight,
+a text date dd/mm/yyyy and a text time hh:mm, a numbered pair, a direction T/K, a status
+I/S/X, the plant's code) drafted and served on every engine; each text date form, alone and
+with a time in one text, read as its date on every engine (on the T-SQL server a form
+Babelfish and SQL Server read alike); the SQL Server draft checked for 2008 R2; no weight as
+a date's hint; a gross and a tare ordered by a one-letter direction; the cancelled condition
+proposed from a status, a stamp and a flag.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import datetime as dt
 import os
 import re
 import shutil
@@ -27,6 +37,13 @@ import pytest
 
 from app import create_app
 from app.commands.mapping import WORDS_FILE, read_words
+from app.commands.mapping import draft as draft_text
+from app.commands.matching import Column
+from app.commands.sampling import profile
+from app.commands.words import load_words
+from app.database.sqltext import todo_fields
+from app.model.collections import COLLECTIONS
+from app.model.schemas import Integer
 from app.model.tables import column_types
 from app.ops.config import SHIPPED_SQL_DIR
 from tests import mssql
@@ -34,6 +51,7 @@ from tests.conftest import FILE_ENGINES, database_settings
 from tests.contract import PRODUCTION, WEIGHING, expected
 from tests.postgres import READER, Cluster, insert_rows
 from tests.servers import JEMBATAN, ROOT
+from tests.tsql_rules import violations
 
 TABLE = "TBL_TIMBANG"
 # The site's columns: (name, type on SQLite, on PostgreSQL, on SQL Server, the field it should
@@ -587,10 +605,10 @@ def test_the_hints_do_not_mislead(tmp_path: Path) -> None:
         "tgl_create": ('date("TGL_INPUT")', "trade word (TGL_INPUT), its date part"),
         "tgl_dt1": ("NULL", "TODO no column near it"),
         # TGL_KELUAR is a time here: no date, so the date is left to a person, who is
-        # told why; its parts (tgl, keluar) name dt2, and a time fills the pair's time.
+        # told why; its parts (tgl, keluar) name dt2, and its type, a time, the pair's time.
         "tgl_dt2": ("NULL", 'TODO "TGL_KELUAR" is a trade word for it, but its type TIME '
                             'may not fit: check its values'),
-        "jam_dt2": ('"TGL_KELUAR"', "parts (tgl+keluar)"),
+        "jam_dt2": ('"TGL_KELUAR"', "parts (tgl+keluar) of a TIME"),
         "weigh1": ('"BERAT_MASUK"', 'trade word (BERAT_MASUK); also a word for it: "BRUTO"'),
         # its parts name weigh2, but text is no weight unless its values are numbers
         "weigh2": ("NULL", 'TODO "BeratKeluar2" is named for it by its parts '
@@ -999,3 +1017,310 @@ def test_a_code_whose_values_are_names_is_flagged(tmp_path: Path) -> None:
                        "Rejeki', sampled), not codes: a code column elsewhere would fit "
                        "better"),
         ('"Material"', "parts (material)"))
+
+
+# -- SQL Server's types first: the mill of issue 40 --------------------------------------------
+
+# A palm-oil mill's vendor table as SQL Server keeps it: an INT key, a blank-padded CHAR(12)
+# ticket, the weigh-in as one DATETIME named like a weight (dTimbang1: d + timbang 1), the
+# weigh-out as text dd/mm/yyyy and hh:mm, the weighings' operators as a numbered pair, a
+# direction code T/K, a status I/S/X and the plant's code.
+MILL = "TIKET"
+_CHAR = {n: (f"CHAR({n})", f"CHAR({n})", f"char({n})") for n in (1, 4, 5, 10, 12)}
+_VARCHAR = ("VARCHAR(12)", "VARCHAR(12)", "varchar(12)")
+_NUMERIC = ("NUMERIC(10,0)", "NUMERIC(10,0)", "numeric(10,0)")
+MILL_COLUMNS: Spec = [
+    ("nID", "INTEGER", "INTEGER", "int"), ("cNoTiket", *_CHAR[12]), ("KdSite", *_CHAR[4]),
+    ("cArah", *_CHAR[1]), ("cNoPol", *_VARCHAR), ("nBrt1", *_NUMERIC), ("nBrt2", *_NUMERIC),
+    ("dTimbang1", *DATETIME), ("cTglKeluar", *_CHAR[10]), ("cJamKeluar", *_CHAR[5]),
+    ("UserID1", *_VARCHAR), ("UserID2", *_VARCHAR), ("cStatus", *_CHAR[1])]
+_MILL_NAMES = [name for name, *_ in MILL_COLUMNS]
+MILL_ROWS = [dict(zip(_MILL_NAMES, row, strict=True)) for row in [
+    (1, "T26110001", "PKS1", "T", "BK 1234 ABC", 18420, 6110, "2026-11-24 07:05:12",
+     "24/11/2026", "07:41", "rina", "budi", "S"),
+    (2, "K26110001", "PKS1", "K", "BK 9017 XA", 9840, 33650, "2026-11-24 23:50:10",
+     "25/11/2026", "00:20", "budi", "rina", "S"),
+    (3, "T26110002", "PKS1", "T", "BK 5678 DEF", 17960, 6020, "2026-11-25 10:15:00",
+     "25/11/2026", "10:49", "rina", "rina", "X"),
+    (4, "K26110002", "PKS1", "K", "BK 8823 XB", 9910, 34120, "2026-12-05 08:00:00",
+     "05/12/2026", "08:31", "budi", "budi", "S"),
+    (5, "T26110003", "PKS1", "T", "BK 2207 AG", 17350, None, "2026-12-05 15:45:00",
+     None, None, "budi", None, "I"),
+]]
+# The catalog's name of the DATETIME column's type, as each engine reports it.
+MILL_DATETIME = {"sqlite3": "DATETIME", "odbc": "DATETIME",
+                 "postgresql": "timestamp without time zone", "mssql": "datetime"}
+# dd/mm/yyyy read as a date, in each engine's words (app/commands/dates.py).
+MILL_TEXT_DATE = {
+    "sqlite3": "date(substr(\"cTglKeluar\", 7, 4) || '-' || substr(\"cTglKeluar\", 4, 2) || "
+               "'-' || substr(\"cTglKeluar\", 1, 2))",
+    "postgresql": "to_date(\"cTglKeluar\", 'DD/MM/YYYY')",
+    "mssql": 'CONVERT(date, SUBSTRING("cTglKeluar", 7, 4) + SUBSTRING("cTglKeluar", 4, 2) + '
+             'SUBSTRING("cTglKeluar", 1, 2), 112)',
+}
+
+
+def mill_expected(engine: str) -> dict[str, tuple[str, str]]:
+    """What the draft says for the mill's fields: each its SQL and its comment."""
+    sqlite = engine in FILE_ENGINES
+
+    def part(how: str, column: str) -> str:
+        return f'{how}("{column}")' if sqlite else f'CAST("{column}" AS {how})'
+
+    return {
+        "id": ('"nID"', "parts (n+id)"),
+        "recno": ('"cNoTiket"', "parts (c+no+tiket)"),
+        "vehno": ('"cNoPol"', "parts (c+no+pol)"),
+        "weigh1": ('"nBrt1"', "parts (n+brt+1)"),
+        "weigh2": ('"nBrt2"', "parts (n+brt+2)"),
+        "tgl_dt1": (part("date", "dTimbang1"),
+                    f"parts (d+timbang+1) of a {MILL_DATETIME[engine]}, its date part"),
+        "jam_dt1": (part("time", "dTimbang1"), 'time part of "dTimbang1", the datetime of '
+                                               "tgl_dt1"),
+        "tgl_dt2": (MILL_TEXT_DATE["sqlite3" if sqlite else engine],
+                    "parts (c+tgl+keluar) (text: '24/11/2026', sampled), read as dd/mm/yyyy; "
+                    "no index serves a date read from text (docs/adapting.md \"Dates kept as "
+                    "text\")"),
+        "jam_dt2": (part("time", "cJamKeluar"), "parts (c+jam+keluar) (text: '07:41', "
+                                                "sampled)"),
+        "operator1": ('"UserID1"', "parts (user+id+1)"),
+        "operator2": ('"UserID2"', 'numbered pair of "UserID1" (operator1)'),
+    }
+
+
+def mill_record(engine: str, row: dict[str, Any]) -> dict[str, Any]:
+    """The record served for a row of the mill: the weigh-out's text read as a date; the
+    CHAR(12) ticket padded with blanks where the engine pads (not SQLite, which has no CHAR
+    type)."""
+    day, clock = row["dTimbang1"].split()
+    recno = row["cNoTiket"] if engine in FILE_ENGINES else row["cNoTiket"].ljust(12)
+    out = row["cTglKeluar"]
+    return expected("transactions", {
+        "id": row["nID"], "recno": recno, "vehno": row["cNoPol"],
+        "weigh1": row["nBrt1"], "weigh2": row["nBrt2"], "tgl_dt1": day, "jam_dt1": clock,
+        "tgl_dt2": None if out is None else "-".join(reversed(out.split("/"))),
+        "jam_dt2": None if row["cJamKeluar"] is None else row["cJamKeluar"] + ":00",
+        "operator1": row["UserID1"], "operator2": row["UserID2"]})
+
+
+def test_a_mill_table_of_sql_server_types(request: pytest.FixtureRequest, engine: str,
+                                          tmp_path: Path) -> None:
+    """Issue 40's mill: the DATETIME named like a weight is the weigh-in's moment, split into
+    its date and time; the weigh-out's text date is read as dd/mm/yyyy in the engine's words
+    and its text time as a time; UserID2 goes with UserID1; the plant's code is offered for
+    location on a TODO line only; the direction and the status are named in the header.
+    Served as drafted, each record and each day's range is the rows' own."""
+    database, schema = plant_database(request, engine, tmp_path, MILL, MILL_COLUMNS, MILL_ROWS)
+    done = draft(database, f"{schema}.{MILL}" if schema else MILL, "--collection",
+                 "transactions")
+    assert done.exit_code == 0, done.output
+    text = done.output
+    lines = selected(text)
+    want = mill_expected(engine)
+    assert {f: lines[f] for f in want} == want
+    assert lines["location"][1] == (
+        "TODO \"KdSite\" ('PKS1', sampled) names the plant, not a place in it: map it only "
+        "where each of the site's locations is a plant of its own")
+    assert all(note.startswith("TODO") for f, (_, note) in lines.items() if f not in want)
+    assert "-- Direction: \"cArah\" says which way each truck went ('T' in, 'K' out, " \
+        "sampled). A record\n" in text
+    assert "-- Cancelled: \"cStatus\" holds 'S', 'X', 'I' (sampled): 'X', the rare one, reads " \
+        "as a void\n-- code. TODO: once the record has the cancelled field, give it as CASE " \
+        "WHEN \"cStatus\" = 'X'\n-- THEN 1 ELSE 0 END AS \"cancelled\"" in text
+
+    sql_dir = tmp_path / "site-sql"
+    shutil.copytree(SHIPPED_SQL_DIR, sql_dir)
+    settled = "\n".join(line.split(" -- TODO")[0] for line in text.splitlines()) + "\n"
+    (sql_dir / "transactions.sql").write_text(settled, encoding="utf-8")
+    app = create_app({"database": database | {"sql_dir": str(sql_dir)},
+                      "collections": {"serve": ["transactions"]}})
+    checked = app.test_cli_runner().invoke(args=["check-sql", "transactions"])
+    assert checked.exit_code == 0, checked.output
+    client = app.test_client()
+    records = [mill_record(engine, row) for row in MILL_ROWS]
+    response = client.get("/transactions")
+    assert (response.status_code, response.get_json()) == (200, records)
+    for day in ("2026-11-24", "2026-11-25", "2026-12-05"):
+        for on, field in (("dt1", "tgl_dt1"), ("dt2", "tgl_dt2")):
+            ranged = client.get(f"/transactions/date/{day}/00:00/{day}/23:59:59?on={on}")
+            assert ranged.get_json() == [r for r in records if r[field] == day], (day, on)
+
+
+# The day each text form writes, with a day above 12 and one below (a month read for a day
+# is then caught) and a year's last day.
+TEXT_DATE_DAYS = ["2026-11-24", "2026-01-05", "2025-12-31"]
+TEXT_FORMS = {"dd/mm/yyyy": "%d/%m/%Y", "dd-mm-yyyy": "%d-%m-%Y", "yyyymmdd": "%Y%m%d",
+              "dd/mm/yy": "%d/%m/%y", "dd-mm-yy": "%d-%m-%y"}
+
+
+@pytest.mark.parametrize("form", list(TEXT_FORMS))
+def test_text_dates_on_each_engine(request: pytest.FixtureRequest, engine: str,
+                                   tmp_path: Path, form: str) -> None:
+    """A date a plant keeps as text, in each form it writes, read by the draft as that date
+    on every engine (on SQL Server a form Babelfish reads alike: not CONVERT's style 103,
+    which it ignores)."""
+    days = [dt.date.fromisoformat(d) for d in TEXT_DATE_DAYS]
+    rows = [{"ID": n, "TGL_DT1": day.strftime(TEXT_FORMS[form]), "JAM_DT1": "07:05:00"}
+            for n, day in enumerate(days, 1)]
+    database, schema = plant_database(request, engine, tmp_path, "TIMBANG",
+                                      _ints("ID") + [("TGL_DT1", *_CHAR[10]),
+                                                     ("JAM_DT1", "CHAR(8)", "CHAR(8)",
+                                                      "char(8)")], rows)
+    done = draft(database, f"{schema}.TIMBANG" if schema else "TIMBANG", "--collection",
+                 "transactions")
+    assert done.exit_code == 0, done.output
+    assert selected(done.output)["tgl_dt1"][1].endswith(f"read as {form}; no index serves a "
+                                                        f"date read from text (docs/adapting"
+                                                        f".md \"Dates kept as text\")")
+    sql_dir = tmp_path / "site-sql"
+    shutil.copytree(SHIPPED_SQL_DIR, sql_dir)
+    settled = "\n".join(line.split(" -- TODO")[0] for line in done.output.splitlines())
+    (sql_dir / "transactions.sql").write_text(settled + "\n", encoding="utf-8")
+    app = create_app({"database": database | {"sql_dir": str(sql_dir)},
+                      "collections": {"serve": ["transactions"]}})
+    response = app.test_client().get("/transactions?fields=id,tgl_dt1")
+    assert (response.status_code, response.get_json()) == (
+        200, [{"id": n, "tgl_dt1": day} for n, day in enumerate(TEXT_DATE_DAYS, 1)])
+
+
+def test_a_date_hint_never_names_a_weight(tmp_path: Path) -> None:
+    """Types decide before a name's parts: the weights numbered like the weighings are no
+    hint for their dates (the issue saw tgl_dt1 -> "nBrt1"), a DATETIME no weight's."""
+    database = _sqlite_table(tmp_path / "plant.sqlite3", "TIMBANG", {
+        "nBrt1": "NUMERIC(10,0)", "nBrt2": "NUMERIC(10,0)", "WaktuBerat": "DATETIME"})
+    done = draft(database, "TIMBANG", "--collection", "transactions")
+    assert done.exit_code == 0, done.output
+    lines = selected(done.output)
+    assert {f: lines[f] for f in ("weigh1", "weigh2", "tgl_dt1", "jam_dt1", "tgl_dt2")} == {
+        "weigh1": ('"nBrt1"', "parts (n+brt+1)"),
+        "weigh2": ('"nBrt2"', "parts (n+brt+2)"),
+        "tgl_dt1": ('date("WaktuBerat")', "parts (waktu+berat), its date part"),
+        "jam_dt1": ('time("WaktuBerat")', 'time part of "WaktuBerat", the datetime of '
+                                          "tgl_dt1"),
+        "tgl_dt2": ("NULL", "TODO no column near it"),
+    }
+
+
+# A status's void code, a void stamp, a void flag: the condition the draft proposes for each.
+VOIDS = [
+    ("cStatus", "CHAR(1)", ["S", "S", "X", "I"],
+     "CASE WHEN \"cStatus\" = 'X' THEN 1 ELSE 0 END",
+     "\"cStatus\" holds 'S', 'X', 'I' (sampled): 'X', the rare one, reads as a void code"),
+    ("Keadaan", "VARCHAR(10)", ["AKTIF", "BATAL", "AKTIF"],
+     "CASE WHEN \"Keadaan\" = 'BATAL' THEN 1 ELSE 0 END",
+     "\"Keadaan\" holds 'AKTIF', 'BATAL' (sampled): 'BATAL', the rare one, reads as a void code"),
+    ("DeletedAt", "DATETIME", [None, "2026-11-24 08:00:00", None],
+     "CASE WHEN \"DeletedAt\" IS NOT NULL THEN 1 ELSE 0 END",
+     "\"DeletedAt\", a stamp named for a void, is set on a void ticket"),
+    ("IsCancel", "BIT", [0, 0, 1],
+     "CASE WHEN \"IsCancel\" = 1 THEN 1 ELSE 0 END",
+     "\"IsCancel\", a flag named for a void, is 1 on a void ticket"),
+]
+
+
+@pytest.mark.parametrize(("column", "kind", "values", "sql", "note"), VOIDS,
+                         ids=[v[0] for v in VOIDS])
+def test_the_cancelled_condition_is_proposed_from_the_values(
+        tmp_path: Path, column: str, kind: str, values: list[Any], sql: str,
+        note: str) -> None:
+    """A record without the cancelled field: the proposal is a TODO in the header. A record
+    with it (once the weighing shape has it): its line, marked TODO for the plant to
+    confirm, which check-sql counts as a field still to map."""
+    rows = [{"ID": n, column: v} for n, v in enumerate(values, 1)]
+    database, _ = plant_database(None, "sqlite3", tmp_path, "TIMBANG",  # type: ignore[arg-type]
+                                 [("ID", "INTEGER", "", ""), (column, kind, "", "")], rows)
+    done = draft(database, "TIMBANG", "--collection", "transactions")
+    assert done.exit_code == 0, done.output
+    header = " ".join(line[3:] for line in done.output.splitlines()
+                      if line.startswith("-- "))
+    assert (f"Cancelled: {note}. TODO: once the record has the cancelled field, give it as "
+            f"{sql} AS \"cancelled\", with the void code confirmed by the plant.") in header
+
+    transactions = next(c for c in COLLECTIONS if c.name == "transactions")
+    if "cancelled" in transactions.fields:  # the field has come: the draft's own record
+        with_field = transactions
+    else:
+        schema = type("WithCancelled", (transactions.schema,),
+                      {"cancelled": Integer(allow_none=True)})
+        with_field = dataclasses.replace(transactions, schema=schema)
+    columns = [Column("ID", "INTEGER", profile([r["ID"] for r in rows])),
+               Column(column, kind, profile([r[column] for r in rows]))]
+    text = draft_text(with_field, "", "TIMBANG", columns, "sqlite", load_words(tmp_path),
+                      len(rows))
+    line = next(line for line in text.splitlines() if 'AS "cancelled"' in line)
+    assert line.strip().rstrip(",").startswith(f'{sql} AS "cancelled"')
+    assert line.split(" -- ", 1)[1].rstrip() == ("TODO confirm the void code with the plant: "
+                                                 f"{note}")
+    assert "Cancelled:" not in text
+    assert "cancelled" in todo_fields(text)
+
+
+def test_a_gross_and_a_tare_ordered_by_a_one_letter_direction(
+        request: pytest.FixtureRequest, engine: str, tmp_path: Path) -> None:
+    """A gross and a tare beside a direction coded T/K (terima/kirim): weigh1 is the tare
+    of a dispatch (K: the truck came in empty), the gross of a receipt; served, by=direction
+    answers out for the dispatch."""
+    rows = [{"ID": 1, "Bruto": 18420.0, "Tara": 6110.0, "cArah": "T"},
+            {"ID": 2, "Bruto": 33650.0, "Tara": 9840.0, "cArah": "K"}]
+    database, schema = plant_database(request, engine, tmp_path, "TIMBANG",
+                                      _ints("ID") + [(n, *WEIGHT) for n in ("Bruto", "Tara")]
+                                      + [("cArah", *_CHAR[1])], rows)
+    done = draft(database, f"{schema}.TIMBANG" if schema else "TIMBANG", "--collection",
+                 "transactions")
+    assert done.exit_code == 0, done.output
+    lines = selected(done.output)
+    case = "CASE WHEN \"cArah\" IN ('K') THEN \"{}\" ELSE \"{}\" END"
+    assert (lines["weigh1"][0], lines["weigh2"][0]) == (case.format("Tara", "Bruto"),
+                                                        case.format("Bruto", "Tara"))
+    sql_dir = tmp_path / "site-sql"
+    shutil.copytree(SHIPPED_SQL_DIR, sql_dir)
+    settled = "\n".join(line.split(" -- TODO")[0] for line in done.output.splitlines())
+    (sql_dir / "transactions.sql").write_text(settled + "\n", encoding="utf-8")
+    app = create_app({"database": database | {"sql_dir": str(sql_dir)},
+                      "collections": {"serve": ["transactions"]}})
+    response = app.test_client().get("/transactions?fields=id,weigh1,weigh2")
+    assert (response.status_code, response.get_json()) == (200, [
+        {"id": 1, "weigh1": 18420.0, "weigh2": 6110.0},
+        {"id": 2, "weigh1": 9840.0, "weigh2": 33650.0}])
+
+
+def test_the_mill_drafted_for_sql_server_is_sql_server_2008_r2() -> None:
+    """The draft's main text of the mill (text dates, casts, the NULLs of each type) uses
+    nothing SQL Server 2008 R2 lacks (tests/tsql_rules.py, as every shipped query)."""
+    transactions = next(c for c in COLLECTIONS if c.name == "transactions")
+    columns = [Column(name, sql_server, profile([row[name] for row in MILL_ROWS]))
+               for name, _, _, sql_server in MILL_COLUMNS]
+    text = draft_text(transactions, "dbo", MILL, columns, None, load_words(SHIPPED_SQL_DIR),
+                      len(MILL_ROWS))
+    assert MILL_TEXT_DATE["mssql"] + ' AS "tgl_dt2"' in text
+    assert violations("SELECT\n" + text.split("\nSELECT\n", 1)[1]) == []
+
+
+@pytest.mark.parametrize("form", list(TEXT_FORMS))
+def test_a_text_date_and_time_in_one_column_on_each_engine(
+        request: pytest.FixtureRequest, engine: str, tmp_path: Path, form: str) -> None:
+    """A weighing's moment kept as one text, the date in a plant's form and the time after
+    it ('24/11/2026 07:05:09'), fills the date and the time of its pair on every engine."""
+    moments = [dt.datetime.fromisoformat(f"{d} {t}") for d, t in zip(
+        TEXT_DATE_DAYS, ["07:05:09", "23:59:59", "00:00:01"], strict=True)]
+    rows = [{"ID": n, "WAKTU_MASUK": m.strftime(TEXT_FORMS[form] + " %H:%M:%S")}
+            for n, m in enumerate(moments, 1)]
+    text19 = ("VARCHAR(19)", "VARCHAR(19)", "varchar(19)")
+    database, schema = plant_database(request, engine, tmp_path, "TIMBANG",
+                                      _ints("ID") + [("WAKTU_MASUK", *text19)], rows)
+    done = draft(database, f"{schema}.TIMBANG" if schema else "TIMBANG", "--collection",
+                 "transactions")
+    assert done.exit_code == 0, done.output
+    lines = selected(done.output)
+    assert lines["tgl_dt1"][1].startswith("trade word (WAKTU_MASUK), its date part (text: ")
+    assert lines["jam_dt1"][1] == ('time part of "WAKTU_MASUK", the datetime of tgl_dt1')
+    sql_dir = tmp_path / "site-sql"
+    shutil.copytree(SHIPPED_SQL_DIR, sql_dir)
+    settled = "\n".join(line.split(" -- TODO")[0] for line in done.output.splitlines())
+    (sql_dir / "transactions.sql").write_text(settled + "\n", encoding="utf-8")
+    app = create_app({"database": database | {"sql_dir": str(sql_dir)},
+                      "collections": {"serve": ["transactions"]}})
+    response = app.test_client().get("/transactions?fields=id,tgl_dt1,jam_dt1")
+    assert (response.status_code, response.get_json()) == (200, [
+        {"id": n, "tgl_dt1": m.date().isoformat(), "jam_dt1": m.time().isoformat()}
+        for n, m in enumerate(moments, 1)])

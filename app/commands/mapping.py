@@ -10,12 +10,20 @@ is the same but for case; else but for case, underscores, spaces and hyphens (`T
 it (`NOPOL` for vehno, `BERAT_MASUK` or `BRUTO` for weigh1): the table of
 `draft-words.toml` (app/commands/words.py), shipped in sql/ and extended by a file of that name in
 the site's sql_dir; else by the parts of its name (`WaktuTimbang1`: waktu, timbang, 1);
-else by its values (a registration for vehno). A column fills a field only where its type
-and sampled values can hold it. Each column serves one field, but for a datetime (or text
-holding date-times) that fills the date of a pair: it fills the pair's time too, cast to
-each part in the engine's text (`CAST("TGL_MASUK" AS date)`, on SQLite
-`date("TGL_MASUK")`). A gross and a tare are ordered by weighing where the table says how;
-a text key's digits give the integer id (app/commands/sampling.py).
+else by its values (a registration for vehno). A column's declared type decides before its
+name's parts: a moment (datetime, date, time) is never a weight and a number never a date
+(matching.by_type; dTimbang1, a DATETIME, is the moment of `timbang 1`), and a column fills a
+field only where its type and sampled values can hold it. A date kept as text in a plant's
+form (`24/11/2026`) is read as that date in the engine's words (app/commands/dates.py);
+numbered pairs go together (UserID2 with UserID1); a plant's code (KdSite) is offered for
+location on its TODO line only; the direction and the status that voids a ticket are read
+from their values (app/commands/codes.py) and said in the header, the status as the
+`cancelled` condition, a TODO line where the record has that field. Each column serves one
+field, but for a datetime (or text holding date-times) that fills the date of a pair: it
+fills the pair's time too, cast to each part in the engine's text
+(`CAST("TGL_MASUK" AS date)`, on SQLite `date("TGL_MASUK")`). A gross and a tare are
+ordered by weighing where the table says how; a text key's digits give the integer id
+(app/commands/sampling.py).
 
 Every line ends with how sure the draft is of it: `-- exact name`, `-- same name but for
 case`, `-- trade word (NOPOL)`, `-- site word (...)`, `-- parts (waktu+timbang+1)`, and
@@ -45,6 +53,8 @@ from ..model.collections import COLLECTIONS, Collection
 from ..model.schemas import Date, Integer, Number, String, Time
 from ..ops.config import SHIPPED_SQL_DIR, ConfigError, load_settings
 from ..ops.config_option import FROM_SETTINGS
+from .codes import Proposal, Way, cancelled, direction
+from .dates import NO_INDEX, text_date_sql, text_time_sql
 from .matching import (
     Column,
     Named,
@@ -65,7 +75,9 @@ from .matching import (
     kind_of,
     match,
     names_beside,
+    numbered_pairs,
     one_date,
+    plant_codes,
     split_pairs,
     text_key_id,
     unix_time,
@@ -132,6 +144,8 @@ class Plan:
         claimed = {normalized(w.text) for listed in section.values() for w in listed}
         by_values(c, columns, self.found,
                   {col.name for col in columns if normalized(col.name) not in claimed})
+        numbered_pairs(c, columns, self.found)
+        plant_codes(c, columns, self.found, refused, words)
         gross_and_tare(c, columns, self.found, words, dialect)
         split_pairs(c, self.found)
         date_from_time(c, self.found)
@@ -142,6 +156,10 @@ class Plan:
         codes_that_are_names(c, self.found)
         self.refused = {f: r for f, r in refused.items() if f not in self.found}
         self.names: list[Named] = names_beside(c, self.found, columns, words)
+        used = {p.column.name for p in self.found.values()} | {
+            name for p in self.found.values() for name in p.uses}
+        self.way = direction(columns, used)
+        self.cancelled = cancelled(columns, used, words)
 
 
 def plan(c: Collection, columns: Sequence[Column], words: Words | None = None
@@ -165,18 +183,29 @@ def _source(c: Collection, field: str, pick: Pick, dialect: str | None) -> str:
         part = "date" if kind is Date else "time"
         if is_epoch(column):  # only on SQLite (unix_time): the servers share no text
             return f"{part}({name}, 'unixepoch', 'localtime')"
+        form = column.profile.date_form if is_text(column) else ""
+        if form and kind is Date:
+            return text_date_sql(form, name, dialect, is_datetime(column))
+        if form:
+            return text_time_sql(form, name, dialect)
         if is_datetime(column):
             if dialect == "sqlite":  # SQLite's CAST(... AS date) would make a number of it
                 return f"{part}({name})"
             return f"CAST({name} AS {part})"
-        if is_text(column) and dialect != "sqlite":
-            return f"CAST({name} AS {part})"
+        if is_text(column) and (dialect != "sqlite" or _short_time(column)):
+            return f"{part}({name})" if dialect == "sqlite" else f"CAST({name} AS {part})"
     if kind in (Integer, Number) and is_text(column):
         sql_type = {Integer: "int", Number: "float"}[kind]
         if dialect == "sqlite":
             sql_type = {Integer: "INTEGER", Number: "REAL"}[kind]
         return f"CAST({name} AS {sql_type})"
     return name
+
+
+def _short_time(column: Column) -> bool:
+    """Text times without their seconds (07:41), which SQLite's time() completes."""
+    return column.profile.kind == "time" and all(
+        len(str(v).strip()) == 5 for v in column.profile.values)
 
 
 def _null(c: Collection, field: str, dialect: str | None) -> str:
@@ -202,6 +231,8 @@ def _filled_note(c: Collection, field: str, pick: Pick, spare: Sequence[Column],
             note += f", its {part} part"
         if is_text(column) and column.profile.kind:
             note += f" (text: '{column.profile.example}', sampled)"
+        if is_text(column) and kind is Date and column.profile.date_form:
+            note += f", read as {column.profile.date_form}; {NO_INDEX}"
     elif not pick.sql and kind in (Integer, Number) and is_text(column):
         note += f" (text holding numbers: '{column.profile.example}', sampled)"
     known = {normalized(w.text) for w in words}
@@ -224,6 +255,26 @@ def _todo_note(c: Collection, field: str, plan: Plan, free: Sequence[Column],
 def _wrapped(text: str) -> list[str]:
     return textwrap.wrap(text, 92, initial_indent="-- ", subsequent_indent="-- ",
                          break_on_hyphens=False)
+
+
+CANCELLED = "cancelled"  # the field of a void ticket (docs/adapting.md "Cancelled tickets")
+
+
+def _by_values(c: Collection, way: Way | None, proposal: Proposal | None) -> list[str]:
+    """The header's lines on the columns read by their values: the direction, and the
+    `cancelled` condition where the record has no such field to give it a line."""
+    lines = []
+    if way:
+        name = quote(way.column.name)
+        lines += _wrapped(f"Direction: {name} says which way each truck went ('{way.way_in}' "
+                          f"in, '{way.way_out}' out, sampled). A record has no direction "
+                          f"field: Jembatan works it out from the weights (weigh1 > weigh2 "
+                          f"came in loaded); check that {name} agrees on your rows.")
+    if proposal and CANCELLED not in c.fields:
+        lines += _wrapped(f"Cancelled: {proposal.note}. TODO: once the record has the "
+                          f"{CANCELLED} field, give it as {proposal.sql} AS \"{CANCELLED}\", "
+                          f"with the void code confirmed by the plant.")
+    return lines
 
 
 def _header(c: Collection, target: str, todo: int, unused: Sequence[str],
@@ -284,10 +335,14 @@ def draft(c: Collection, schema: str, table: str, columns: Sequence[Column],
     named = [quote(col.name) + (f" (a word for {word_of[normalized(col.name)]})"
                                 if normalized(col.name) in word_of else "") for col in unused]
     lines = [*_header(c, target, len(todo), named, sampled, unsampled, drafted.names),
-             "SELECT"]
+             *_by_values(c, drafted.way, drafted.cancelled), "SELECT"]
     for n, field in enumerate(c.fields):
         comma = "," if n < len(c.fields) - 1 else ""
-        if field in found:
+        if field == CANCELLED and field not in found and drafted.cancelled:
+            proposal = drafted.cancelled
+            lines.append(f"    {proposal.sql} AS {quote(field)}{comma} -- TODO confirm the "
+                         f"void code with the plant: {proposal.note}")
+        elif field in found:
             pick = found[field]
             note = _filled_note(c, field, pick, unused, section.get(field, []))
             lines.append(f"    {_source(c, field, pick, dialect)} AS {quote(field)}"

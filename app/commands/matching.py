@@ -28,6 +28,10 @@ _DATE_TYPE = re.compile(r"(?i)^date$")
 _TIME_TYPE = re.compile(r"(?i)^time\b")  # time, time(0), time without time zone
 _TEXT_TYPE = re.compile(r"(?i)^(n?(var)?char|n?text|character|varchar2|string|clob)\b")
 _INTEGER_TYPE = re.compile(r"(?i)^(int|integer|bigint|smallint|tinyint|int[248])\b")
+# Declared types of numbers (SQL Server's, PostgreSQL's, SQLite's): never a date, unless its
+# sampled values are seconds since 1970.
+_NUMBER_TYPE = re.compile(r"(?i)^(int|integer|bigint|smallint|tinyint|int[248]|numeric|"
+                          r"decimal|float[48]?|real|double|money|smallmoney|number|bit)\b")
 CLOSEST = 3  # columns named after each TODO
 # Concepts that say what kind of value a column holds, not what it is of: a column that
 # shares only these with a field's patterns (KendaraanID with "id relasi") is no hint.
@@ -40,6 +44,10 @@ DIRECTIONS = {
     "PENERIMAAN": "PENGIRIMAN", "TERIMA": "KIRIM", "BONGKAR": "MUAT", "INCOMING": "OUTGOING",
     "RECEIVE": "DISPATCH", "RECEIVING": "DISPATCHING", "PURCHASE": "SALE",
 }
+# The way in and the way out coded in one letter (terima/kirim, masuk/keluar, in/out,
+# beli/jual, receive/dispatch): a column says a direction only where its sample holds both
+# letters of one pair (a column of `I` alone, or `I`/`S`/`X`, is no direction).
+WAY_LETTERS = (("T", "K"), ("M", "K"), ("I", "O"), ("B", "J"), ("R", "D"))
 
 
 class Column(NamedTuple):
@@ -123,7 +131,7 @@ def fits(kind: type, column: Column) -> bool:
             return held in ("", "datetime", "time")
         return held == "number"
     dated = bool(_DATE_TYPE.match(t) or _TIME_TYPE.match(t) or DATETIME_TYPES.match(t))
-    numbers = column.profile.kind == "number"
+    numbers = column.profile.kind == "number" or bool(_NUMBER_TYPE.match(t))
     if kind is Date:
         return not _TIME_TYPE.match(t) and (not numbers or is_epoch(column))
     if kind is Time:
@@ -188,6 +196,28 @@ def by_word(c: Collection, columns: Sequence[Column], words: dict[str, list[Word
 
 # -- by the parts of a name -------------------------------------------------------------
 
+def is_number(column: Column) -> bool:
+    """A number by its declared type or its sampled values, not seconds since 1970."""
+    return (bool(_NUMBER_TYPE.match(column.type.strip())) or column.profile.kind == "number") \
+        and not is_dated(column) and not is_epoch(column)
+
+
+def by_type(kind: type, column: Column) -> bool:
+    """Whether a column's type rules a field of this kind out before its name is read: a
+    moment is never a number, a number never a moment."""
+    if kind in (Integer, Number):
+        return is_dated(column)
+    return kind in (Date, Time) and is_number(column)
+
+
+def type_concept(column: Column) -> str | None:
+    """The concept a column's type says its name holds: a moment's (tanggal; jam for a time
+    alone), whatever its parts say (dTimbang1, a DATETIME, is the moment of `timbang 1`)."""
+    if is_time_only(column):
+        return "jam"
+    return "tanggal" if is_dated(column) else None
+
+
 def pattern_fits(pattern: Pattern, concepts: Sequence[str | None]) -> bool:
     held = set(concepts)
     return set(pattern.present) <= held and not set(pattern.absent) & held
@@ -203,6 +233,9 @@ def part_candidates(fields: Sequence[str], columns: Sequence[Column], words: Wor
     for c_pos, column in enumerate(columns):
         parts = split_name(column.name, words.concepts)
         concepts = [words.concepts.get(p) for p in parts]
+        implied = type_concept(column)
+        if implied and implied not in concepts:
+            concepts.append(implied)
         for f_pos, field in enumerate(fields):
             for p_pos, pattern in enumerate(patterns.get(field, [])):
                 if pattern_fits(pattern, concepts):
@@ -233,13 +266,18 @@ def by_parts(c: Collection, columns: Sequence[Column], words: Words,
         if field == NO_FIELD:
             used.add(column.name)
             continue
+        if by_type(kind_of(c, field), column):
+            continue  # its type says what it is: its name's parts do not overrule it
         parts = "+".join(split_name(column.name, words.concepts))
         if not fits(kind_of(c, field), column):
             refused.setdefault(field, []).append(
                 (column, misfit(column, f"named for it by its parts ({parts})")))
             continue
         origin = "site parts" if pattern.site else "parts"
-        found[field] = Pick(column, f"{origin} ({parts})")
+        typed = f" of a {column.type}" if not is_text(column) \
+            and type_concept(column) in pattern.present \
+            and type_concept(column) not in _concepts(column, words) else ""
+        found[field] = Pick(column, f"{origin} ({parts}){typed}")
         used.add(column.name)
 
 
@@ -332,6 +370,55 @@ def by_values(c: Collection, columns: Sequence[Column], found: dict[str, Pick],
             return
 
 
+_NUMBERED_FIELD = re.compile(r"(.+\D)([12])")
+
+
+def _other(number: str) -> str:
+    return "2" if number == "1" else "1"
+
+
+def numbered_pairs(c: Collection, columns: Sequence[Column], found: dict[str, Pick]) -> None:
+    """Numbered pairs are taken together: a field of a pair (operator1) filled from a column
+    numbered alike (UserID1, Petugas_1) gives the other field (operator2) that column's
+    sibling (UserID2), where no column fills it yet and the sibling can hold it."""
+    used = {p.column.name for p in found.values()} | {
+        name for p in found.values() for name in p.uses}
+    by_name = {col.name: col for col in columns}
+    for field in c.fields:
+        m = _NUMBERED_FIELD.fullmatch(field)
+        pick = found.get(field)
+        if not m or not pick or pick.sql:
+            continue
+        other = m.group(1) + _other(m.group(2))
+        named = _NUMBERED_FIELD.fullmatch(pick.column.name)
+        if other not in c.fields or other in found or not named \
+                or named.group(2) != m.group(2):
+            continue
+        sibling = by_name.get(named.group(1) + _other(m.group(2)))
+        if sibling and sibling.name not in used and fits(kind_of(c, other), sibling):
+            found[other] = Pick(sibling, f"numbered pair of {quote(pick.column.name)} "
+                                         f"({field})")
+            used.add(sibling.name)
+
+
+PLANT = "pabrik"  # the concept of a plant's own code (KdSite): offered for location, never taken
+
+
+def plant_codes(c: Collection, columns: Sequence[Column], found: dict[str, Pick],
+                refused: Refused, words: Words) -> None:
+    """A plant's code (KdSite, KodeSite, Plant) is not a place in the plant: where no column
+    fills `location`, its TODO line offers it with why, never the draft itself."""
+    if "location" not in c.fields or "location" in found:
+        return
+    used = {p.column.name for p in found.values()}
+    for column in columns:
+        if column.name not in used and PLANT in _concepts(column, words):
+            values = f" ('{column.profile.example}', sampled)" if column.profile.example else ""
+            refused.setdefault("location", []).append((column, (
+                f"{quote(column.name)}{values} names the plant, not a place in it: map it "
+                f"only where each of the site's locations is a plant of its own")))
+
+
 def text_key_id(c: Collection, found: dict[str, Pick], dialect: str | None,
                 sampled: int) -> str:
     """Where no column fills `id` and recno's column is a key (unique in the sample):
@@ -376,6 +463,10 @@ def _direction(columns: Sequence[Column], used: set[str]) -> tuple[Column, list[
             if not out:
                 out = sorted({_like(DIRECTIONS[v.upper()], v) for v in values})
             return column, out
+        letters = {v.upper(): v for v in values}
+        for way_in, way_out in WAY_LETTERS:
+            if set(letters) == {way_in, way_out}:
+                return column, [letters[way_out]]
     return None
 
 
@@ -555,7 +646,10 @@ def hints(c: Collection, field: str, free: Sequence[Column], words: Words) -> li
     listed = words.section(section).get(field, [])
     scored = []
     named = {concept for p in patterns for concept in p.present}
+    kind = kind_of(c, field)
     for position, column in enumerate(free):
+        if by_type(kind, column) or (kind in (Date, Time) and not fits(kind, column)):
+            continue  # a weight is never a date's hint, nor a moment a weight's
         held = _concepts(column, words)
         whole = any(pattern_fits(p, list(held)) for p in patterns)
         # a column that shares a concept and holds none the field's patterns do not name

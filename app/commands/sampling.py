@@ -21,6 +21,15 @@ SAMPLE_ROWS = 50
 _DATETIME_TEXT = re.compile(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d{1,7})?)?")
 _DATE_TEXT = re.compile(r"\d{4}-\d{2}-\d{2}")
 _TIME_TEXT = re.compile(r"\d{2}:\d{2}(:\d{2}(\.\d{1,7})?)?")
+# Dates written as text in the forms plants use, day first (never a month first: no plant
+# here writes one), by the name draft-mapping converts them under (app/commands/dates.py).
+TEXT_DATE_FORMS = {
+    "dd/mm/yyyy": re.compile(r"(\d{2})/(\d{2})/\d{4}"),
+    "dd-mm-yyyy": re.compile(r"(\d{2})-(\d{2})-\d{4}"),
+    "dd/mm/yy": re.compile(r"(\d{2})/(\d{2})/\d{2}"),
+    "dd-mm-yy": re.compile(r"(\d{2})-(\d{2})-\d{2}"),
+    "yyyymmdd": re.compile(r"(?:19|20)\d{2}(\d{2})(\d{2})"),
+}
 _NUMBER_TEXT = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)")
 # An Indonesian registration (TNKB): area letters, up to four digits, up to three letters.
 _PLATE = re.compile(r"[A-Z]{1,2} ?\d{1,4} ?[A-Z]{0,3}")
@@ -51,6 +60,14 @@ class Profile(NamedTuple):
             for v in self.values)
 
     @property
+    def date_form(self) -> str:
+        """The plant's form of a date written as text (TEXT_DATE_FORMS), alone or before a
+        time ('24/11/2026 07:05'); '' for ISO."""
+        if self.kind not in ("date", "datetime"):
+            return ""
+        return _plant_form([str(v).strip() for v in self.values])
+
+    @property
     def real_days(self) -> bool:
         """Date-times on days of their own, not a time of day put on a legacy zero day."""
         days = {_day(v) for v in self.values}
@@ -66,10 +83,33 @@ def _mostly(values: Sequence[str], pattern: re.Pattern[str]) -> bool:
         MOSTLY * len(values)
 
 
+def _is_day(pattern: re.Pattern[str], text: str) -> bool:
+    """Whether a text is a date of this form: its day and month in range (yyyymmdd: its
+    month and day)."""
+    m = pattern.fullmatch(text)
+    if not m:
+        return False
+    first, second = int(m.group(1)), int(m.group(2))
+    day, month = (second, first) if pattern is TEXT_DATE_FORMS["yyyymmdd"] else (first, second)
+    return 1 <= day <= 31 and 1 <= month <= 12
+
+
+def _plant_form(texts: Sequence[str]) -> str:
+    """The one form of TEXT_DATE_FORMS every text's date is in, alone or before a time of
+    day after a space; '' for none."""
+    days = [t.split(" ", 1)[0] for t in texts]
+    clocks = [t.split(" ", 1)[1] for t in texts if " " in t]
+    if clocks and (len(clocks) < len(texts) or not _all(clocks, _TIME_TEXT.fullmatch)):
+        return ""
+    return next((name for name, pattern in TEXT_DATE_FORMS.items()
+                 if _all(days, lambda t, p=pattern: _is_day(p, t))), "")
+
+
 def _text_kind(texts: Sequence[str]) -> str:
-    if _all(texts, _DATETIME_TEXT.fullmatch):
+    if _all(texts, _DATETIME_TEXT.fullmatch) or (
+            _plant_form(texts) and all(" " in t for t in texts)):
         return "datetime"
-    if _all(texts, _DATE_TEXT.fullmatch):
+    if _all(texts, _DATE_TEXT.fullmatch) or _plant_form(texts):
         return "date"
     if _all(texts, _TIME_TEXT.fullmatch):
         return "time"

@@ -1,0 +1,104 @@
+"""Columns draft-mapping recognises by their sampled values rather than their names: the
+code of the way a truck went (`T`/`K`, `M`/`K`, `I`/`O`, `IN`/`OUT`) and the status that
+voids a ticket (`X` among `I`/`S`/`X`, `BATAL`, `VOID`, a deleted-at stamp, a cancel flag).
+
+The weighing record has no direction field (the summaries work it out from weigh1 > weigh2,
+docs/api.md §7): the draft names the direction column in its header for a person to check
+against the weights. A status gives the `cancelled` condition, proposed as
+`CASE WHEN "cStatus" = 'X' THEN 1 ELSE 0 END`, always for the plant to confirm (`-- TODO`):
+the void code is the rare value that reads as one, and the sample may hold none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from ..database.sqltext import quote
+from .matching import DIRECTIONS, WAY_LETTERS, Column, is_dated, is_number, is_text
+from .words import Words, split_name
+
+# The way in and the way out, as weighbridge programs code them: one letter (matching's
+# WAY_LETTERS) or a word (matching's DIRECTIONS, which also orders a gross and a tare).
+WAY_CODES = WAY_LETTERS + tuple(DIRECTIONS.items())
+# The values a status column voids a ticket with (compared without case); of single letters
+# only X and V (C and D are as often closed and done).
+VOID_CODES = ("X", "V", "BATAL", "DIBATALKAN", "BTL", "VOID", "VOIDED", "CANCEL",
+              "CANCELED", "CANCELLED", "CNL", "DEL", "DELETED", "HAPUS", "DIHAPUS")
+VOID = "batal"  # the concept of a name that says a row is void (IsDeleted, TglBatal, VoidDate)
+STATUS = "status"  # the concept of a status column's name
+MAX_CODES = 6  # a code column holds a few distinct values
+
+
+class Way(NamedTuple):
+    column: Column
+    way_in: str  # as the site writes it
+    way_out: str
+
+
+class Proposal(NamedTuple):
+    """The `cancelled` condition a draft proposes, and what it read it from."""
+    column: Column
+    sql: str
+    note: str
+
+
+def _codes(column: Column) -> list[str]:
+    """The distinct sampled values of a short-code text column, as written (stripped)."""
+    values = list(dict.fromkeys(str(v).strip() for v in column.profile.values))
+    if not is_text(column) or not values or len(values) > MAX_CODES \
+            or any(len(v) > 12 or not v for v in values):
+        return []
+    return values
+
+
+def direction(columns: Sequence[Column], used: set[str]) -> Way | None:
+    """A column whose sampled codes are the two of one pair of WAY_CODES: which way each
+    truck went."""
+    for column in columns:
+        codes = {v.upper(): v for v in _codes(column)} if column.name not in used else {}
+        for way_in, way_out in WAY_CODES:
+            if set(codes) == {way_in, way_out}:
+                return Way(column, codes[way_in], codes[way_out])
+    return None
+
+
+def _void_code(column: Column, words: Words) -> str:
+    """The sampled value that voids a ticket: a void code, rarer than the others; a single
+    letter only in a column whose name says status."""
+    codes = _codes(column)
+    if len(codes) < 2:
+        return ""
+    named = {words.concepts.get(p) for p in split_name(column.name, words.concepts)}
+    counts = {v: sum(1 for x in column.profile.values if str(x).strip() == v) for v in codes}
+    for code in codes:
+        if code.upper() in VOID_CODES and counts[code] < max(counts.values()) \
+                and (len(code) > 1 or named & {STATUS, VOID}):
+            return code
+    return ""
+
+
+def cancelled(columns: Sequence[Column], used: set[str], words: Words) -> Proposal | None:
+    """The condition of a void ticket: a status column's void code, else a stamp or a flag
+    whose name says void (DeletedAt IS NOT NULL, IsDeleted = 1)."""
+    free = [col for col in columns if col.name not in used]
+    for column in free:
+        code = _void_code(column, words)
+        if code:
+            name, listed = quote(column.name), "', '".join(_codes(column))
+            return Proposal(column, f"CASE WHEN {name} = '{code}' THEN 1 ELSE 0 END",
+                            f"{name} holds '{listed}' (sampled): '{code}', the rare one, "
+                            f"reads as a void code")
+    for column in free:
+        named = {words.concepts.get(p) for p in split_name(column.name, words.concepts)}
+        if VOID not in named:
+            continue
+        name = quote(column.name)
+        if is_dated(column):
+            return Proposal(column, f"CASE WHEN {name} IS NOT NULL THEN 1 ELSE 0 END",
+                            f"{name}, a stamp named for a void, is set on a void ticket")
+        flags = {str(v).strip() for v in column.profile.values}
+        if is_number(column) and flags <= {"0", "1", "True", "False"}:
+            return Proposal(column, f"CASE WHEN {name} = 1 THEN 1 ELSE 0 END",
+                            f"{name}, a flag named for a void, is 1 on a void ticket")
+    return None
