@@ -114,9 +114,12 @@ class Measures:
 MEASURES = {
     "weighing": Measures("weighing", (
         _count("records", 42), _count("weighed", 40), _number("net", 612430.0),
-        _number("net_min", 4210.0), _number("net_max", 29870.0)),
+        _number("net_min", 4210.0), _number("net_max", 29870.0),
+        _number("deduction", 19598.0), _number("net_after_deduction", 592832.0)),
         "records (how many), weighed (how many have both weigh1 and weigh2), net (the sum "
-        "over those of |weigh1 - weigh2| in kg, null when none), net_min and net_max"),
+        "over those of |weigh1 - weigh2| in kg, null when none), net_min and net_max; "
+        "deduction (the sum over the same records of adjustweigh, the kg deducted, a "
+        "missing one as 0) and net_after_deduction (net - deduction: what is paid on)"),
     "production": Measures("production", (
         _count("batches", 96), *(m for g in MATERIALS for m in _material(g)),
         _temperature("temperature_sv", 45.0), _temperature("temperature_pv", 44.62)),
