@@ -11,6 +11,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from .commands.check import check_sql_command
 from .commands.mapping import draft_mapping_command
+from .core.absent import absent_fields
 from .core.plan import Planner
 from .core.reads import Runner
 from .core.unmapped import Proving, from_mapping, read_guard
@@ -71,7 +72,9 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
                                                       settings.feed, unmapped))
     api.register_blueprint(service_blueprint(ServiceViews(served, db, settings.site.name, unmapped),
                                           settings.api, keyed))
-    register_service_routes(app, prefix, metrics, settings.api.metrics_key, settings.site)
+    absent = absent_fields(queries.files, served)  # mapped to NULL: no such column here
+    register_service_routes(app, prefix, metrics, settings.api.metrics_key, settings.site,
+                            absent)
     mcp.register(app, prefix, settings.mcp, metrics)  # POST /mcp (app/mcp/protocol.py)
     errors.register(app)
     kinds = ROUTE_KINDS | {mcp.ENDPOINT: "mcp"}  # the metrics' kinds of requests
