@@ -18,6 +18,7 @@ from .core.unmapped import Proving, from_mapping, read_guard
 from .database.db import Database
 from .database.loading import load_queries
 from .database.queries import NAMES_FILE
+from .formats.headings import Headings
 from .http import errors
 from .http.access import no_arguments, register_auth, register_headers, register_unmapped
 from .http.answers import Answers
@@ -60,8 +61,11 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     app.json = JsonProvider(app)
     app.extensions["jembatan"] = {"settings": settings, "db": db, "metrics": metrics,
                                   "collections": served, "unmapped": unmapped}
-    # One planner per collection, shared by the faces: the HTTP routes and the MCP tools.
-    planners = {c.name: Planner(c) for c in served}
+    # One planner per collection, shared by the faces: the HTTP routes and the MCP tools; its
+    # workbooks head their columns with the site's labels, less the fields it maps to NULL.
+    absent = absent_fields(queries.files, served)  # mapped to NULL: no such column here
+    planners = {c.name: Planner(c, Headings(settings.site.fields, frozenset(absent[c.name])))
+                for c in served}
     prefix = settings.api.url_prefix
     api = build_api(app, settings)
     keyed = bool(settings.auth.api_keys)
@@ -72,7 +76,6 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
                                                       settings.feed, unmapped))
     api.register_blueprint(service_blueprint(ServiceViews(served, db, settings.site.name, unmapped),
                                           settings.api, keyed))
-    absent = absent_fields(queries.files, served)  # mapped to NULL: no such column here
     register_service_routes(app, prefix, metrics, settings.api.metrics_key, settings.site,
                             absent)
     mcp.register(app, prefix, settings.mcp, metrics)  # POST /mcp (app/mcp/protocol.py)

@@ -20,6 +20,7 @@ import marshmallow as ma
 
 from ..database.templates import DEFAULT_BY
 from ..formats.encoding import csv_cell, dumps
+from ..formats.headings import Headings
 from ..model.collections import Collection
 from ..model.problems import Invalid
 from ..model.schemas import GROUPS, Integer, String, ValueMisfit, summary_schema, wire_date
@@ -192,8 +193,9 @@ class SummaryEncoder:
     app/formats/registry.py and app/core/reads.py use, so summaries stream like lists. It holds
     nothing of a request: app/http/views.py keeps one per `by`."""
 
-    def __init__(self, c: Collection, by: Sequence[str]):
+    def __init__(self, c: Collection, by: Sequence[str], headings: Headings | None = None):
         assert c.summary is not None
+        self.headings = headings or Headings()  # a workbook's (app/formats/headings.py)
         self.measures = MEASURES[c.summary]
         declared = c.schema._declared_fields
         self.by = tuple(by)
