@@ -174,7 +174,7 @@ LIMIT :row_count OFFSET :skip;
 -- range reads, which never send it.
 
 -- name: summary_weighing
--- Per group of the range ({by}, which may be a record's direction): how many records, how many were weighed in and out, and the net weight |weigh1 - weigh2| of those: its sum, least and greatest; then over the same records the deduction (adjustweigh, kg, NULL as 0) and the net after it.
+-- Per group of the range ({by}, which may be a record's direction): how many records, how many were weighed in and out, and the net weight |weigh1 - weigh2| of those: its sum, least and greatest; and the sum over the same records of their deduction (adjustweigh, kg, NULL as 0), which Jembatan subtracts from the net's.
 SELECT {groups},
     COUNT(*) AS "records",
     COUNT(ABS("weigh1" - "weigh2")) AS "weighed",
@@ -182,9 +182,7 @@ SELECT {groups},
     MIN(CAST(ABS("weigh1" - "weigh2") AS float)) AS "net_min",
     MAX(CAST(ABS("weigh1" - "weigh2") AS float)) AS "net_max",
     SUM(CASE WHEN "weigh1" - "weigh2" IS NOT NULL
-        THEN CAST(COALESCE("adjustweigh", 0) AS float) END) AS "deduction",
-    SUM(CAST(ABS("weigh1" - "weigh2") AS float)
-        - CAST(COALESCE("adjustweigh", 0) AS float)) AS "net_after_deduction"
+        THEN CAST(COALESCE("adjustweigh", 0) AS float) END) AS "deduction"
 FROM (
     -- "in": weighed heavier first, a delivery; "out": a dispatch; NULL when the weights are
     -- equal or one is missing (docs/api.md §7). 'in' sorts before 'out' on every collation.

@@ -215,8 +215,7 @@ def weighing(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return {"records": len(rows), "weighed": len(nets), "net": sum(nets) if nets else None,
             "net_min": min(nets) if nets else None, "net_max": max(nets) if nets else None,
             "deduction": sum(cuts) if nets else None,
-            "net_after_deduction": (sum(n - c for n, c in zip(nets, cuts, strict=True))
-                                    if nets else None)}
+            "net_after_deduction": sum(nets) - sum(cuts) if nets else None}
 
 
 def keys(groups: list[dict[str, Any]]) -> list[list[str]]:

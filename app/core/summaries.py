@@ -53,6 +53,12 @@ def _deviation(sv: Any, pv: Any) -> float | None:
     return None if not sv or pv is None else _two_decimals(Fraction(pv - sv, sv) * 100)
 
 
+def _less(net: Any, deduction: Any) -> float | None:
+    """The net after deduction: the two sums' difference, so that net - deduction is exactly
+    what is sent; None with nothing weighed."""
+    return None if net is None else float(net) - float(deduction or 0)
+
+
 def _average(total: Any, count: Any) -> float | None:
     total, count = _int(total), _int(count)
     return _two_decimals(Fraction(total, count)) if count else None
@@ -116,11 +122,13 @@ MEASURES = {
     "weighing": Measures("weighing", (
         _count("records", 42), _count("weighed", 40), _number("net", 612430.0),
         _number("net_min", 4210.0), _number("net_max", 29870.0),
-        _number("deduction", 19598.0), _number("net_after_deduction", 592832.0)),
+        _number("deduction", 19598.0),
+        Measure("net_after_deduction", ("net", "deduction"), _less, "number", 592832.0)),
         "records (how many), weighed (how many have both weigh1 and weigh2), net (the sum "
         "over those of |weigh1 - weigh2| in kg, null when none), net_min and net_max; "
         "deduction (the sum over the same records of adjustweigh, the kg deducted, a "
-        "missing one as 0) and net_after_deduction (net - deduction: what is paid on)"),
+        "missing one as 0) and net_after_deduction (net - deduction, null when none: what "
+        "is paid on)"),
     "production": Measures("production", (
         _count("batches", 96), *(m for g in MATERIALS for m in _material(g)),
         _temperature("temperature_sv", 45.0), _temperature("temperature_pv", 44.62)),
