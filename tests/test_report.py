@@ -282,10 +282,12 @@ def test_names_from_the_tickets(browser: Browser, request: pytest.FixtureRequest
             assert " ".join(f"{name} {code or ''} {n} {t(net)}".split()) in text
         assert shown == names
         # The example maps adjustweigh to NULL: the net alone, no column after deduction.
-        assert "after ded." not in text and " t after deduction" not in text
+        assert "After ded." not in text and "In, after ded." not in text
+        assert " t after deduction" not in text
         assert "Out, net (t)" in text
         # The example maps adjustweigh to NULL: the net alone, no column after deduction.
-        assert "after ded." not in text and " t after deduction" not in text
+        assert "After ded." not in text and "In, after ded." not in text
+        assert " t after deduction" not in text
         assert "Out, net (t)" in text
         # Named from every ticket, the day's or not; the least of a code's names.
         assert {code: name for (_, _, code), name in shown.items()} == {
