@@ -98,7 +98,7 @@ def _site(tmp_path: Path, line: str) -> Path:
 def test_a_deduction_stored_as_a_percent(make_client, tmp_path: Path) -> None:
     """docs/adapting.md "Net after deduction": the percent (kept here in adjustunit) times
     the ticket's net is the kilograms deducted."""
-    site = _site(tmp_path, 'ABS("weigh1" - "weigh2") * "adjustunit" / 100 AS "adjustweigh"')
+    site = _site(tmp_path, 'ABS("weigh1" - "weigh2") * "adjustunit" / 100.0 AS "adjustweigh"')
     client = make_client(TABLES, database={"sql_dir": str(site)},
                          collections={"serve": ["transactions"]})
     as_kg = [r | {"adjustweigh": None if r["weigh1"] is None or r["weigh2"] is None

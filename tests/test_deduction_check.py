@@ -130,8 +130,8 @@ def test_a_percent_where_kg_are_meant_is_a_warning(tmp_path: Path) -> None:
         "Warning: adjustweigh: every sampled deduction is between 2.5 and 5 while the nets "
         f"are thousands of kg (median {nets[1]:,.0f} kg): if the program stores a percent, "
         "map the kilograms it means, e.g. ABS(<weigh1's column> - <weigh2's column>) * <its "
-        'column> / 100 AS "adjustweigh" (docs/adapting.md, "Net after deduction"); it comes '
-        f"from {where}"]
+        'column> / 100.0 AS "adjustweigh" (docs/adapting.md, "Net after deduction"); it '
+        f"comes from {where}"]
 
 
 @pytest.mark.parametrize("line", [

@@ -99,5 +99,5 @@ def _percent_hint(pairs: list[tuple[str, float, float]], said: str) -> list[str]
     return [f"{FIELD}: every sampled deduction is between {_kg(min(cuts))} and "
             f"{_kg(max(cuts))} while the nets are thousands of kg (median {_kg(net)} kg): if "
             f"the program stores a percent, map the kilograms it means, e.g. "
-            f"ABS(<weigh1's column> - <weigh2's column>) * <its column> / 100 AS \"{FIELD}\" "
+            f"ABS(<weigh1's column> - <weigh2's column>) * <its column> / 100.0 AS \"{FIELD}\" "
             f"(docs/adapting.md, \"Net after deduction\"); {said}"]
