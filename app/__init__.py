@@ -11,12 +11,14 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from .commands.check import check_sql_command
 from .commands.mapping import draft_mapping_command
+from .core.absent import absent_fields
 from .core.plan import Planner
 from .core.reads import Runner
 from .core.unmapped import Proving, from_mapping, read_guard
 from .database.db import Database
 from .database.loading import load_queries
 from .database.queries import NAMES_FILE
+from .formats.headings import Headings
 from .http import errors
 from .http.access import no_arguments, register_auth, register_headers, register_unmapped
 from .http.answers import Answers
@@ -59,8 +61,11 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     app.json = JsonProvider(app)
     app.extensions["jembatan"] = {"settings": settings, "db": db, "metrics": metrics,
                                   "collections": served, "unmapped": unmapped}
-    # One planner per collection, shared by the faces: the HTTP routes and the MCP tools.
-    planners = {c.name: Planner(c) for c in served}
+    # One planner per collection, shared by the faces: the HTTP routes and the MCP tools; its
+    # workbooks head their columns with the site's labels, less the fields it maps to NULL.
+    absent = absent_fields(queries.files, served)  # mapped to NULL: no such column here
+    planners = {c.name: Planner(c, Headings(settings.site.fields, frozenset(absent[c.name])))
+                for c in served}
     prefix = settings.api.url_prefix
     api = build_api(app, settings)
     keyed = bool(settings.auth.api_keys)
@@ -71,7 +76,8 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
                                                       settings.feed, unmapped))
     api.register_blueprint(service_blueprint(ServiceViews(served, db, settings.site.name, unmapped),
                                           settings.api, keyed))
-    register_service_routes(app, prefix, metrics, settings.api.metrics_key, settings.site)
+    register_service_routes(app, prefix, metrics, settings.api.metrics_key, settings.site,
+                            absent)
     mcp.register(app, prefix, settings.mcp, metrics)  # POST /mcp (app/mcp/protocol.py)
     errors.register(app)
     kinds = ROUTE_KINDS | {mcp.ENDPOINT: "mcp"}  # the metrics' kinds of requests

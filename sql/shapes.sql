@@ -174,13 +174,15 @@ LIMIT :row_count OFFSET :skip;
 -- range reads, which never send it.
 
 -- name: summary_weighing
--- Per group of the range ({by}, which may be a record's direction): how many records, how many were weighed in and out, and the net weight |weigh1 - weigh2| of those: its sum, least and greatest.
+-- Per group of the range ({by}, which may be a record's direction): how many records, how many were weighed in and out, and the net weight |weigh1 - weigh2| of those: its sum, least and greatest; and the sum over the same records of their deduction (adjustweigh, kg, NULL as 0), which Jembatan subtracts from the net's.
 SELECT {groups},
     COUNT(*) AS "records",
     COUNT(ABS("weigh1" - "weigh2")) AS "weighed",
     SUM(CAST(ABS("weigh1" - "weigh2") AS float)) AS "net",
     MIN(CAST(ABS("weigh1" - "weigh2") AS float)) AS "net_min",
-    MAX(CAST(ABS("weigh1" - "weigh2") AS float)) AS "net_max"
+    MAX(CAST(ABS("weigh1" - "weigh2") AS float)) AS "net_max",
+    SUM(CASE WHEN "weigh1" - "weigh2" IS NOT NULL
+        THEN CAST(COALESCE("adjustweigh", 0) AS float) END) AS "deduction"
 FROM (
     -- "in": weighed heavier first, a delivery; "out": a dispatch; NULL when the weights are
     -- equal or one is missing (docs/api.md §7). 'in' sorts before 'out' on every collation.

@@ -209,10 +209,13 @@ def grouped(rows: list[dict[str, Any]], by: list[str], on: tuple[str, str],
 
 
 def weighing(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    nets = [abs(r["weigh1"] - r["weigh2"]) for r in rows
-            if r.get("weigh1") is not None and r.get("weigh2") is not None]
+    weighed = [r for r in rows if r.get("weigh1") is not None and r.get("weigh2") is not None]
+    nets = [abs(r["weigh1"] - r["weigh2"]) for r in weighed]
+    cuts = [float(r.get("adjustweigh") or 0) for r in weighed]  # kg deducted, NULL as 0
     return {"records": len(rows), "weighed": len(nets), "net": sum(nets) if nets else None,
-            "net_min": min(nets) if nets else None, "net_max": max(nets) if nets else None}
+            "net_min": min(nets) if nets else None, "net_max": max(nets) if nets else None,
+            "deduction": sum(cuts) if nets else None,
+            "net_after_deduction": sum(nets) - sum(cuts) if nets else None}
 
 
 def keys(groups: list[dict[str, Any]]) -> list[list[str]]:

@@ -580,4 +580,4 @@ def test_a_workbook_of_the_changes(shared):
     assert book.sheetnames == ["transactions"]
     cells = [[c.value for c in row] for row in book["transactions"].iter_rows()]
     order = in_feed_order("transactions", rows)
-    assert [row[0] for row in cells] == ["id", *(r["id"] for r in order)]
+    assert [row[0] for row in cells] == ["ID", *(r["id"] for r in order)]

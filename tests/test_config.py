@@ -39,6 +39,7 @@ SAMPLES = {
     "feed.settle_seconds": 10, "feed.lookback_seconds": 60,
     "site.name": "Plant", "site.timezone": "Asia/Jakarta",
     "site.collections": {"timbangan1": "North gate"}, "site.dates": {"dt1": "masuk"},
+    "site.fields": {"weigh1": "Bruto (kg)"},
     "mcp.enabled": False, "mcp.allowed_origins": ["https://assistant.example"],
 }
 
@@ -332,6 +333,10 @@ dt2 = "keluar"
     ('[site.collections]\nbiao1 = ""\n', "site.collections.biao1 must be"),
     ('[site.collections]\nbiao1 = 1\n', "site.collections.biao1 must be"),
     ('[site.dates]\ndt1 = "a\\nb"\n', "site.dates.dt1 must be"),
+    ('[site.fields]\nweight1 = "Bruto"\n',
+     "site.fields: 'weight1' is not a field of a record or key of a summary (did you mean "
+     "'weigh1'?); give a field of docs/api.md §3 or a group or measure of §7"),
+    ('[site.fields]\nnet = " "\n', "site.fields.net must be"),
     ('[site]\ncollections = "x"\n', "site.collections must be a table"),
     ('[site]\ntitle = "x"\n', "unknown key site.title"),
 ])
@@ -368,6 +373,24 @@ def test_an_unknown_time_zone_is_a_start_error(workdir: Path, tmp_path: Path, na
 
 
 def test_example_config_shows_the_default_labels(example: Path, workdir: Path) -> None:
-    from app.model.labels import COLLECTION_LABELS, DATE_LABELS
+    from app.model.labels import COLLECTION_LABELS, DATE_LABELS, FIELD_LABELS
     s = load_settings(None, {"JEMBATAN_CONFIG": str(example)})
     assert (s.site.collections, s.site.dates) == (COLLECTION_LABELS, DATE_LABELS)
+    assert s.site.fields == FIELD_LABELS  # the few it shows are the defaults
+
+
+def test_site_field_labels_name_every_field_and_measure(workdir: Path, tmp_path: Path) -> None:
+    """[site.fields] takes every field of every record and every key a summary sends."""
+    from app.core.summaries import MEASURES
+    from app.model.collections import COLLECTIONS, NAMINGS
+    from app.model.labels import FIELD_LABELS, field_names
+    names = set(field_names())
+    assert {f for c in COLLECTIONS for f in c.schema._declared_fields} <= names
+    assert {m.name for ms in MEASURES.values() for m in ms.entries} <= names
+    assert {n.name for ns in NAMINGS.values() for n in ns} <= names
+    assert set(FIELD_LABELS) <= names
+    path = write_config(tmp_path / "etc", '[site.fields]\nweigh1 = " Bruto (kg) "\n'
+                        'adonan_deviation = "Adonan dev. (%)"\n')
+    s = load_settings(None, {"JEMBATAN_CONFIG": str(path)})
+    assert s.site.fields == {**FIELD_LABELS, "weigh1": "Bruto (kg)",
+                             "adonan_deviation": "Adonan dev. (%)"}

@@ -190,12 +190,17 @@ def test_weighing_view_on_the_demo(demo_database: Path, browser: Browser,
             assert all(names.values()), "every demo material has a name"
             assert sorted(legend(browser, f"svg.net-chart.{way} + .legend")) == sorted(
                 (name, f"code {c}") for c, name in names.items())
-            # The total per material over the range, in tonnes.
-            per_material: Counter[str] = Counter()
+            # The total per material over the range, in tonnes: net, the deduction and the
+            # net after it (the demo maps adjustweigh).
+            per_material: dict[str, Counter[str]] = {}
             for g in with_net:
-                per_material[names[code(g["productcode"])]] += g["net"]
-            shown = {cells[0]: cells[3] for cells in rows(browser, f"table.materials.{way}")}
-            assert shown == {name: tonnes(net) for name, net in per_material.items()}
+                total = per_material.setdefault(names[code(g["productcode"])], Counter())
+                for k in ("net", "deduction", "net_after_deduction"):
+                    total[k] += g[k]
+            shown = {cells[0]: cells[3:6] for cells in rows(browser, f"table.materials.{way}")}
+            assert shown == {name: [tonnes(t["net"]), tonnes(t["deduction"]),
+                                    tonnes(t["net_after_deduction"])]
+                             for name, t in per_material.items()}
 
         # The tables by supplier (in) and customer (out): names and tonnes as the API gives.
         parties = summary(base, "transactions", first, last, "direction,custcode")
@@ -204,8 +209,9 @@ def test_weighing_view_on_the_demo(demo_database: Path, browser: Browser,
             shown = rows(browser, f"table.{cls}")
             assert [cells[0] for cells in shown] == [g["custname"] for g in expected]
             assert [[number(c) for c in cells[1:3]] + cells[3:] for cells in shown] == [
-                [g["records"], g["weighed"], tonnes(g["net"]), tonnes(g["net_min"]),
-                 tonnes(g["net_max"])] for g in expected]
+                [g["records"], g["weighed"], tonnes(g["net"]), tonnes(g["deduction"]),
+                 tonnes(g["net_after_deduction"]), tonnes(g["net_min"]), tonnes(g["net_max"])]
+                for g in expected]
         tiles = dict(browser.js("[...document.querySelectorAll('.tile')].map(t =>"
                                 " [t.querySelector('.label').textContent,"
                                 "  t.querySelector('.value').textContent])"))
@@ -213,6 +219,8 @@ def test_weighing_view_on_the_demo(demo_database: Path, browser: Browser,
         for way, name in (("in", "Delivered in"), ("out", "Dispatched out")):
             assert tiles[name] == tonnes(sum(g["net"] or 0 for g in parties
                                              if g["direction"] == way))
+            assert tiles[f"{name}, after deduction"] == tonnes(sum(
+                g["net_after_deduction"] or 0 for g in parties if g["direction"] == way))
 
         # Each view links its workbook, its CSV and the JSON URL the page fetched.
         asked = browser.seen("request")
@@ -372,6 +380,16 @@ def test_names_from_the_tickets(browser: Browser, request: pytest.FixtureRequest
                     want[label] = [str(len(some)), str(len(some)), tonnes(net)]
                 selector = f"table.{table}" + (f".{way}" if table == "materials" else "")
                 assert {cells[0]: cells[1:4] for cells in rows(browser, selector)} == want
+        # Its mapping gives adjustweigh as NULL: the net alone, no deduction column or tile.
+        assert rows(browser, "table.materials.in", "thead") == [
+            ["Material", "Weighings", "Weighed in and out", "Net (t)"]]
+        assert rows(browser, "table.suppliers", "thead") == [
+            ["Supplier", "Weighings", "Weighed in and out", "Net (t)", "Smallest net (t)",
+             "Largest net (t)"]]
+        assert browser.js("[...document.querySelectorAll('.tile .label')]"
+                          ".map(l => l.textContent)") == [
+            "Weighings", "Weighed in and out", "Delivered in", "Dispatched out",
+            "Suppliers and customers"]
         assert sorted(legend(browser, "svg.net-chart.in + .legend")) == sorted([
             (NONE, "no code recorded"), ("Pasir Lumajang", "code RM001"),
             ("RM002 (no name)", "RM002: no name in products"), ("Semen Gresik", "code RM003")])
@@ -492,15 +510,16 @@ def test_the_office_language(browser: Browser, tmp_path: Path) -> None:
     tonnes worked out from the weights, deliveries and dispatches apart, the site's labels,
     the quick ranges and the links."""
     def weighing(n: int, product: str, party: str, weigh1: float,
-                 weigh2: float | None) -> dict[str, Any]:
+                 weigh2: float | None, cut: float | None = None) -> dict[str, Any]:
         return {"id": n, "productcode": product, "custcode": party, "tgl_dt1": "2026-03-10",
-                "jam_dt1": "08:00:00", "weigh1": weigh1, "weigh2": weigh2}
+                "jam_dt1": "08:00:00", "weigh1": weigh1, "weigh2": weigh2, "adjustweigh": cut}
 
-    weighings = [weighing(1, "RM001", "SUP001", 30120.0, 8000.0),  # in: 22 120 kg
+    # adjustweigh: kg deducted (sortasi); none on ticket 2, and ticket 5's counts nowhere.
+    weighings = [weighing(1, "RM001", "SUP001", 30120.0, 8000.0, 320.0),  # in: 22 120 kg
                  weighing(2, "RM001", "SUP001", 28500.5, 8100.0),  # in: 20 400.5 kg
-                 weighing(3, "RM099", "SUP001", 15000.0, 5000.0),  # in, no such product
-                 weighing(4, "FG001", "CUS001", 7000.0, 19880.0),  # out: 12 880 kg
-                 weighing(5, "FG001", "CUS001", 7100.0, None)]  # not weighed out yet
+                 weighing(3, "RM099", "SUP001", 15000.0, 5000.0, 150.5),  # no such product
+                 weighing(4, "FG001", "CUS001", 7000.0, 19880.0, 0.0),  # out: 12 880 kg
+                 weighing(5, "FG001", "CUS001", 7100.0, None, 99.0)]  # not weighed out yet
     database = build_database(tmp_path / "office.sqlite3", {
         "transactions": weighings,
         "products": [{"id": 1, "ProductCode": "RM001", "ProductName": "Pasir Lumajang"},
@@ -530,26 +549,32 @@ def test_the_office_language(browser: Browser, tmp_path: Path) -> None:
             ("Pasir Lumajang", "code RM001"), ("RM099 (no name)", "RM099: no name in products")]
         assert legend(browser, "svg.net-chart.out + .legend") == [
             ("Bata Ringan 10 cm", "code FG001")]
+        # Net, deduction and net after deduction of each material.
         lumajang = (30120.0 - 8000.0) + (28500.5 - 8100.0)
+        weights = {"Pasir Lumajang": (lumajang, 320.0), "RM099 (no name)": (10000.0, 150.5),
+                   "Total": (lumajang + 10000.0, 470.5)}
         assert rows(browser, "table.materials.in") == [
-            ["Pasir Lumajang", "2", "2", tonnes(lumajang)],
-            ["RM099 (no name)", "1", "1", tonnes(10000.0)]]
+            [name, n, n, *(tonnes(kg) for kg in (net, cut, net - cut))]
+            for name, n in (("Pasir Lumajang", "2"), ("RM099 (no name)", "1"))
+            for net, cut in [weights[name]]]
+        net, cut = weights["Total"]
         assert rows(browser, "table.materials.in", "tfoot") == [
-            ["Total", "3", "3", tonnes(lumajang + 10000.0)]]
+            ["Total", "3", "3", tonnes(net), tonnes(cut), tonnes(net - cut)]]
         assert tonnes(lumajang) == "42.52 t"  # 42 520.5 kg
         hovers = browser.js("[...document.querySelectorAll('table.materials.in .weight')]"
                             ".map(w => w.title)")
-        assert hovers == [kilograms(lumajang), kilograms(10000.0),
-                          kilograms(lumajang + 10000.0)]
+        assert hovers == [kilograms(kg) for net, cut in weights.values()
+                          for kg in (net, cut, net - cut)]
         assert rows(browser, "table.materials.out") == [
-            ["Bata Ringan 10 cm", "1", "1", tonnes(12880.0)]]
+            ["Bata Ringan 10 cm", "1", "1", tonnes(12880.0), tonnes(0.0), tonnes(12880.0)]]
 
         # Suppliers deliver, customers receive; the open weighing is neither.
         suppliers = rows(browser, "table.suppliers")
         assert [r[:4] for r in suppliers] == [["CV Sumber Pasir", "3", "3",
                                                tonnes(lumajang + 10000.0)]]
         assert rows(browser, "table.customers") == [
-            [f"Toko {IMG}", "1", "1", tonnes(12880.0), tonnes(12880.0), tonnes(12880.0)]]
+            [f"Toko {IMG}", "1", "1", tonnes(12880.0), tonnes(0.0), tonnes(12880.0),
+             tonnes(12880.0), tonnes(12880.0)]]
         assert browser.js("document.querySelector('table.customers th .name').title") == \
             "code CUS001"
         assert rows(browser, "table.open") == [[f"Toko {IMG}", "1", "0"]]

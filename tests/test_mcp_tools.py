@@ -23,18 +23,20 @@ CUSTOMERS = [{"id": 1, "CustCode": "SUP-1", "CustName": "CV Sumber Pasir"},
 
 
 def _weighing(i: int, day: str, clock: str, weigh1: float | None, weigh2: float | None,
-              product: str | None, cust: str | None, vehno: str) -> dict[str, Any]:
+              product: str | None, cust: str | None, vehno: str,
+              cut: float | None = None) -> dict[str, Any]:
     return {"id": i, "tgl_dt1": day, "jam_dt1": clock, "weigh1": weigh1, "weigh2": weigh2,
             "productcode": product, "custcode": cust, "vehno": vehno,
-            "tgl_update": day, "jam_update": clock}
+            "tgl_update": day, "jam_update": clock, "adjustweigh": cut}
 
 
-# Deliveries in (weigh1 > weigh2) and dispatches out, over two days, one still on the bridge.
+# Deliveries in (weigh1 > weigh2) and dispatches out, over two days, one still on the bridge;
+# deductions (adjustweigh, kg) on some, none (NULL) on one, and on the open one.
 WEIGHINGS = [
-    _weighing(1, "2026-11-02", "06:10:00", 30000.0, 11000.0, "RM001", "SUP-1", "N 1 A"),
-    _weighing(2, "2026-11-02", "07:00:00", 9000.0, 29000.5, "FG001", "CUS-9", "N 2 B"),
+    _weighing(1, "2026-11-02", "06:10:00", 30000.0, 11000.0, "RM001", "SUP-1", "N 1 A", 250.5),
+    _weighing(2, "2026-11-02", "07:00:00", 9000.0, 29000.5, "FG001", "CUS-9", "N 2 B", 10.0),
     _weighing(3, "2026-11-02", "07:30:00", 25000.0, 9000.0, "RM001", "SUP-1", "N 1 A"),
-    _weighing(4, "2026-11-02", "23:59:59", 12000.0, None, "RM001", "SUP-1", "N 3 C"),
+    _weighing(4, "2026-11-02", "23:59:59", 12000.0, None, "RM001", "SUP-1", "N 3 C", 40.0),
     _weighing(5, "2026-11-03", "00:00:00", 8000.0, 31000.0, "FG001", "CUS-9", "N 2 B"),
     _weighing(6, "2026-11-03", "10:00:00", 40000.0, 15000.0, None, None, "N 4 D"),
     _weighing(7, "2026-11-01", "12:00:00", 20000.0, 5000.0, "RM001", "SUP-1", "N 1 A"),
@@ -156,30 +158,37 @@ def test_changes_as_the_feed(client: FlaskClient) -> None:
 
 def test_the_daily_report_figures(client: FlaskClient) -> None:
     """The day's totals as the rows make them: net = |weigh1 - weigh2|, in when weigh1 is
-    the larger; a weighing without its second weight is open."""
+    the larger, and after deduction less adjustweigh (NULL as 0); a weighing without its
+    second weight is open. In and out are never added together."""
     day = [r for r in WEIGHINGS if r["tgl_dt1"] == DAY]
     weighed = [r for r in day if r["weigh1"] is not None and r["weigh2"] is not None]
     net_in = sum(r["weigh1"] - r["weigh2"] for r in weighed if r["weigh1"] > r["weigh2"])
     net_out = sum(r["weigh2"] - r["weigh1"] for r in weighed if r["weigh1"] < r["weigh2"])
+    cut_in = sum(r["adjustweigh"] or 0 for r in weighed if r["weigh1"] > r["weigh2"])
+    cut_out = sum(r["adjustweigh"] or 0 for r in weighed if r["weigh1"] < r["weigh2"])
     report = ok(client, "daily_report", date=DAY)
     bridges = {b["collection"]: b for b in report["weighbridges"]}
     weighbridges = {c for c, (fields, _, _) in COLLECTIONS.items() if "weigh1" in fields}
     assert set(bridges) == weighbridges  # every weighing collection; two hold the rows
     for empty in weighbridges - set(ROWS):
         assert bridges[empty]["totals"] == {"records": 0, "weighed": 0, "open": 0, "in": 0,
-                                            "out": 0, "net": 0}
+                                            "in_after_deduction": 0, "out": 0,
+                                            "out_after_deduction": 0}
     assert bridges["transactions"]["totals"] == {
         "records": len(day), "weighed": len(weighed), "open": len(day) - len(weighed),
-        "in": net_in, "out": net_out, "net": net_in + net_out}
+        "in": net_in, "in_after_deduction": net_in - cut_in, "out": net_out,
+        "out_after_deduction": net_out - cut_out}
+    assert (cut_in, cut_out) == (250.5, 10.0)
     delivered = [r for r in weighed if r["weigh1"] > r["weigh2"]]
     dispatched = [r for r in weighed if r["weigh1"] < r["weigh2"]]
     assert {r["productcode"] for r in delivered} == {"RM001"}  # one material in
     assert {r["custcode"] for r in dispatched} == {"CUS-9"}  # one customer out
     assert bridges["transactions"]["in"]["materials"] == [
-        {"code": "RM001", "name": "Pasir Lumajang", "records": len(delivered), "net": net_in}]
+        {"code": "RM001", "name": "Pasir Lumajang", "records": len(delivered), "net": net_in,
+         "net_after_deduction": net_in - cut_in}]
     assert bridges["transactions"]["out"]["parties"] == [
         {"code": "CUS-9", "name": "PT Bangun Jaya", "records": len(dispatched),
-         "net": net_out}]
+         "net": net_out, "net_after_deduction": net_out - cut_out}]
     assert report["date"] == DAY and report["unmapped"] == []
 
 

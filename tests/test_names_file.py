@@ -27,6 +27,7 @@ from flask.testing import FlaskClient
 
 from app import create_app
 from app.database.sqltext import QueryFileError
+from app.model.labels import FIELD_LABELS
 from app.ops.config import SHIPPED_SQL_DIR
 from tests.conftest import MakeClient, insert_rows
 from tests.contract import PAIRS, same_text
@@ -109,7 +110,9 @@ def test_csv_and_the_workbook_carry_the_names(tickets: FlaskClient, module_engin
     assert got.status_code == 200
     sheet = openpyxl.load_workbook(io.BytesIO(got.get_data())).worksheets[0]
     rows = [list(r) for r in sheet.iter_rows(values_only=True)]
-    assert rows == [names] + [[g[n] for n in names] for g in expected]
+    # Headed by the default labels (docs/api.md §5.8): the names' columns too.
+    assert rows == [[FIELD_LABELS.get(n, n) for n in names]] + [[g[n] for n in names]
+                                                                for g in expected]
     assert [r[names.index("productname")] for r in rows[1:]] == [
         g["productname"] for g in expected]
 

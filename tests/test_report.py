@@ -97,9 +97,10 @@ def t(kg: float) -> str:
 
 
 def weighing(n: int, product: str | None, customer: str | None, weigh1: float,
-             weigh2: float | None, day: str = DAY, time: str = "08:00:00") -> dict[str, Any]:
+             weigh2: float | None, day: str = DAY, time: str = "08:00:00",
+             cut: float | None = None) -> dict[str, Any]:
     return {"id": n, "productcode": product, "custcode": customer, "tgl_dt1": day,
-            "jam_dt1": time, "weigh1": weigh1, "weigh2": weigh2}
+            "jam_dt1": time, "weigh1": weigh1, "weigh2": weigh2, "adjustweigh": cut}
 
 
 def batch(n: int, day: str, **amounts: int) -> dict[str, Any]:
@@ -107,7 +108,8 @@ def batch(n: int, day: str, **amounts: int) -> dict[str, Any]:
 
 
 # The small day: a delivery and a dispatch material, a name that is markup, a code without
-# a master record, an open weighing, and rows just outside the day.
+# a master record, an open weighing, and rows just outside the day; deductions (adjustweigh,
+# kg) on deliveries, none (NULL) on one, and one on the open weighing that counts nowhere.
 ROWS: dict[str, list[dict[str, Any]]] = {
     "products": [{"id": 1, "ProductCode": "RM001", "ProductName": "Pasir Lumajang"},
                  {"id": 2, "ProductCode": "FG001", "ProductName": "Paving K-300"}],
@@ -115,15 +117,16 @@ ROWS: dict[str, list[dict[str, Any]]] = {
                   {"id": 2, "CustCode": "CUS001", "CustName": BOLD},
                   {"id": 3, "CustCode": "CUS002", "CustName": SCRIPT}],
     "transactions": [
-        weighing(1, "RM001", "SUP001", 30120, 10000, time="00:00:00"),
+        weighing(1, "RM001", "SUP001", 30120, 10000, time="00:00:00", cut=604.0),
         weighing(2, "RM001", "SUP001", 25000, 9800),
-        weighing(3, "FG001", "CUS001", 9000, 31450),
-        weighing(4, "RM001", "SUP001", 28000, None),  # still on the bridge
-        weighing(5, "FG001", "CUS002", 10000, 20000, time="23:59:59"),
-        weighing(6, "RM001", "SUP001", 40000, 10000, day="2026-03-11", time="00:00:00"),
+        weighing(3, "FG001", "CUS001", 9000, 31450, cut=0.0),
+        weighing(4, "RM001", "SUP001", 28000, None, cut=300.0),  # still on the bridge
+        weighing(5, "FG001", "CUS002", 10000, 20000, time="23:59:59", cut=12.0),
+        weighing(6, "RM001", "SUP001", 40000, 10000, day="2026-03-11", time="00:00:00",
+                 cut=900.0),
         weighing(7, "RM001", "SUP001", 40000, 10000, day="2026-03-09", time="23:59:59"),
     ],
-    "weighing": [weighing(1, "RM404", "SUP001", 12000, 4500)],  # no product RM404
+    "weighing": [weighing(1, "RM404", "SUP001", 12000, 4500, cut=75.0)],  # no product RM404
     "bricon2": [batch(1, DAY, adonan_sv=2100, adonan_pv=2096, air_sv=380, air_pv=378),
                 batch(2, DAY, adonan_sv=2100, adonan_pv=2110, air_sv=380, air_pv=381),
                 batch(3, "2026-03-11", adonan_sv=9999, adonan_pv=1)],
@@ -132,22 +135,25 @@ ROWS: dict[str, list[dict[str, Any]]] = {
 
 def expected_weighbridge(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """What the report prints for these weighing rows on DAY: per direction the net kg and
-    weighings by product and by customer, the day's records, open ones and net kg."""
+    the net after deduction (less adjustweigh, NULL as 0) and weighings by product and by
+    customer, the day's records and open ones."""
     day = [r for r in rows if r["tgl_dt1"] == DAY]
-    out: dict[str, Any] = {"records": len(day), "net": 0.0, "in": 0.0, "out": 0.0,
-                           "open": sum(r["weigh2"] is None for r in day)}
-    groups: dict[tuple[str, str, str], list[float]] = defaultdict(lambda: [0, 0.0])
+    out: dict[str, Any] = {"records": len(day), "in": 0.0, "out": 0.0, "in_after": 0.0,
+                           "out_after": 0.0, "open": sum(r["weigh2"] is None for r in day)}
+    groups: dict[tuple[str, str, str], list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
     for r in day:
         if r["weigh2"] is None or r["weigh1"] == r["weigh2"]:
             continue
         direction = "in" if r["weigh1"] > r["weigh2"] else "out"
         net = abs(r["weigh1"] - r["weigh2"])
-        out["net"] += net
+        after = net - (r.get("adjustweigh") or 0)
         out[direction] += net
+        out[f"{direction}_after"] += after
         for field in ("productcode", "custcode"):
             group = groups[(direction, field, r[field])]
             group[0] += 1
             group[1] += net
+            group[2] += after
     out["groups"] = groups
     return out
 
@@ -180,22 +186,30 @@ def test_a_small_day_printed(browser: Browser, tmp_path: Path) -> None:
         assert "No data" not in text
 
         # Each weighbridge: its totals line, and per direction one row per material and per
-        # customer, name then code, weighings, tonnes; computed from the rows written.
+        # customer, name then code, weighings, tonnes net and after deduction; computed
+        # from the rows written.
         for c in ("transactions", "weighing"):
             e = expected_weighbridge(ROWS[c])
             weighings = "weighing" if e["records"] == 1 else "weighings"
-            assert (f"{e['records']} {weighings}, {e['open']} open (no exit weighing) · net "
-                    f"{t(e['net'])} t (in {t(e['in'])} t, out {t(e['out'])} t)") in text
-            for (_, _, code), (n, net) in e["groups"].items():
-                row = f"{code} {n} {t(net)}"  # SCRIPT wraps in its cell: checked below
+            assert (f"{e['records']} {weighings}, {e['open']} open (no exit weighing) · in "
+                    f"{t(e['in'])} t net, {t(e['in_after'])} t after deduction · out "
+                    f"{t(e['out'])} t net, {t(e['out_after'])} t after deduction") in text
+            for (_, _, code), (n, net, after) in e["groups"].items():
+                row = f"{code} {n} {t(net)} {t(after)}"  # SCRIPT wraps: checked below
                 assert (row if name_of(code) == SCRIPT else f"{name_of(code)} {row}") in text
-        assert "Deliveries in: 2 weighings, 35.320 t" in text
-        assert "Dispatches out: 2 weighings, 32.450 t" in text
+        # 20 120 kg less 604 and 15 200 kg less nothing; 22 450 and 10 000 less 12.
+        assert "Deliveries in: 2 weighings, 35.320 t net, 34.716 t after deduction" in text
+        assert "Dispatches out: 2 weighings, 32.450 t net, 32.438 t after deduction" in text
         assert "Dispatches out: none" in text  # weighing's
         assert "No weighings on this day: Weighbridge 1, Weighbridge 2." in text
-        # The day's totals: a row per weighbridge and their sum.
-        assert "All weighings 5 1 35.320 32.450 67.770" in text
-        assert "All weighbridges 6 1 42.820 32.450 75.270" in text
+        # The day's totals: a row per weighbridge and their sum, in and out apart, never
+        # added together (35.320 + 32.450 = 67.770 t is nowhere).
+        assert ("Weighbridge Weighings Open In, net (t) In, after ded. (t) Out, net (t) Out, "
+                "after ded. (t)") in text
+        assert "All weighings 5 1 35.320 34.716 32.450 32.438" in text
+        assert "Weighing log 1 0 7.500 7.425 0.000 0.000" in text
+        assert "All weighbridges 6 1 42.820 42.141 32.450 32.438" in text
+        assert "67.770" not in text and "75.270" not in text
         assert "Batches: Batching plant — Bricon 2 · Batching plant — Biao 0" in text
 
         # Batching: sv and pv over the day's batches, pv - sv and the deviation (bricon2
@@ -208,7 +222,7 @@ def test_a_small_day_printed(browser: Browser, tmp_path: Path) -> None:
         assert "kapur – – – –" in text
 
         # Markup in names is printed as its characters, and nothing of it ran.
-        assert f"{BOLD} CUS001 1 22.450" in text and "<script>window.pwned" in text
+        assert f"{BOLD} CUS001 1 22.450 22.450" in text and "<script>window.pw" in text
         assert SCRIPT in browser.js("[...document.querySelectorAll('td.name')]"
                                     ".map(td => td.textContent)")
         assert browser.js("document.querySelectorAll('#sheet b, #sheet i, #sheet script')"
@@ -260,13 +274,21 @@ def test_names_from_the_tickets(browser: Browser, request: pytest.FixtureRequest
                         f"tr')].map(r => [...r.cells].map(c => c.textContent))"):
                     shown[(direction, kind, cells[1] or None)] = cells[0]
         names = {}
-        for (direction, field, code), (n, net) in e["groups"].items():
+        for (direction, field, code), (n, net, _) in e["groups"].items():
             master, kind = (("products", "materials") if field == "productcode"
                             else ("customers", "parties"))
             name = "(none)" if code is None else name_in(master, code) or "–"
             names[(direction, kind, code)] = name
             assert " ".join(f"{name} {code or ''} {n} {t(net)}".split()) in text
         assert shown == names
+        # The example maps adjustweigh to NULL: the net alone, no column after deduction.
+        assert "After ded." not in text and "In, after ded." not in text
+        assert " t after deduction" not in text
+        assert "Out, net (t)" in text
+        # The example maps adjustweigh to NULL: the net alone, no column after deduction.
+        assert "After ded." not in text and "In, after ded." not in text
+        assert " t after deduction" not in text
+        assert "Out, net (t)" in text
         # Named from every ticket, the day's or not; the least of a code's names.
         assert {code: name for (_, _, code), name in shown.items()} == {
             "RM001": "Pasir Lumajang", "RM003": "Semen Gresik", "FG001": "Bata Ringan 10 cm",
@@ -306,14 +328,16 @@ def test_the_demos_busiest_days_fit_two_pages(demo_database: Path, browser: Brow
             assert pages <= 2, text
             assert f"({day})" in text and "No data" not in text
             assert "Supervisor (name) Signature Date" in text
-            # The totals row of transactions is the API's own day summary.
-            (row,) = requests.get(f"{server.base}/transactions/summary/{day}/00:00/{day}"
-                                  f"/23:59:59", timeout=10).json()
+            # The totals row of transactions is the API's own day summary by direction.
+            ways = requests.get(f"{server.base}/transactions/summary/{day}/00:00/{day}"
+                                f"/23:59:59?by=direction", timeout=10).json()
             cells = browser.js("[...document.querySelector('table.totals tbody tr').cells]"
                                ".map(c => c.textContent)")
-            assert cells[:3] == ["All weighings", str(row["records"]),
-                                 str(row["records"] - row["weighed"])]
-            assert cells[5] == t(row["net"]).replace(" ", "\u202f")
+            records, weighed = (sum(g[k] for g in ways) for k in ("records", "weighed"))
+            assert cells[:3] == ["All weighings", str(records), str(records - weighed)]
+            by_way = {g["direction"]: g for g in ways}
+            assert cells[3:] == [t(by_way[way][k] if way in by_way else 0).replace(
+                " ", "\u202f") for way in ("in", "out") for k in ("net", "net_after_deduction")]
         assert_stayed_home(browser, server)
 
 

@@ -179,7 +179,8 @@ def test_a_sql_dir_with_only_the_served_files_starts_and_answers(make_client: Ma
             for t in r.get_json()] == [(1, "B 1234 XY", "2026-11-20", "07:05:03", 30500.0)]
     r = client.get(f"/transactions/summary/{RANGE}?by=day")
     assert r.get_json() == [{"day": "2026-11-20", "records": 1, "weighed": 1, "net": 20000.0,
-                             "net_min": 20000.0, "net_max": 20000.0}]
+                             "net_min": 20000.0, "net_max": 20000.0,
+                             "deduction": 0.0, "net_after_deduction": 20000.0}]
     assert client.get("/customers").get_json() == not_served("customers", "transactions")
 
 

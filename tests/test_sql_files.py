@@ -489,10 +489,12 @@ def test_no_query_but_records_names_a_site_table_or_column() -> None:
     adonan_sv...: docs/api.md §7 names them), never a site's column."""
     measured = {f for shape in (WEIGHING, PRODUCTION) for f in shape
                 if f.startswith(("weigh1", "weigh2", "temperature_sv", "temperature_pv"))
+                or f == "adjustweigh"
                 or f.endswith(("_sv", "_pv"))}
     summaries = {"in_range", "grouped", "day", "month", "hour", "direction", "records",
-                 "weighed", "net", "net_min", "net_max", "batches", "temperature_sv_sum",
-                 "temperature_sv_count", "temperature_pv_sum", "temperature_pv_count",
+                 "weighed", "net", "net_min", "net_max", "deduction", "batches",
+                 "temperature_sv_sum", "temperature_sv_count", "temperature_pv_sum",
+                 "temperature_pv_count",
                  # name_of: the master's records as the lookup's two aliases, and their id
                  "named", "earlier", "id"}
     for stem, own in (("shapes", {"records", "numbered", "position", "total", *summaries,

@@ -113,7 +113,7 @@ def test_weighing_by_day_the_default(shared) -> None:
     assert [g["day"] for g in want] == ["2025-12-31", "2026-01-01", "2026-01-02"]
     assert got.get_json() == want
     assert list(got.get_json()[0]) == ["day", "records", "weighed", "net", "net_min",
-                                       "net_max"]
+                                       "net_max", "deduction", "net_after_deduction"]
 
 
 @pytest.mark.parametrize(("by", "on", "start", "end", "filters"), [
@@ -254,7 +254,7 @@ def test_a_summary_as_csv(shared) -> None:
                             "2026-01-02T23:59:59"), ["day", "productcode"], PAIRS["dt1"],
                    weighing)
     names = ["day", "productcode", "productname", "records", "weighed", "net", "net_min",
-             "net_max"]
+             "net_max", "deduction", "net_after_deduction"]
     assert list(csv.reader(io.StringIO(got.get_data(as_text=True)))) == [names] + [
         ["" if g[n] is None else str(g[n]) for n in names] for g in want]
 

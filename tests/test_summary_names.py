@@ -144,7 +144,7 @@ def test_csv_puts_each_name_after_its_code(shared, module_engine) -> None:
                    ["day", "custcode", "transcode"], PAIRS["dt1"], weighing, MASTERS,
                    same_text(module_engine))
     names = ["day", "custcode", "custname", "transcode", "transname", "records", "weighed",
-             "net", "net_min", "net_max"]
+             "net", "net_min", "net_max", "deduction", "net_after_deduction"]
     assert list(csv.reader(io.StringIO(got.get_data(as_text=True)))) == [names] + [
         ["" if g[n] is None else str(g[n]) for n in names] for g in want]
 

@@ -1,6 +1,8 @@
 """Excel workbooks (`?format=xlsx`, docs/api.md §5.8): each workbook is read
-back with openpyxl (and once with LibreOffice) and compared with the JSON answer of the same
-request, converted here on its own: what a spreadsheet user sees must be what an ERP gets."""
+back with openpyxl (and with LibreOffice) and compared with the JSON answer of the same
+request, converted here on its own: what a spreadsheet user sees must be what an ERP gets.
+Row 1 heads each column with the site's label (the defaults of app/model/labels.py, or
+[site.fields]); the fields a site maps to NULL are not columns unless ?fields= asks."""
 
 from __future__ import annotations
 
@@ -20,7 +22,9 @@ import pytest
 
 from app.formats import xlsx
 from app.model.collections import COLLECTIONS as SERVED
+from app.model.labels import FIELD_LABELS
 from app.model.schemas import Date, Integer, Number, String, Time
+from app.ops.config import SHIPPED_SQL_DIR
 from tests.contract import COLLECTIONS, columns
 from tests.helpers import AWKWARD_WEIGHINGS
 
@@ -79,8 +83,14 @@ def sheet_rows(sheet: Any) -> list[list[Any]]:
             for row in sheet.iter_rows(values_only=True)]
 
 
-def expected_rows(names: list[str], records: list[dict[str, Any]]) -> list[list[Any]]:
-    return [names] + [[cell(n, r[n]) for n in names] for r in records]
+def headings(names: list[str], labels: dict[str, str] = FIELD_LABELS) -> list[str]:
+    """Row 1: each column's label, its API name where it has none."""
+    return [labels.get(n, n) for n in names]
+
+
+def expected_rows(names: list[str], records: list[dict[str, Any]],
+                  labels: dict[str, str] = FIELD_LABELS) -> list[list[Any]]:
+    return [headings(names, labels)] + [[cell(n, r[n]) for n in names] for r in records]
 
 
 def assert_types(got: list[list[Any]], want: list[list[Any]]) -> None:
@@ -174,7 +184,7 @@ def test_a_summary_as_a_workbook(shared) -> None:
     assert_header(book.active, names, "summary", len(as_json) + 1)
     hours = client.get("/bricon2/summary/2026-11-01/00:00/2026-11-30/23:59:59?by=hour,month"
                        "&format=xlsx")
-    assert sheet_rows(workbook(hours).active)[0][:3] == ["hour", "month", "batches"]
+    assert sheet_rows(workbook(hours).active)[0][:3] == ["Hour", "Month", "Batches"]
 
 
 def test_a_streamed_range_as_a_workbook(make_client) -> None:
@@ -214,19 +224,19 @@ def test_accept_pages_keys_and_file_names(shared) -> None:
         names, client.get("/weighing/page/2?page_size=2").get_json())
     one = client.get("/weighing/2?format=xlsx&fields=custcode,numberrow")
     assert one.headers["Content-Disposition"] == 'attachment; filename="weighing-2.xlsx"'
-    assert sheet_rows(workbook(one).active) == [["custcode", "numberrow"],
+    assert sheet_rows(workbook(one).active) == [["Supplier / customer code", "No."],
                                                  ["Café – Sidoarjo ✓ 日本", 2]]
     ranged = client.get("/transactions/date/2026-11-01/00:00/2026-11-30/23:59?page=1"
                         "&page_size=1&format=xlsx")
     assert ranged.headers["Content-Disposition"] == (
         'attachment; filename="transactions-2026-11-01_2026-11-30.xlsx"')
-    assert [r[0] for r in sheet_rows(workbook(ranged).active)] == ["id", 1]
+    assert [r[0] for r in sheet_rows(workbook(ranged).active)] == ["ID", 1]
 
 
 def test_an_empty_table_is_its_header(shared) -> None:
     assert "products" not in AWKWARD
     book = workbook(shared(AWKWARD).get("/products?format=xlsx"))
-    assert sheet_rows(book.active) == [COLLECTIONS["products"][0]]
+    assert sheet_rows(book.active) == [headings(COLLECTIONS["products"][0])]
     assert book.active.auto_filter.ref == "A1:E1"
 
 
@@ -286,7 +296,7 @@ def test_records_past_a_sheets_rows_go_on_in_the_next_sheet(make_client, monkeyp
     ids = []
     for sheet in book.worksheets:
         rows = sheet_rows(sheet)
-        assert rows[0] == COLLECTIONS["products"][0] and 1 < len(rows) <= per_sheet
+        assert rows[0] == headings(COLLECTIONS["products"][0]) and 1 < len(rows) <= per_sheet
         assert_header(sheet, rows[0], sheet.title, len(rows))
         ids += [r[0] for r in rows[1:]]
     assert ids == list(range(1, count + 1))  # every record, in order, none twice
@@ -323,7 +333,7 @@ def test_libreoffice_reads_the_json_values(make_client, tmp_path: Path) -> None:
         names = COLLECTIONS[collection][0]
         got = [[re.sub(r"(:\d\d\.\d+)$", lambda m: m.group(1).ljust(7, "0"), v) for v in row]
                for row in got]
-        assert got == [names] + [[shown(n, r[n]) for n in names] for r in as_json]
+        assert got == [headings(names)] + [[shown(n, r[n]) for n in names] for r in as_json]
 
 
 def shown(name: str, value: Any) -> str:
@@ -340,3 +350,83 @@ def shown(name: str, value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.15g}" if abs(value) >= 1e-4 else f"{value:.10f}".rstrip("0")
     return str(value)
+
+
+# A site without some columns: each way of writing a NULL, and a NULL only in a comment
+# (which maps nothing: dono keeps its column).
+NULLED = {"lot": 'NULL AS "lot"', "sealno": 'CAST(NULL AS varchar(20)) AS "sealno"',
+          "adjustweigh": 'CAST( NULL AS float ) AS "adjustweigh"',
+          "remark": 'NULL AS "remark" /* not kept here */'}
+
+
+def null_site(tmp_path: Path) -> Path:
+    """The shipped sql/ with transactions' NULLED fields given as NULL."""
+    site = tmp_path / "null-site"
+    site.mkdir()
+    text = (SHIPPED_SQL_DIR / "transactions.sql").read_text()
+    for name, line in NULLED.items():
+        shipped = f'    "{name}" AS "{name}",\n'
+        assert shipped in text
+        text = text.replace(shipped, f"    {line},\n")
+    text = text.replace('    "dono" AS "dono",\n',
+                        '    -- NULL AS "dono",\n    "dono" AS "dono",\n')
+    (site / "transactions.sql").write_text(text)
+    return site
+
+
+def test_fields_a_site_maps_to_null_are_no_columns(make_client, tmp_path: Path) -> None:
+    """The clerk's workbook: the site's labels ([site.fields] over the defaults), the fields
+    mapped to NULL left out; ?fields= still gives what it names; CSV keeps every field by
+    its API name."""
+    labels = {"weigh1": "Bruto (kg)", "weigh2": "Tara (kg)", "net": "Netto (kg)"}
+    client = make_client(SAMPLES, database={"sql_dir": str(null_site(tmp_path))},
+                         collections={"serve": ["transactions"]}, site={"fields": labels})
+    every = COLLECTIONS["transactions"][0]
+    as_json = client.get("/transactions").get_json()
+    assert [r["lot"] for r in as_json] == [None] * 3  # sent as null, as before
+    names = [n for n in every if n not in NULLED]
+    assert len(names) == len(every) - 4 and "dono" in names
+    got = sheet_rows(workbook(client.get("/transactions?format=xlsx")).active)
+    assert_types(got, expected_rows(names, as_json, FIELD_LABELS | labels))
+    assert got[0][names.index("weigh1")] == "Bruto (kg)"
+    assert got[0][names.index("tgl_dt1")] == "Entry date"  # a default the site kept
+
+    asked = ["id", "lot", "weigh1", "adjustweigh"]
+    got = sheet_rows(workbook(client.get(
+        f"/transactions?format=xlsx&fields={','.join(asked)}")).active)
+    assert got == expected_rows(asked, as_json, FIELD_LABELS | labels)
+    assert got[0] == ["ID", "Lot", "Bruto (kg)", "Deduction (kg)"]
+
+    csv_text = client.get("/transactions?format=csv").get_data(as_text=True)
+    assert csv_text.splitlines()[0] == ",".join(every)
+
+    # A summary's workbook: its groups and measures by label, none left out.
+    url = "/transactions/summary/2026-11-01/00:00/2026-11-30/23:59:59?by=day"
+    summary = client.get(url).get_json()
+    got = sheet_rows(workbook(client.get(f"{url}&format=xlsx")).active)
+    assert got[0] == headings(list(summary[0]), FIELD_LABELS | labels)
+    assert got[0] == ["Day", "Records", "Weighed in and out", "Netto (kg)",
+                      "Smallest net (kg)", "Largest net (kg)", "Deduction (kg)",
+                      "Net after deduction (kg)"]
+
+
+@needs_soffice
+def test_libreoffice_reads_the_sites_headings(make_client, tmp_path: Path) -> None:
+    """The workbook of a site with fields mapped to NULL and labels of its own, as a clerk
+    opens it: LibreOffice shows the labels and none of the NULL fields."""
+    labels = {"weigh1": "Bruto (kg)", "vehno": "No. Polisi"}
+    client = make_client(SAMPLES, database={"sql_dir": str(null_site(tmp_path))},
+                         collections={"serve": ["transactions"]}, site={"fields": labels})
+    as_json = client.get("/transactions").get_json()
+    path = tmp_path / "transactions.xlsx"
+    path.write_bytes(client.get("/transactions?format=xlsx").get_data())
+    subprocess.run([SOFFICE, f"-env:UserInstallation=file://{tmp_path}/profile",
+                    "--headless", "--convert-to", "csv:Text - txt - csv (StarCalc):44,34,76,1",
+                    "--outdir", str(tmp_path), str(path)],
+                   check=True, capture_output=True, timeout=120)
+    got = list(csv.reader(io.StringIO((tmp_path / "transactions.csv").read_text(
+        encoding="utf-8"), newline="")))
+    names = [n for n in COLLECTIONS["transactions"][0] if n not in NULLED]
+    assert got == [headings(names, FIELD_LABELS | labels)] + [
+        [shown(n, r[n]) for n in names] for r in as_json]
+    assert "No. Polisi" in got[0] and "Lot" not in got[0] and "Remark" not in got[0]

@@ -27,6 +27,8 @@ from ..database.templates import DEFAULT_BY, FILTER_PLACEHOLDERS
 from ..formats.encoding import RecordEncoder
 from ..model import params
 from ..model.collections import COLLECTIONS, NAMINGS, Collection
+from .deduction import FIELD as DEDUCTION
+from .deduction import deduction_findings
 
 SAMPLE_ROWS = proof.SAMPLE_ROWS  # rows read from each query: enough to look at
 # A plain NULL, or one CAST to a type (as draft-mapping writes it for SQL Server).
@@ -310,6 +312,7 @@ def check_collection(db: Database, c: Collection, dialect: str | None) -> tuple[
     failures = reads_fail = 0
     shown: set[str] = set()
     sampled: proof.Sample | None = None
+    deductions = None
     runs = [(name, ()) for name in ["records", *c.query_names()]]
     runs += [(name, by) for name, _ in runs if (by := named(c, name))]
     for name, by in runs:
@@ -322,6 +325,10 @@ def check_collection(db: Database, c: Collection, dialect: str | None) -> tuple[
                 try:
                     sampled = proof.sample(db, c)
                     problems += value_problems(db, c, encoder, dialect, sampled)
+                    deductions = deduction_findings(
+                        sampled.columns, sampled.rows, c.key,
+                        db.queries.field_line(c.name, DEDUCTION, dialect))
+                    problems += deductions.errors
                 except (QueryFailed, DatabaseUnavailable) as exc:
                     problems.append(getattr(exc, "detail", None) or str(exc))
         new = [p for p in problems if p not in shown]
@@ -338,6 +345,8 @@ def check_collection(db: Database, c: Collection, dialect: str | None) -> tuple[
                        f"({NOT_MAPPED})")
         if name == "records" and nulls:
             click.echo(f"      given as NULL (no such column at this site): {', '.join(nulls)}")
+        for warning in deductions.warnings if name == "records" and deductions else ():
+            click.echo(f"      Warning: {warning}")  # not a failure
         if name == "records" and broken:
             click.echo("  (every read of the collection reads records: fix it first)")
             return failures + len(runs) - 1, 0

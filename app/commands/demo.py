@@ -473,7 +473,9 @@ def _weighing_rows(rng: random.Random, table: str, count: int, cal: _Calendar,
             tgl2, jam2, operator2, source2, unit2, tgl_u, jam_u, editedby = exit_weighing
         yield (
             row_id, "0", "1" if pending == "Y" and r() < 0.3 else "0",
-            0.0, -10.0 * int(1 + r() * 8) if r() < 0.02 else 0.0, custcode,
+            # A deduction (sortasi) now and then: 1 to 3 % of the net, in kg, positive.
+            0.0, (10.0 * int(abs(weigh1 - (weigh1 if weigh2 is None else weigh2))
+                             * (0.01 + 0.02 * r()) / 10) if r() < 0.02 else 0.0), custcode,
             1.0 if wb1 == "WB-01" else 2.0, dono, people[int(r() * n_people)], editedby,
             None if r() < 0.98 else "0", jam1, jam1, jam2, jam_u,
             location, lot, mai, None if r() < 0.97 else f"CT{int(r() * 9000) + 1000}",

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..database.filters import Filter
 from ..formats.encoding import RecordEncoder
+from ..formats.headings import Headings
 from ..model import params
 from ..model.collections import Collection, QueryName
 from ..model.problems import Absent, Invalid
@@ -31,15 +32,19 @@ CLOCK = "feed_now"
 class Planner:
     """Plans the reads of one collection (one per collection, built with the app)."""
 
-    def __init__(self, collection: Collection):
+    def __init__(self, collection: Collection, headings: Headings | None = None):
+        """`headings`: what its workbooks head their columns with and leave out (the site's
+        labels and the fields it maps to NULL); a summary's leave out none."""
         self.collection = collection
         self.key_name = "numberrow" if collection.numbered else "ID"
-        self.encoder = RecordEncoder(collection.schema)
+        headings = headings or Headings()
+        self.encoder = RecordEncoder(collection.schema, headings)
         self.groupable = tuple(summaries.groupable(collection)) if collection.summary else ()
         # A summary's encoder, made once per `by` asked (a handful in practice).
         self.summary_encoder: Callable[[tuple[str, ...]], summaries.SummaryEncoder] = (
             functools.lru_cache(maxsize=64)(
-                functools.partial(summaries.SummaryEncoder, collection)))
+                functools.partial(summaries.SummaryEncoder, collection,
+                                  headings=Headings(headings.labels))))
 
     def _read(self, query: QueryName, **read: Any) -> Read:
         return Read(self.collection.name, query, read.pop("encoder", self.encoder), **read)

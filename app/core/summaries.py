@@ -20,6 +20,7 @@ import marshmallow as ma
 
 from ..database.templates import DEFAULT_BY
 from ..formats.encoding import csv_cell, dumps
+from ..formats.headings import Headings
 from ..model.collections import Collection
 from ..model.problems import Invalid
 from ..model.schemas import GROUPS, Integer, String, ValueMisfit, summary_schema, wire_date
@@ -50,6 +51,12 @@ def _deviation(sv: Any, pv: Any) -> float | None:
     """(pv - sv) / sv in percent, two decimals; None without a requested amount."""
     sv, pv = _int(sv), _int(pv)
     return None if not sv or pv is None else _two_decimals(Fraction(pv - sv, sv) * 100)
+
+
+def _less(net: Any, deduction: Any) -> float | None:
+    """The net after deduction: the two sums' difference, so that net - deduction is exactly
+    what is sent; None with nothing weighed."""
+    return None if net is None else float(net) - float(deduction or 0)
 
 
 def _average(total: Any, count: Any) -> float | None:
@@ -114,9 +121,14 @@ class Measures:
 MEASURES = {
     "weighing": Measures("weighing", (
         _count("records", 42), _count("weighed", 40), _number("net", 612430.0),
-        _number("net_min", 4210.0), _number("net_max", 29870.0)),
+        _number("net_min", 4210.0), _number("net_max", 29870.0),
+        _number("deduction", 19598.0),
+        Measure("net_after_deduction", ("net", "deduction"), _less, "number", 592832.0)),
         "records (how many), weighed (how many have both weigh1 and weigh2), net (the sum "
-        "over those of |weigh1 - weigh2| in kg, null when none), net_min and net_max"),
+        "over those of |weigh1 - weigh2| in kg, null when none), net_min and net_max; "
+        "deduction (the sum over the same records of adjustweigh, the kg deducted, a "
+        "missing one as 0) and net_after_deduction (net - deduction, null when none: what "
+        "is paid on)"),
     "production": Measures("production", (
         _count("batches", 96), *(m for g in MATERIALS for m in _material(g)),
         _temperature("temperature_sv", 45.0), _temperature("temperature_pv", 44.62)),
@@ -189,8 +201,9 @@ class SummaryEncoder:
     app/formats/registry.py and app/core/reads.py use, so summaries stream like lists. It holds
     nothing of a request: app/http/views.py keeps one per `by`."""
 
-    def __init__(self, c: Collection, by: Sequence[str]):
+    def __init__(self, c: Collection, by: Sequence[str], headings: Headings | None = None):
         assert c.summary is not None
+        self.headings = headings or Headings()  # a workbook's (app/formats/headings.py)
         self.measures = MEASURES[c.summary]
         declared = c.schema._declared_fields
         self.by = tuple(by)

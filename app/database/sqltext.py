@@ -110,6 +110,18 @@ def todo_fields(sql: str) -> list[str]:
     return list(dict.fromkeys(fields))
 
 
+# A select-list item that is NULL itself: `NULL AS "f"`, `CAST(NULL AS decimal(12, 3)) AS "f"`.
+_NULL_FIELD = re.compile(r'(?is)(?:\bSELECT\b|,)\s*(?:NULL|CAST\s*\(\s*NULL\s+AS\s+\w+'
+                         r'(?:\s*\(\s*\w+(?:\s*,\s*\w+)?\s*\))?\s*\))\s+AS\s*"((?:[^"]|"")*)"')
+
+
+def null_fields(sql: str) -> list[str]:
+    """The fields a query gives as NULL itself (`NULL AS "lot"`, `CAST(NULL AS date) AS
+    "tgl_dt2"`): those the site has no column for, in order. Comments do not count."""
+    return list(dict.fromkeys(n.replace('""', '"')
+                              for n in _NULL_FIELD.findall(without_comments(sql))))
+
+
 def check_statement(sql: str, where: str, first: tuple[str, ...] = ("select", "with")) -> None:
     """One read-only statement, starting with one of `first`; else a QueryFileError."""
     body = code(sql).strip().rstrip(";").strip()

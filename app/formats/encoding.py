@@ -30,6 +30,7 @@ import marshmallow as ma
 import orjson
 
 from ..model.schemas import Date, Integer, JoinedDateTime, Number, String, Time, ValueMisfit
+from .headings import Headings
 
 NONE = type(None)
 # field class -> (the types it dumps unchanged, the one text length it dumps unchanged)
@@ -83,8 +84,9 @@ def dumps(value: Any) -> bytes:
 class RecordEncoder:
     """Encodes batches of rows of one collection, built once from its schema."""
 
-    def __init__(self, schema: type[ma.Schema]):
+    def __init__(self, schema: type[ma.Schema], headings: Headings | None = None):
         self.schema = schema(many=True)
+        self.headings = headings or Headings()  # a workbook's (app/formats/headings.py)
         declared = schema._declared_fields
         self.numbered = "numberrow" in declared
         self.fields = [name for name, f in declared.items()

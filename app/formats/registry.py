@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from . import xlsx
+from .headings import Headings
 
 __all__ = ["DEFAULT", "FORMATS", "Encoder", "Format", "Writer", "descriptions"]
 
@@ -26,6 +27,7 @@ class Encoder(Protocol):
     """What RecordEncoder and SummaryEncoder both offer."""
 
     output: list[str]  # every column as sent, in order
+    headings: Headings  # a workbook's headings and the columns it leaves out
 
     def json(self, values: Values, fields: Fields = None) -> bytes: ...
     def csv(self, values: Values, fields: Fields = None) -> str: ...
@@ -121,9 +123,12 @@ so that generated clients keep the JSON type: fetch CSV over plain HTTP.""",
     writer=_CsvWriter)
 
 def _workbook(encoder: Encoder, fields: Fields, name: str) -> Writer:
-    names = list(fields or encoder.output)
+    """The columns asked for, or all but those the site maps to NULL, headed by the site's
+    labels (app/formats/headings.py)."""
+    names = encoder.headings.columns(encoder.output, fields)
     positions = None if names == encoder.output else [encoder.output.index(n) for n in names]
-    return xlsx.Workbook(names, encoder.kinds(names), name, positions)
+    return xlsx.Workbook(names, encoder.kinds(names), name, positions,
+                         encoder.headings.of(names))
 
 
 XLSX = Format(
@@ -132,8 +137,9 @@ XLSX = Format(
     doc="""
 Excel: `?format=xlsx` or `Accept:
 application/vnd.openxmlformats-officedocument.spreadsheetml.sheet` gives the same answer as an
-Excel workbook: one sheet named after the collection (or `summary`), row 1 the field names
-(bold, frozen, with an autofilter), then one row per record or group with typed cells:
+Excel workbook: one sheet named after the collection (or `summary`), row 1 the site's label of
+each column (bold, frozen, with an autofilter; the fields the site maps to NULL are left out
+unless `fields` names them), then one row per record or group with typed cells:
 integers and numbers as numbers; dates, times and date-times as Excel dates shown
 `yyyy-mm-dd`, `hh:mm:ss`, `yyyy-mm-dd hh:mm:ss` (with `.000` when the value has a fraction of
 a second); text exactly as stored, never a formula; NULL as an empty cell. Past 1,048,575

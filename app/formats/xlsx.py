@@ -243,14 +243,18 @@ class Workbook:
     each returns the bytes of the zip written since the last call."""
 
     def __init__(self, names: Sequence[str], kinds: Sequence[str], title: str,
-                 positions: Sequence[int] | None = None):
+                 positions: Sequence[int] | None = None,
+                 headings: Sequence[str] | None = None):
+        """`names`: the columns (`positions`: where each is in a record's values, None when
+        they are all of them in order); `headings`: what row 1 says of each, the names by
+        default."""
         self.names, self.title = list(names), title
         self.positions = list(positions) if positions is not None else None
         letters = [column_letter(i) for i in range(len(self.names))]
         self._last_column = letters[-1] if letters else "A"
         self._columns = [_column(kind, letter) for kind, letter in zip(kinds, letters,
                                                                          strict=True)]
-        self._top = _sheet_top(self.names, kinds, letters)
+        self._top = _sheet_top(list(headings or self.names), kinds, letters)
         self._sink = _Sink()
         self._zip = _StreamedZip(self._sink, "w", zipfile.ZIP_DEFLATED)  # type: ignore[arg-type]
         self._sheet: Any = None  # the open sheet's zip entry
@@ -334,7 +338,7 @@ _XML = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
 def _sheet_top(names: Sequence[str], kinds: Sequence[str],
                letters: Sequence[str]) -> Callable[[bool], str]:
     """A sheet's XML up to its first record: the frozen first row, the column widths and the
-    header row (bold field names); the first sheet is the one shown."""
+    header row (each column's heading, bold); the first sheet is the one shown."""
     widths = "".join(
         f'<col min="{i}" max="{i}" width="{_width(name, kind)}" customWidth="1"/>'
         for i, (name, kind) in enumerate(zip(names, kinds, strict=True), 1))

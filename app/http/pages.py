@@ -24,6 +24,7 @@ import base64
 import hashlib
 import json
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -74,8 +75,10 @@ class Page:
     policy: str
 
     @classmethod
-    def read(cls, filename: str, site: SiteSettings) -> Page:
-        """The page app/http/static/<filename>, with the site's words written into its block."""
+    def read(cls, filename: str, site: SiteSettings,
+             absent: Mapping[str, Sequence[str]] | None = None) -> Page:
+        """The page app/http/static/<filename>, with the site's words written into its block
+        and, per collection, the fields the site maps to NULL (app/core/absent.py)."""
         path = STATIC / filename
         html = path.read_text(encoding="utf-8")
         if html.count(PLACEHOLDER) != 1:
@@ -83,7 +86,8 @@ class Page:
         # The plant's time zone, for the page's "today" (null: the browser's own).
         words = {"name": site.name, "collections": dict(site.collections),
                  "dates": dict(site.dates),
-                 "timezone": site.timezone.key if site.timezone is not None else None}
+                 "timezone": site.timezone.key if site.timezone is not None else None,
+                 "absent": {c: list(f) for c, f in (absent or {}).items()}}
         html = html.replace(PLACEHOLDER, PLACEHOLDER.replace("{}", script_json(words)))
         body = html.encode()
         return cls(body, hashlib.sha256(body).hexdigest()[:32],

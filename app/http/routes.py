@@ -13,7 +13,7 @@ documentation.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -231,20 +231,22 @@ SERVICE_ROUTES = (("/docs/static/<path:filename>", service_views.docs_static),
 
 
 def register_service_routes(app: Flask, prefix: str, metrics: Metrics, metrics_key: str,
-                            site: SiteSettings) -> None:
+                            site: SiteSettings,
+                            absent: Mapping[str, Sequence[str]] | None = None) -> None:
     """The routes outside the API document (endpoints docs_static, favicon, docs_slash,
-    dashboard.dashboard, report.report_today, report.report, script, metrics)."""
+    dashboard.dashboard, report.report_today, report.report, script, metrics); the pages
+    learn the fields each collection maps to NULL (`absent`)."""
     for rule, view in SERVICE_ROUTES:
         app.add_url_rule(f"{prefix}{rule}", view.__name__, view)
     dashboard = flask.Blueprint("dashboard", __name__)
-    dashboard.add_url_rule(f"{prefix}/dashboard", "dashboard",
-                           _bound(service_views.dashboard, Page.read("dashboard.html", site)))
+    dashboard.add_url_rule(f"{prefix}/dashboard", "dashboard", _bound(
+        service_views.dashboard, Page.read("dashboard.html", site, absent)))
     app.register_blueprint(dashboard)
     report = flask.Blueprint("report", __name__)
     report.add_url_rule(f"{prefix}/report", "report_today",
                         _bound(service_views.report_today, site.timezone))
     report.add_url_rule(f"{prefix}/report/<day>", "report",
-                        _bound(service_views.report, Page.read("report.html", site)))
+                        _bound(service_views.report, Page.read("report.html", site, absent)))
     app.register_blueprint(report)
     # Beside the index, as favicon.ico: each page loads it by a relative URL.
     app.add_url_rule(f"{prefix}/jembatan.js", "script", _bound(service_views.script,

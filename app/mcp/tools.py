@@ -295,23 +295,26 @@ class Tools:
         return out
 
     def _weighbridge(self, c: Collection, base: dict[str, Any]) -> dict[str, Any]:
-        """One weighbridge's day: totals, then per direction its materials and parties."""
+        """One weighbridge's day: totals, then per direction its materials and parties; the
+        net and the net after deduction per direction, never in and out added together."""
         groups = {by: self.summary(base | {"by": ["direction", by]})["groups"]
                   for by in ("productcode", "custcode")}
-        totals = {"records": 0, "weighed": 0, "open": 0, "in": 0.0, "out": 0.0, "net": 0.0}
+        totals = {"records": 0, "weighed": 0, "open": 0, "in": 0.0, "in_after_deduction": 0.0,
+                  "out": 0.0, "out_after_deduction": 0.0}
         for g in groups["productcode"]:
             totals["records"] += g["records"]
             totals["weighed"] += g["weighed"]
-            totals["net"] += g["net"] or 0
             if g["direction"] in ("in", "out"):
                 totals[g["direction"]] += g["net"] or 0
+                totals[f"{g['direction']}_after_deduction"] += g["net_after_deduction"] or 0
         totals["open"] = totals["records"] - totals["weighed"]
         out: dict[str, Any] = {"collection": base["collection"], "on": base["on"],
                                "totals": totals}
         for direction in ("in", "out"):
             out[direction] = {
                 what: sorted(({"code": g[code], "name": g.get(c.namings[code].name),
-                               "records": g["records"], "net": g["net"]}
+                               "records": g["records"], "net": g["net"],
+                               "net_after_deduction": g["net_after_deduction"]}
                               for g in groups[code] if g["direction"] == direction),
                              key=lambda r: (-(r["net"] or 0), r["code"] or ""))
                 for what, code in (("materials", "productcode"), ("parties", "custcode"))}
@@ -492,9 +495,10 @@ _TOOLS = {
     "daily_report": (
         "The daily report",
         "The figures of one day's report (the page /report/{date}): per weighbridge the "
-        "totals (weighings, open ones, net in and out, kg) and per direction its materials "
-        "and parties by net; per batching plant its batches and sv/pv per material. The "
-        "date is plant local; default today."),
+        "totals (weighings, open ones, and apart for in and out the net and the net after "
+        "deduction, kg; in and out are never added) and per direction its materials and "
+        "parties by net, with their net after deduction; per batching plant its batches "
+        "and sv/pv per material. The date is plant local; default today."),
 }
 
 

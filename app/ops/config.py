@@ -6,14 +6,14 @@ import difflib
 import os
 import re
 import tomllib
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from ..model.collections import COLLECTIONS
-from ..model.labels import COLLECTION_LABELS, DATE_LABELS
+from ..model.labels import COLLECTION_LABELS, DATE_LABELS, FIELD_LABELS, field_names
 
 # The queries shipped with Jembatan: sql/ beside app/ in a checkout (and an editable
 # install); app/sql/ in an installed wheel (setup.cfg installs sql/ there).
@@ -86,6 +86,9 @@ class SiteSettings:
     # "now" and "today" are read in; None: not set (each clock its own, see
     # docs/operations.md, "Configuration").
     timezone: ZoneInfo | None = None
+    # What a workbook heads each column with, by field or summary key: FIELD_LABELS of
+    # app/model/labels.py with the site's [site.fields] table laid over them.
+    fields: Mapping[str, str] = field(default_factory=lambda: dict(FIELD_LABELS))
 
 
 @dataclass(frozen=True)
@@ -147,6 +150,7 @@ SPEC: dict[str, dict[str, tuple[type | tuple[type, ...], Any]]] = {
         # {}: the defaults of app/model/labels.py; a site's table renames some of them
         "collections": (dict, {}),
         "dates": (dict, {}),
+        "fields": (dict, {}),  # {}: the workbooks' headings of app/model/labels.py
     },
     "mcp": {
         "enabled": (bool, True),
@@ -197,19 +201,27 @@ def _served(names: list[str]) -> tuple[str, ...]:
     return tuple(c for c in known if c in names or not names)
 
 
-def _labels(key: str, given: Mapping[str, Any], defaults: Mapping[str, str]
-            ) -> dict[str, str]:
-    """site.<key> checked: every name one Jembatan knows (a misspelt one would
-    silently leave the default), every label a non-empty string on one line; laid over the
-    defaults."""
-    known = list(defaults)
+# What each site.<key> labels: (one, what the names it takes are).
+_LABELLED = {"collections": ("collection", "the collections are: {}"),
+             "dates": ("date field", "the date fields are: {}"),
+             "fields": ("field of a record or key of a summary",
+                        "give a field of docs/api.md §3 or a group or measure of §7")}
+
+
+def _labels(key: str, given: Mapping[str, Any], defaults: Mapping[str, str],
+            names: Sequence[str] = ()) -> dict[str, str]:
+    """site.<key> checked: every name one Jembatan knows (`names`, else the defaults'; a
+    misspelt one would silently leave the default), every label a non-empty string on one
+    line; laid over the defaults."""
+    known = list(names or defaults)
     for name, text in given.items():
-        if name not in defaults:
-            near = difflib.get_close_matches(name.lower(), known, n=1, cutoff=0.6)
+        if name not in known:
+            near = difflib.get_close_matches(name, known, n=1, cutoff=0.6) or \
+                difflib.get_close_matches(name.lower(), known, n=1, cutoff=0.6)
             hint = f" (did you mean {near[0]!r}?)" if near else ""
-            what = "collection" if key == "collections" else "date field"
+            what, which = _LABELLED[key]
             raise ConfigError(f"site.{key}: {name!r} is not a {what}{hint}; "
-                              f"the {what}s are: {', '.join(known)}")
+                              f"{which.format(', '.join(known))}")
         if not isinstance(text, str) or not text.strip() or "\n" in text:
             raise ConfigError(f"site.{key}.{name} must be a non-empty string on one "
                               f"line, not {text!r}")
@@ -330,7 +342,8 @@ def load_settings(overrides: Mapping[str, Any] | None = None,
             collections=_labels("collections", merged["site"]["collections"],
                                 COLLECTION_LABELS),
             dates=_labels("dates", merged["site"]["dates"], DATE_LABELS),
-            timezone=zone),
+            timezone=zone,
+            fields=_labels("fields", merged["site"]["fields"], FIELD_LABELS, field_names())),
         source=source,
         feed=FeedSettings(settle_seconds=float(feed["settle_seconds"]),
                           lookback_seconds=float(feed["lookback_seconds"]), zone=zone),

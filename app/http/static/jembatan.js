@@ -25,6 +25,10 @@ window.Jembatan = (() => {
   })();
   const collectionLabel = (c) => String(LABELS.collections?.[c] ?? c);
   const dateLabel = (on) => String(LABELS.dates?.[on] ?? on);
+  // Whether the site maps collection `c`'s deduction (adjustweigh, docs/api.md §7): not when
+  // its mapping gives it as NULL (app/core/absent.py); the net after deduction is then the
+  // net itself, and the pages do not show it twice.
+  const deducts = (c) => !(LABELS.absent?.[c] ?? []).includes("adjustweigh");
   // The plant's time zone ([site] timezone): "today" and the time figures were read are the
   // plant's, as the API's dates are, whatever zone the browser is in. Without one (or one
   // this browser does not know), the browser's own.
@@ -211,7 +215,7 @@ window.Jembatan = (() => {
   }
 
   return Object.freeze({
-    $, BASE, MATERIALS, NONE, LABELS, IN_ZONE, collectionLabel, dateLabel,
+    $, BASE, MATERIALS, NONE, LABELS, IN_ZONE, collectionLabel, dateLabel, deducts,
     apiKey, absolute, NeedKey, ApiError, getJson, summaryUrl, shapeOf,
     setState, showError, askForKey, failed, onKey,
     toDate, toIso, addDays, plantParts,
