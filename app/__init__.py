@@ -11,6 +11,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from .commands.check import check_sql_command
 from .commands.mapping import draft_mapping_command
+from .core.mapped import Refusals
 from .core.plan import Planner
 from .core.reads import Runner
 from .core.unmapped import Proving, from_mapping, read_guard
@@ -64,7 +65,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     prefix = settings.api.url_prefix
     api = build_api(app, settings)
     keyed = bool(settings.auth.api_keys)
-    runner = Runner(db)
+    runner = Runner(db, Refusals(db, unmapped))
     answers = Answers(runner)
     for planner in planners.values():
         api.register_blueprint(collection_blueprint(planner, answers, settings.api, keyed,

@@ -16,6 +16,10 @@ from prometheus_client.parser import text_string_to_metric_families
 from tests.contract import COLLECTIONS, PAIRS, columns, expected
 
 ERROR_KEYS = {"code", "status", "message"}
+# An expression SQLite refuses that names nothing the database lacks: a query's own error,
+# answered 500, where a column or table it lacks is a collection not mapped (503,
+# tests/test_mapping_errors.py).
+QUERYS_OWN_ERROR = "abs(1, 2)"
 LINK = re.compile(r'<([^<>]*)>\s*;\s*rel="([a-z]+)"')
 
 

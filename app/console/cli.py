@@ -34,7 +34,7 @@ def main(ctx: click.Context) -> None:
     """Jembatan: a read-only HTTP API over a plant's weighbridge and batching database."""
     # The commands that need the app (check-sql, draft-mapping, mcp) build it from here,
     # once they run: Flask's with_appcontext finds this.
-    ctx.obj = ScriptInfo(create_app=serving.application, set_debug_flag=False)
+    ctx.obj = ScriptInfo(create_app=serving.built, set_debug_flag=False)
     ctx.obj.data[FROM_SETTINGS] = True
 
 

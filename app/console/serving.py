@@ -13,6 +13,7 @@ from typing import Any
 from flask import Flask
 
 from .. import create_app
+from ..core.mapped import tried
 from ..database.queries import QueryFileError
 from ..ops.config import ConfigError
 
@@ -24,12 +25,29 @@ WAITRESS_THREADS = 8
 PLATFORM_PORT = "HTTP_PLATFORM_PORT"
 
 
-def application() -> Flask:
-    """The app from the settings, or an exit with the operator's one line to mend."""
+def built() -> Flask:
+    """The app from the settings, or an exit with the operator's one line to mend: for the
+    commands (check-sql, draft-mapping, mcp), which report a mapping's faults themselves."""
     try:
         return create_app()
     except (ConfigError, QueryFileError) as exc:
         sys.exit(f"jembatan: {exc}")
+
+
+def application() -> Flask:
+    """The app to serve: built, and each served collection's mapping tried once on the
+    database (app/core/mapped.py); an exit with the file, line and column of the first
+    one the database refuses. A database that cannot be reached now is tried later."""
+    app = built()
+    jembatan = app.extensions["jembatan"]
+    refused = tried(jembatan["db"], jembatan["collections"], jembatan["unmapped"], say=False)
+    if refused:
+        more = (f" (and {len(refused) - 1} more: "
+                f"{', '.join(r.collection for r in refused[1:])})" if len(refused) > 1 else "")
+        sys.exit(f"jembatan: {refused[0].said}{more}. Correct the mapping (`jembatan "
+                 f"check-sql {refused[0].collection}` runs each of its queries), then start "
+                 f"again")
+    return app
 
 
 def default_bind(environ: Mapping[str, str]) -> str:

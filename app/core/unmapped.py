@@ -43,13 +43,18 @@ class Reason:
     fields: tuple[str, ...]  # the fields concerned, in the record's order
     problem: str  # what is wrong with them, words a client may read (no path, no SQL): TODO
     file: Path  # the mapping file to correct: clients are told its name, the log its path
+    detail: str = ""  # where in the file and what, when one place says it (app/core/mapped.py)
 
     def said(self, full_path: bool = False) -> str:
-        """'2 fields still marked -- TODO in transactions.sql: id, vehno'."""
+        """'2 fields still marked -- TODO in transactions.sql: id, vehno'; with no field,
+        'a query the database refuses in shapes.sql'; then the detail."""
         n = len(self.fields)
         where = str(self.file) if full_path else self.file.name
+        detail = f" ({self.detail})" if self.detail else ""
+        if not n:
+            return f"a query {self.problem} in {where}{detail}"
         return (f"{n} field{'s' if n != 1 else ''} {self.problem} in {where}: "
-                f"{', '.join(self.fields)}")
+                f"{', '.join(self.fields)}{detail}")
 
 
 class NotMapped(Exception):
@@ -65,10 +70,17 @@ class Unmapped:
 
     def __init__(self) -> None:
         self._reasons: dict[str, list[Reason]] = {}
+        self._lock = threading.Lock()  # a request may add one while others read them
 
-    def add(self, collection: str, reason: Reason) -> None:
-        """Mark `collection` not mapped yet for `reason` (one more, if it has some)."""
-        self._reasons.setdefault(collection, []).append(reason)
+    def add(self, collection: str, reason: Reason) -> bool:
+        """Mark `collection` not mapped yet for `reason` (one more, if it has some); False
+        when it has that problem already."""
+        with self._lock:
+            had = self._reasons.get(collection, [])
+            if any(r.problem == reason.problem for r in had):
+                return False
+            self._reasons[collection] = [*had, reason]
+            return True
 
     def __bool__(self) -> bool:
         return bool(self._reasons)
@@ -77,7 +89,7 @@ class Unmapped:
         return collection in self._reasons
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._reasons)
+        return iter(list(self._reasons))
 
     def reasons(self, collection: str) -> tuple[Reason, ...]:
         return tuple(self._reasons.get(collection, ()))
@@ -88,7 +100,7 @@ class Unmapped:
 
     def by_collection(self) -> dict[str, list[str]]:
         """{collection: its fields}, as /health lists them."""
-        return {c: self.fields(c) for c in self._reasons}
+        return {c: self.fields(c) for c in list(self._reasons)}
 
     def message(self, collection: str) -> str:
         """What a client is told for each read of `collection`."""

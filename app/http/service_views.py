@@ -16,6 +16,7 @@ from swagger_ui_bundle import swagger_ui_path
 from werkzeug.exceptions import Unauthorized
 
 from ..core.clock import plant_today
+from ..core.mapped import tried
 from ..core.unmapped import Unmapped
 from ..database.db import Database, DatabaseUnavailable, QueryFailed
 from ..model import params
@@ -70,17 +71,22 @@ def health(service: ServiceViews) -> Any:
     of its type since the service started: those reads answer 500 until the mapping is
     corrected and the service restarted; and with an `unmapped` object, each collection
     not mapped yet with the fields left to map: its routes answer 503 until they are
-    mapped and the service restarted.
+    mapped and the service restarted. Each collection's mapping is tried on the database
+    (no row read): one whose column, table or syntax the database refuses is listed there
+    too, and answers 503 from then on.
     """
     db = service.db
-    unmapped = ({"unmapped": service.unmapped.by_collection()} if service.unmapped
-                else {})
     try:
         db.ping()
     except (DatabaseUnavailable, QueryFailed) as exc:
         reason = exc.reason if isinstance(exc, DatabaseUnavailable) else "query failed"
+        unmapped = ({"unmapped": service.unmapped.by_collection()} if service.unmapped
+                    else {})
         return ({"status": "unavailable", "database": reason, **unmapped}, 503,
                 {"Retry-After": str(DatabaseUnavailable.retry_after)})
+    tried(db, service.collections, service.unmapped)  # a database changed under the service
+    unmapped = ({"unmapped": service.unmapped.by_collection()} if service.unmapped
+                else {})
     misfits = db.metrics.mapping_errors() if db.metrics is not None else {}
     mapping = {"mapping": [
         f"{c}.{f}: a value that is not {expected}, {n} time{'s' if n > 1 else ''} "
