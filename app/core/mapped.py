@@ -50,10 +50,14 @@ def refusal(db: Database, collection: str, exc: QueryFailed,
     if exc.fault is None:
         return None
     path, line, column, field = db.queries.place(collection, exc.fault.name, dialect,
-                                                 exc.query or "records")
+                                                 exc.query or "records",
+                                                 once=exc.fault.kind == "syntax")
+    if exc.fault.kind == "syntax":
+        field = None  # the line it is near, not a field's mapping, is at fault
     at = f"line {line}" + (f", column {column}" if column else "")
     what = exc.fault.said()
-    query = exc.query if exc.query and not field else "records"
+    records = db.queries.get(collection, "records", dialect).source.rpartition(":")[0]
+    query = "records" if path == records else exc.query  # a site's own read, or its shape
     reason = Reason((field,) if field else (), REFUSED, Path(path),
                     f"the {query} query, {at}: {what}")
     given = f", the line that gives {field}" if field else ""

@@ -105,8 +105,9 @@ class Unmapped:
     def message(self, collection: str) -> str:
         """What a client is told for each read of `collection`."""
         said = "; ".join(r.said() for r in self.reasons(collection))
+        mend = "maps those fields" if self.fields(collection) else "corrects its mapping"
         return (f"{collection} is {NOT_MAPPED}: {said}. Its records are not served until "
-                f"the operator maps those fields, runs `jembatan check-sql "
+                f"the operator {mend}, runs `jembatan check-sql "
                 f"{collection}` and restarts Jembatan.")
 
     def check(self, collection: str) -> None:

@@ -217,19 +217,21 @@ class Queries:
                 return f"{path}:{n}: {lines[n - 1].strip()}"
         return query.source
 
-    def place(self, stem: str, name: str, dialect: str | None, query: str = "records"
-              ) -> tuple[str, int, int | None, str | None]:
+    def place(self, stem: str, name: str, dialect: str | None, query: str = "records",
+              once: bool = False) -> tuple[str, int, int | None, str | None]:
         """Where `stem`'s records query, else the text of its read `query` (a site's own, or
         its shape), names `name` (a column, a table, the text a syntax error is near),
         outside comments: (file, line, column, the field that line gives), the first place
-        it does; else the records query's own `-- name:` line."""
+        it does (`once`: the only one, as the text a syntax error is near must be to tell
+        where); else the records query's own `-- name:` line."""
         records = self.get(stem, "records", dialect).source
         sources = [records]
         if query != "records" and (stem, query, None) in self._by_key:
             sources.append(self.get(stem, query, dialect).source.split(" with ")[0])
         for source in sources if name.rpartition(".")[2].strip('"[]`') else ():
             path, _, number = source.rpartition(":")
-            found = _found(Path(path), int(number), name.rpartition(".")[2].strip('"[]`'))
+            found = _found(Path(path), int(number), name.rpartition(".")[2].strip('"[]`'),
+                           once)
             if found is not None:
                 return (path, *found)
         path, _, number = records.rpartition(":")
@@ -240,23 +242,26 @@ class Queries:
         return list(dict.fromkeys(n for s, n, _ in self._by_key if s == stem))
 
 
-def _found(path: Path, start: int, word: str) -> tuple[int, int, str | None] | None:
+def _found(path: Path, start: int, word: str, once: bool = False
+           ) -> tuple[int, int, str | None] | None:
     """The first line after line `start` of `path`, within its query, whose code (before
-    any `--`) names `word`: (line, column, the field it gives as AS "field")."""
+    any `--`) names `word`: (line, column, the field it gives as AS "field"); with `once`,
+    None where the query names it more than once."""
     pattern = re.compile(rf'(?i)"{re.escape(word)}"|\[{re.escape(word)}\]|'
                          rf'(?<![\w"]){re.escape(word)}(?![\w"])')
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError:
         return None
+    found: list[tuple[int, int, str | None]] = []
     for n in range(start + 1, len(lines) + 1):
         if is_name_line(lines[n - 1]):
-            return None  # the next query
+            break  # the next query
         text = lines[n - 1].split("--", 1)[0]
-        if m := pattern.search(text):
-            given = re.search(r'(?i)\bAS\s*"([^"]+)"', text)
-            return n, m.start() + 1, given.group(1) if given else None
-    return None
+        given = re.search(r'(?i)\bAS\s*"([^"]+)"', text)
+        found += [(n, m.start() + 1, given.group(1) if given else None)
+                  for m in pattern.finditer(text)]
+    return found[0] if found and (len(found) == 1 or not once) else None
 
 
 def check_params(name: str, params: tuple[str, ...], where: str) -> None:

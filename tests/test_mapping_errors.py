@@ -1,0 +1,287 @@
+"""A mapping fails loudly or not at all (issue 40, item 3; app/core/mapped.py, docs/adapting.md
+"When the database refuses the mapping"): a column the table lacks or a syntax error in a
+`records` query ends `jembatan serve --check-config` and the start with the file, the line
+and the column in words; a `;` followed by a comment ends a query as a `;` alone does; a table
+or column renamed under a running service makes that collection answer 503 "not mapped"
+(never a 500) and /health degraded, the log saying it once; a database out of reach at start
+lets the service start and is tried once it answers.
+
+The site: the shipped mapping of customers and products, copied and edited as a plant would,
+over the embedded tables holding the rows below, on every engine.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import shutil
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+
+from app.console import serving
+from app.ops.config import SHIPPED_SQL_DIR
+from tests import mssql
+from tests.conftest import FILE_ENGINES, build_database, odbc_string, open_database
+from tests.helpers import records
+from tests.postgres import Cluster
+from tests.servers import JEMBATAN, environment
+
+CUSTOMERS = [{"id": 1, "CustCode": "C001", "CustName": "PT Maju", "Address": "Jl. Raya 1",
+              "City": "Gresik", "Phone": "031-1", "Contact": "Budi", "Remark": "tunai"},
+             {"id": 2, "CustCode": "C002", "CustName": "CV Jaya", "Address": None,
+              "City": "Tuban", "Phone": None, "Contact": None, "Remark": None}]
+PRODUCTS = [{"id": 1, "ProductCode": "RM001", "ProductName": "Semen", "Unit": "kg",
+             "Remark": None}]
+TABLES = {"customers": CUSTOMERS, "products": PRODUCTS}
+REMARK_LINE = 13  # sql/customers.sql: '    "Remark" AS "Remark"'
+FROM_LINE = 14  # sql/customers.sql: 'FROM "customers";'
+SERVED = {"collections": {"serve": ["customers", "products"]}}
+AGAIN = ". Correct the mapping (`jembatan check-sql customers` runs each of its queries), " \
+        "then start again"
+
+
+def site_sql(tmp_path: Path, old: str = "", new: str = "") -> Path:
+    """The shipped mapping copied to the site, customers.sql edited (`old` made `new`)."""
+    copy = tmp_path / "site-sql"
+    shutil.copytree(SHIPPED_SQL_DIR, copy)
+    path = copy / "customers.sql"
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    return copy
+
+
+def settings_file(tmp_path: Path, database: dict[str, Any], sql_dir: Path) -> Path:
+    """A settings file with these `database` settings, serving customers and products."""
+    lines = ["[database]", *(f"{k} = {json.dumps(v)}" for k, v in database.items()),
+             f"sql_dir = {json.dumps(str(sql_dir))}", "", "[collections]",
+             'serve = ["customers", "products"]']
+    path = tmp_path / "site.toml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def started(monkeypatch: pytest.MonkeyPatch, config: Path) -> Flask | str:
+    """What `jembatan serve` builds from `config`: the app, or the line it exits with."""
+    monkeypatch.setenv("JEMBATAN_CONFIG", str(config))
+    try:
+        return serving.application()
+    except SystemExit as exc:
+        return str(exc.code)
+
+
+def database_on(request: pytest.FixtureRequest, engine: str, tmp_path: Path) -> dict[str, Any]:
+    return open_database(request, engine, TABLES, tmp_path / "plant.sqlite3")
+
+
+def alter(request: pytest.FixtureRequest, engine: str, tmp_path: Path,
+          database: dict[str, Any], sql: str) -> None:
+    """Change the tables under the running service, as a DBA would, on its engine."""
+    if engine in FILE_ENGINES:
+        with sqlite3.connect(tmp_path / "plant.sqlite3") as con:
+            con.execute(sql)
+        return
+    if engine == "mssql":
+        server: mssql.Server = request.getfixturevalue("mssql_server")
+        server.execute(sql.replace('"customers_before"', "customers_before"))
+        request.addfinalizer(lambda: server.load(TABLES))
+        return
+    cluster: Cluster = request.getfixturevalue("postgres_cluster")
+    schema = re.search(r"application_name=(\w+)", database["odbc"])
+    assert schema is not None
+    conn = cluster.connect()
+    try:
+        conn.execute(f'SET search_path TO "{schema.group(1)}"')
+        conn.execute(sql)
+    finally:
+        conn.close()
+
+
+# -- at the start and in serve --check-config --------------------------------------------------
+
+
+def test_check_config_refuses_a_column_the_table_lacks(tmp_path: Path) -> None:
+    """The plant's typo (issue 40: nBerat1): `serve --check-config` exits 1 with the file,
+    line and column, and the database's own words; nothing says it is good to serve."""
+    sql = site_sql(tmp_path, '"Remark" AS "Remark"', 'nBerat1 AS "Remark"')
+    database = build_database(tmp_path / "plant.sqlite3", TABLES)
+    config = settings_file(tmp_path, {"sqlite": str(database)}, sql)
+    done = serving_command(tmp_path, "serve", "--check-config", "--config", str(config))
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.splitlines()[-1] == (
+        f"jembatan: {sql / 'customers.sql'} line {REMARK_LINE}, column 5: the database has "
+        f"no column nBerat1 (the records query of customers, the line that gives Remark); "
+        f"the database says: no such column: nBerat1{AGAIN}")
+    assert "Traceback" not in done.stderr
+
+
+def serving_command(work: Path, *args: str) -> Any:
+    import subprocess
+
+    return subprocess.run([str(JEMBATAN), *args], cwd=work, capture_output=True, text=True,
+                          timeout=120, env=environment(work, {}))
+
+
+# The name each engine's message gives the column (PostgreSQL folds an unquoted name).
+FOLDED = {"sqlite3": "nBerat1", "odbc": "nBerat1", "postgresql": "nberat1", "mssql": "nBerat1"}
+
+
+def test_the_start_refuses_a_column_the_table_lacks_on_every_engine(
+        request: pytest.FixtureRequest, engine: str, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    sql = site_sql(tmp_path, '"Remark" AS "Remark"', 'nBerat1 AS "Remark"')
+    database = database_on(request, engine, tmp_path)
+    said = started(monkeypatch, settings_file(tmp_path, database, sql))
+    assert isinstance(said, str), "the service started"
+    head = (f"jembatan: {sql / 'customers.sql'} line {REMARK_LINE}, column 5: the database "
+            f"has no column {FOLDED[engine]} (the records query of customers, the line that "
+            f"gives Remark); the database says: ")
+    assert said.startswith(head) and said.endswith(AGAIN), said
+    words = said[len(head):-len(AGAIN)]
+    assert FOLDED[engine] in words  # the driver's own message, which names it
+    assert "Driver=" not in words and database.get("odbc", "@@") not in said
+
+
+def test_a_syntax_error_is_refused_where_it_is(request: pytest.FixtureRequest, engine: str,
+                                               tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    sql = site_sql(tmp_path, 'FROM "customers";', 'FORM "customers";')
+    database = database_on(request, engine, tmp_path)
+    said = started(monkeypatch, settings_file(tmp_path, database, sql))
+    assert isinstance(said, str), "the service started"
+    head = (f"jembatan: {sql / 'customers.sql'} line {FROM_LINE}, column 1: the database "
+            f"refuses its syntax near FORM (the records query of customers); the database "
+            f"says: ")
+    assert said.startswith(head) and said.endswith(AGAIN), said
+
+
+@pytest.mark.parametrize("end", [";  -- the end of the mapping", "; /* checked 2026-11 */",
+                                 ";"])
+def test_a_comment_after_the_semicolon_starts_and_serves(
+        request: pytest.FixtureRequest, engine: str, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch, end: str) -> None:
+    sql = site_sql(tmp_path, 'FROM "customers";', f'FROM "customers"{end}')
+    database = database_on(request, engine, tmp_path)
+    app = started(monkeypatch, settings_file(tmp_path, database, sql))
+    assert isinstance(app, Flask), app
+    client = app.test_client()
+    for url, want in (("/customers", records("customers", CUSTOMERS)),
+                      ("/customers/2", records("customers", CUSTOMERS)[1])):
+        response = client.get(url)
+        assert response.status_code == 200 and response.get_json() == want
+    assert client.get("/health").get_json() == {"status": "ok", "database": "ok"}
+
+
+def test_a_database_out_of_reach_at_start_is_tried_once_it_answers(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The start goes on (503s, /health unavailable); /health tries the mapping once the
+    database answers, and finds the column it lacks."""
+    sql = site_sql(tmp_path, '"Remark" AS "Remark"', 'nBerat1 AS "Remark"')
+    path = tmp_path / "later.sqlite3"  # not there yet: the SQLite ODBC driver cannot open it
+    app = started(monkeypatch, settings_file(tmp_path, {"odbc": odbc_string(path),
+                                                        "connect_timeout": 1}, sql))
+    assert isinstance(app, Flask), app
+    client = app.test_client()
+    assert client.get("/health").get_json() == {"status": "unavailable",
+                                                 "database": "cannot connect to the database"}
+    build_database(path, TABLES)
+    assert client.get("/health").get_json() == {"status": "degraded", "database": "ok",
+                                                 "unmapped": {"customers": ["Remark"]}}
+    body = client.get("/customers/1").get_json()
+    assert body == {"code": 503, "status": "Service Unavailable", "unmapped": ["Remark"],
+                    "message": refused_column("nBerat1", REMARK_LINE, "Remark")}
+
+
+# -- a database that changes under a running service ------------------------------------------
+
+
+def refused_column(column: str, line: int, field: str) -> str:
+    return (f"customers is not mapped yet: 1 field the database refuses in customers.sql: "
+            f"{field} (the records query, line {line}, column 5: the database has no column "
+            f"{column}). Its records are not served until the operator maps those fields, "
+            f"runs `jembatan check-sql customers` and restarts Jembatan.")
+
+
+def running(request: pytest.FixtureRequest, engine: str, tmp_path: Path, sql: Path
+            ) -> tuple[Flask, dict[str, Any]]:
+    """The service over the customers and products, serving them right as it starts."""
+    database = database_on(request, engine, tmp_path)
+    monkeypatch = request.getfixturevalue("monkeypatch")
+    app = started(monkeypatch, settings_file(tmp_path, database, sql))
+    assert isinstance(app, Flask), app
+    response = app.test_client().get("/customers")
+    assert response.status_code == 200
+    assert response.get_json() == records("customers", CUSTOMERS)
+    return app, database
+
+
+def still_served(app: Flask) -> None:
+    """The other collection serves; the log said the collection's fault once, as an error."""
+    response = app.test_client().get("/products/1")
+    assert response.status_code == 200
+    assert response.get_json() == records("products", PRODUCTS)[0]
+
+
+def said_once(caplog: pytest.LogCaptureFixture, words: str) -> None:
+    said = [r for r in caplog.records if r.name == "jembatan" and "not mapped" in r.message]
+    assert len(said) == 1 and said[0].levelno == logging.ERROR and words in said[0].message
+
+
+def test_a_table_renamed_under_the_service_is_not_mapped(
+        request: pytest.FixtureRequest, engine: str, tmp_path: Path,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """A read first: its 503 says where the mapping names the table; /health then lists it."""
+    app, database = running(request, engine, tmp_path, site_sql(tmp_path))
+    alter(request, engine, tmp_path, database,
+          'ALTER TABLE "customers" RENAME TO "customers_before"')
+    client = app.test_client()
+    message = ("customers is not mapped yet: a query the database refuses in customers.sql "
+               f"(the records query, line {FROM_LINE}, column 6: the database has no table or "
+               "view customers). Its records are not served until the operator corrects its "
+               "mapping, runs `jembatan check-sql customers` and restarts Jembatan.")
+    with caplog.at_level(logging.INFO):
+        for url in ("/customers", "/customers/1", "/customers/page/1",
+                    "/customers?format=csv", "/customers/count"):
+            response = client.get(url)
+            assert response.status_code == 503, (url, response.data)
+            assert response.get_json() == {"code": 503, "status": "Service Unavailable",
+                                           "message": message, "unmapped": []}
+            assert "Retry-After" not in response.headers
+        assert client.get("/health").get_json() == {
+            "status": "degraded", "database": "ok", "unmapped": {"customers": []}}
+    still_served(app)
+    said_once(caplog, f"line {FROM_LINE}, column 6: the database has no table or view "
+                      f"customers")
+
+
+# The records line of Remark per engine: quoted where the engine reads an unknown quoted name
+# as a column; SQLite reads it as the string 'Remark' (check-sql says so), so the SQLite
+# engines' site names it as a plant's SQLite mapping may, unquoted.
+REMARK = {"sqlite3": "Remark", "odbc": "Remark", "postgresql": '"Remark"', "mssql": '"Remark"'}
+
+
+def test_a_column_renamed_under_the_service_is_not_mapped(
+        request: pytest.FixtureRequest, engine: str, tmp_path: Path,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """/health first: it tries every mapping, lists the collection, and its reads answer 503."""
+    sql = site_sql(tmp_path, '"Remark" AS "Remark"', f'{REMARK[engine]} AS "Remark"')
+    app, database = running(request, engine, tmp_path, sql)
+    alter(request, engine, tmp_path, database,
+          'ALTER TABLE "customers" RENAME COLUMN "Remark" TO "Catatan"')
+    client = app.test_client()
+    with caplog.at_level(logging.INFO):
+        assert client.get("/health").get_json() == {
+            "status": "degraded", "database": "ok", "unmapped": {"customers": ["Remark"]}}
+        for url in ("/customers", "/customers/2"):
+            response = client.get(url)
+            assert response.status_code == 503
+            assert response.get_json() == {
+                "code": 503, "status": "Service Unavailable", "unmapped": ["Remark"],
+                "message": refused_column("Remark", REMARK_LINE, "Remark")}
+    still_served(app)
+    said_once(caplog, f"line {REMARK_LINE}, column 5: the database has no column Remark")
