@@ -1,7 +1,8 @@
 """`jembatan serve`: the app under gunicorn (a master and its workers, as gunicorn.conf.py
 sets them) or under waitress (one process of threads, for Windows, where gunicorn cannot run).
 Both build the app through `application()`, as wsgi.py does: a setting or mapping file to
-mend ends the start with one line, not a traceback."""
+mend, or a mapping the database refuses (app/core/mapped.py), ends the start with one line,
+not a traceback."""
 
 from __future__ import annotations
 
