@@ -8,7 +8,9 @@ other collections keep serving; such a collection keeps its routes, its place in
 and its documentation, but `Unmapped.check` refuses each read of it with `NotMapped`, which
 the HTTP face answers as a 503 (app/http/errors.py), /health lists it and the log says it once at
 start. A field given as `NULL AS "field"` without the TODO is the site's decision (no such
-column there): that collection is served.
+column there): that collection is served, unless the field is a dated collection's main date
+(its default `on`: tgl_dt1, tanggal, tgl_create), without which every range, summary and
+report day of it would be empty rather than an error.
 """
 
 from __future__ import annotations
@@ -21,14 +23,18 @@ from pathlib import Path
 
 from ..database.db import Database, DatabaseUnavailable, QueryFailed
 from ..database.sqlfiles import parse_file
-from ..database.sqltext import todo_fields
-from ..model.collections import Collection
+from ..database.sqltext import null_fields, todo_fields
+from ..model.collections import DATE_PAIRS, Collection
 from . import proof
 
 log = logging.getLogger("jembatan")
 
 NOT_MAPPED = "not mapped yet"
 TODO = "still marked -- TODO"  # the problem of fields a draft left to map
+# The problem of a dated collection's main date given as NULL (main_date): every range,
+# summary and report day of its default `on` would be empty, never an error.
+MAIN_DATE_NULL = ("given as NULL where the main date belongs (the default `on` of its "
+                  "ranges and summaries, and the report's)")
 # The problem of fields the proof found mapped wrong (app/core/proof.py).
 UNPROVEN = "mapped so that a read misses or repeats the site's own records"
 # Records each collection's reads are asked for at its first read: check-sql asks for
@@ -136,12 +142,29 @@ def left_to_map(path: Path, c: Collection) -> tuple[str, ...]:
     return tuple(f for f in c.fields if f in marked)
 
 
+def main_date(c: Collection) -> str | None:
+    """The date field of a dated collection's default `on` (tgl_dt1, tanggal), else None."""
+    return DATE_PAIRS[c.dates[0]][0] if c.dates else None
+
+
+def main_date_null(path: Path, c: Collection) -> bool:
+    """Whether a `records` query of `c`'s file (any dialect's) gives its main date as NULL."""
+    main = main_date(c)
+    return main is not None and any(main in null_fields(block.text)
+                                    for block in parse_file(path) if block.name == "records")
+
+
 def from_mapping(files: dict[str, Path], collections: Sequence[Collection]) -> Unmapped:
-    """The collections whose mapping file (by name in `files`) still has TODO lines."""
+    """The collections whose mapping file (by name in `files`) still has TODO lines, or
+    gives a dated collection's main date as NULL."""
     unmapped = Unmapped()
     for c in collections:
-        if todo := left_to_map(files[c.name], c):
+        todo = left_to_map(files[c.name], c)
+        if todo:
             unmapped.add(c.name, Reason(todo, TODO, files[c.name]))
+        main = main_date(c)
+        if main and main not in todo and main_date_null(files[c.name], c):
+            unmapped.add(c.name, Reason((main,), MAIN_DATE_NULL, files[c.name]))
     return unmapped
 
 

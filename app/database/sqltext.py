@@ -136,6 +136,17 @@ def todo_fields(sql: str) -> list[str]:
     return list(dict.fromkeys(fields))
 
 
+# A plain NULL, or one CAST to a type (as draft-mapping writes it for SQL Server), given a field.
+_NULL_FIELD = re.compile(r'^\s*(?:NULL|CAST\(\s*NULL\s+AS\s+\w+(?:\s*\([^)]*\))?\s*\))\s+AS\s*'
+                         r'"([^"]+)"', re.I | re.M)
+
+
+def null_fields(sql: str) -> list[str]:
+    """The fields a query gives as a NULL, plain or CAST (`NULL AS "remark"`, `CAST(NULL AS
+    date) AS "tgl_dt1"`): a column the site does not have, in order."""
+    return list(dict.fromkeys(_NULL_FIELD.findall(sql)))
+
+
 def check_statement(sql: str, where: str, first: tuple[str, ...] = ("select", "with")) -> None:
     """One read-only statement, starting with one of `first`; else a QueryFileError."""
     body = code(sql).strip().rstrip(";").strip()
