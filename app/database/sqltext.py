@@ -108,6 +108,19 @@ def ended(sql: str) -> tuple[str, int | None]:
     return sql[:end].rstrip(), None
 
 
+def joins(sql: str) -> bool:
+    """Whether a query's own FROM reads more than one table: a JOIN, an APPLY, or tables
+    after FROM separated by commas (subqueries set aside), so that one row of its table may
+    come out more than once."""
+    text = code(sql)
+    if re.search(r"(?i)\b(?:JOIN|APPLY)\b", text):
+        return True
+    while re.search(r"\([^()]*\)", text):
+        text = re.sub(r"\([^()]*\)", " ", text)
+    found = re.search(r"(?is)\bFROM\b(.*?)(?:\b(?:WHERE|GROUP|HAVING|UNION|ORDER)\b|$)", text)
+    return bool(found and "," in found.group(1))
+
+
 def line_and_column(text: str, offset: int) -> tuple[int, int]:
     """The 1-based line and column of `offset` in `text`."""
     before = text[:offset]
