@@ -15,7 +15,7 @@ from flask import Response, redirect, request, send_from_directory, url_for
 from swagger_ui_bundle import swagger_ui_path
 from werkzeug.exceptions import Unauthorized
 
-from ..core.clock import plant_today
+from ..core.clock import ahead_said, plant_today
 from ..core.mapped import tried
 from ..core.unmapped import Unmapped
 from ..database.db import Database, DatabaseUnavailable, QueryFailed
@@ -33,6 +33,7 @@ class ServiceViews:
     db: Database
     site: str = ""  # site.name: the plant's name on the report; "" when none is configured
     unmapped: Unmapped = field(default_factory=Unmapped)  # the collections not mapped yet
+    zone: ZoneInfo | None = None  # [site] timezone: what /health advises of stamps ahead
 
 
 def index(service: ServiceViews) -> Any:
@@ -92,9 +93,13 @@ def health(service: ServiceViews) -> Any:
         f"{c}.{f}: a value that is not {expected}, {n} time{'s' if n > 1 else ''} "
         f"since start (the log has each one; run check-sql {c})"
         for (c, f, expected), n in sorted(misfits.items())]} if misfits else {}
-    # The database answers, but a mapping is unfinished or gives values never sent.
-    status = "degraded" if mapping or unmapped else "ok"
-    return {"status": status, "database": "ok", **mapping, **unmapped}
+    ahead = db.metrics.feeds_ahead() if db.metrics is not None else {}
+    clock = {"clock": [ahead_said(c, on, seconds, service.zone)
+                       for (c, on), seconds in sorted(ahead.items())]} if ahead else {}
+    # The database answers, but a mapping is unfinished or gives values never sent, or the
+    # feed holds records back whose stamps lie ahead of the database clock.
+    status = "degraded" if mapping or unmapped or clock else "ok"
+    return {"status": status, "database": "ok", **mapping, **unmapped, **clock}
 
 
 def dashboard(page: Page) -> Response:
