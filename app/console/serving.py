@@ -42,6 +42,7 @@ def application() -> Flask:
     app = built()
     jembatan = app.extensions["jembatan"]
     refused = tried(jembatan["db"], jembatan["collections"], jembatan["unmapped"], say=False)
+    jembatan["db"].release()  # this thread serves no request: no session held for it
     if refused:
         more = (f" (and {len(refused) - 1} more: "
                 f"{', '.join(r.collection for r in refused[1:])})" if len(refused) > 1 else "")

@@ -354,6 +354,14 @@ class Database:
             self._local.conn = conn
         return conn
 
+    def release(self) -> None:
+        """Close this thread's connection, if it has one: the start's (app/console/serving.py),
+        whose thread serves no request, so that it does not hold a session of the server."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            self._local.conn = None
+            conn.close()
+
     def detach(self, conn: _Connection) -> None:
         """This thread stops using `conn` (a stream's reader still does)."""
         conn.detached = True
