@@ -17,6 +17,7 @@ import logging
 import re
 import shutil
 import sqlite3
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +41,6 @@ PRODUCTS = [{"id": 1, "ProductCode": "RM001", "ProductName": "Semen", "Unit": "k
 TABLES = {"customers": CUSTOMERS, "products": PRODUCTS}
 REMARK_LINE = 13  # sql/customers.sql: '    "Remark" AS "Remark"'
 FROM_LINE = 14  # sql/customers.sql: 'FROM "customers";'
-SERVED = {"collections": {"serve": ["customers", "products"]}}
 AGAIN = ". Correct the mapping (`jembatan check-sql customers` runs each of its queries), " \
         "then start again"
 
@@ -120,9 +120,7 @@ def test_check_config_refuses_a_column_the_table_lacks(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
 
 
-def serving_command(work: Path, *args: str) -> Any:
-    import subprocess
-
+def serving_command(work: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([str(JEMBATAN), *args], cwd=work, capture_output=True, text=True,
                           timeout=120, env=environment(work, {}))
 
@@ -254,6 +252,15 @@ def test_a_table_renamed_under_the_service_is_not_mapped(
             assert "Retry-After" not in response.headers
         assert client.get("/health").get_json() == {
             "status": "degraded", "database": "ok", "unmapped": {"customers": []}}
+        # The MCP face says the same, as a tool error.
+        response = client.post("/mcp", json={
+            "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "get_record", "arguments": {"collection": "customers",
+                                                           "key": 1}}},
+            headers={"Accept": "application/json, text/event-stream",
+                     "MCP-Protocol-Version": "2025-11-25"})
+        assert response.get_json()["result"] == {
+            "content": [{"type": "text", "text": message}], "isError": True}
     still_served(app)
     said_once(caplog, f"line {FROM_LINE}, column 6: the database has no table or view "
                       f"customers")
@@ -285,3 +292,20 @@ def test_a_column_renamed_under_the_service_is_not_mapped(
                 "message": refused_column("Remark", REMARK_LINE, "Remark")}
     still_served(app)
     said_once(caplog, f"line {REMARK_LINE}, column 5: the database has no column Remark")
+
+
+def test_check_sql_says_where_as_the_start_does(tmp_path: Path) -> None:
+    """check-sql builds the app without trying the mapping (it reports each query itself) and
+    names the file, the line and the column of what the database lacks."""
+    sql = site_sql(tmp_path, '"Remark" AS "Remark"', 'nBerat1 AS "Remark"')
+    database = build_database(tmp_path / "plant.sqlite3", TABLES)
+    config = settings_file(tmp_path, {"sqlite": str(database)}, sql)
+    done = serving_command(tmp_path, "check-sql", "--config", str(config), "customers")
+    assert done.returncode == 1
+    section = done.stdout.split("\ncustomers (Customer)\n", 1)[1].splitlines()
+    assert section[:3] == [
+        "  records                ERROR",
+        f"      {sql / 'customers.sql'} line {REMARK_LINE}, column 5: the database has no "
+        f"column nBerat1 (the records query of customers, the line that gives Remark); the "
+        f"database says: no such column: nBerat1",
+        "  (every read of the collection reads records: fix it first)"]

@@ -16,6 +16,7 @@ from flask.cli import with_appcontext
 
 from ..core import proof
 from ..core.clock import stamps_ahead
+from ..core.mapped import refusal
 from ..core.plan import CLOCK
 from ..core.summaries import MEASURES, SHAPE_GROUPS, output_of
 from ..core.unmapped import NOT_MAPPED, left_to_map, main_date
@@ -66,8 +67,11 @@ def check_query(db: Database, c: Collection, encoder: RecordEncoder, name: str,
             if len(rows) >= SAMPLE_ROWS:
                 break
         result.close()
-    except (QueryFailed, DatabaseUnavailable) as exc:
-        return [getattr(exc, "detail", None) or str(exc)]
+    except QueryFailed as exc:  # a mapping the database refuses: where, as the start says it
+        found = refusal(db, c.name, exc, db.dialect())
+        return [found.said if found else exc.detail]
+    except DatabaseUnavailable as exc:
+        return [str(exc)]
     if name.endswith("count"):
         return [] if len(columns) == 1 else [f"returns {len(columns)} columns, not one count"]
     if kind_of(name) == "summary":  # by day (or `by`), then the shape's measures
