@@ -79,17 +79,27 @@ def database_on(request: pytest.FixtureRequest, engine: str, tmp_path: Path) -> 
     return open_database(request, engine, TABLES, tmp_path / "plant.sqlite3")
 
 
+# The changes a DBA makes under the running service: SQLite's and PostgreSQL's words, and
+# SQL Server's (sp_rename).
+RENAMED_TABLE = ('ALTER TABLE "customers" RENAME TO "customers_before"',
+                 "EXEC sp_rename 'customers', 'customers_before'")
+RENAMED_COLUMN = ('ALTER TABLE "customers" RENAME COLUMN "Remark" TO "Catatan"',
+                  "EXEC sp_rename 'customers.Remark', 'Catatan', 'COLUMN'")
+
+
 def alter(request: pytest.FixtureRequest, engine: str, tmp_path: Path,
-          database: dict[str, Any], sql: str) -> None:
+          database: dict[str, Any], change: tuple[str, str]) -> None:
     """Change the tables under the running service, as a DBA would, on its engine."""
+    sql, tsql = change
     if engine in FILE_ENGINES:
         with sqlite3.connect(tmp_path / "plant.sqlite3") as con:
             con.execute(sql)
         return
     if engine == "mssql":
         server: mssql.Server = request.getfixturevalue("mssql_server")
-        server.execute(sql.replace('"customers_before"', "customers_before"))
         request.addfinalizer(lambda: server.load(TABLES))
+        request.addfinalizer(lambda: server.drop_table("customers_before"))
+        server.execute(tsql)
         return
     cluster: Cluster = request.getfixturevalue("postgres_cluster")
     schema = re.search(r"application_name=(\w+)", database["odbc"])
@@ -235,8 +245,7 @@ def test_a_table_renamed_under_the_service_is_not_mapped(
         caplog: pytest.LogCaptureFixture) -> None:
     """A read first: its 503 says where the mapping names the table; /health then lists it."""
     app, database = running(request, engine, tmp_path, site_sql(tmp_path))
-    alter(request, engine, tmp_path, database,
-          'ALTER TABLE "customers" RENAME TO "customers_before"')
+    alter(request, engine, tmp_path, database, RENAMED_TABLE)
     client = app.test_client()
     message = ("customers is not mapped yet: a query the database refuses in customers.sql "
                f"(the records query, line {FROM_LINE}, column 6: the database has no table or "
@@ -278,8 +287,7 @@ def test_a_column_renamed_under_the_service_is_not_mapped(
     """/health first: it tries every mapping, lists the collection, and its reads answer 503."""
     sql = site_sql(tmp_path, '"Remark" AS "Remark"', f'{REMARK[engine]} AS "Remark"')
     app, database = running(request, engine, tmp_path, sql)
-    alter(request, engine, tmp_path, database,
-          'ALTER TABLE "customers" RENAME COLUMN "Remark" TO "Catatan"')
+    alter(request, engine, tmp_path, database, RENAMED_COLUMN)
     client = app.test_client()
     with caplog.at_level(logging.INFO):
         assert client.get("/health").get_json() == {
