@@ -24,11 +24,12 @@ from typing import Any
 import pytest
 from flask import Flask
 
+from app import create_app
 from app.console import serving
 from app.ops.config import SHIPPED_SQL_DIR
 from tests import mssql
 from tests.conftest import FILE_ENGINES, build_database, odbc_string, open_database
-from tests.helpers import records
+from tests.helpers import QUERYS_OWN_ERROR, own_failing_read, records
 from tests.postgres import Cluster
 from tests.servers import JEMBATAN, environment
 
@@ -82,7 +83,7 @@ def database_on(request: pytest.FixtureRequest, engine: str, tmp_path: Path) -> 
 # The changes a DBA makes under the running service: SQLite's and PostgreSQL's words, and
 # SQL Server's (sp_rename).
 RENAMED_TABLE = ('ALTER TABLE "customers" RENAME TO "customers_before"',
-                 "EXEC sp_rename 'customers', 'customers_before'")
+                 "EXEC sp_rename 'customers', 'customers_before', 'OBJECT'")
 RENAMED_COLUMN = ('ALTER TABLE "customers" RENAME COLUMN "Remark" TO "Catatan"',
                   "EXEC sp_rename 'customers.Remark', 'Catatan', 'COLUMN'")
 
@@ -135,8 +136,9 @@ def serving_command(work: Path, *args: str) -> subprocess.CompletedProcess[str]:
                           timeout=120, env=environment(work, {}))
 
 
-# The name each engine's message gives the column (PostgreSQL folds an unquoted name).
-FOLDED = {"sqlite3": "nBerat1", "odbc": "nBerat1", "postgresql": "nberat1", "mssql": "nBerat1"}
+# The name each engine's message gives the column (PostgreSQL folds an unquoted name; so
+# does Babelfish, the tests' T-SQL server, any name: SQL Server would say nBerat1).
+FOLDED = {"sqlite3": "nBerat1", "odbc": "nBerat1", "postgresql": "nberat1", "mssql": "nberat1"}
 
 
 def test_the_start_refuses_a_column_the_table_lacks_on_every_engine(
@@ -206,6 +208,11 @@ def test_a_database_out_of_reach_at_start_is_tried_once_it_answers(
 
 
 # -- a database that changes under a running service ------------------------------------------
+
+
+def folded(engine: str, name: str) -> str:
+    """A quoted name as the engine's message gives it: Babelfish folds it to lower case."""
+    return name.lower() if engine == "mssql" else name
 
 
 def refused_column(column: str, line: int, field: str) -> str:
@@ -297,9 +304,10 @@ def test_a_column_renamed_under_the_service_is_not_mapped(
             assert response.status_code == 503
             assert response.get_json() == {
                 "code": 503, "status": "Service Unavailable", "unmapped": ["Remark"],
-                "message": refused_column("Remark", REMARK_LINE, "Remark")}
+                "message": refused_column(folded(engine, "Remark"), REMARK_LINE, "Remark")}
     still_served(app)
-    said_once(caplog, f"line {REMARK_LINE}, column 5: the database has no column Remark")
+    said_once(caplog, f"line {REMARK_LINE}, column 5: the database has no column "
+                      f"{folded(engine, 'Remark')}")
 
 
 def test_check_sql_says_where_as_the_start_does(tmp_path: Path) -> None:
@@ -317,3 +325,45 @@ def test_check_sql_says_where_as_the_start_does(tmp_path: Path) -> None:
         f"column nBerat1 (the records query of customers, the line that gives Remark); the "
         f"database says: no such column: nBerat1",
         "  (every read of the collection reads records: fix it first)"]
+
+
+def test_any_error_of_the_records_alone_is_the_mappings(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An error that names nothing (abs() given two arguments) in `records` refuses the start
+    too; where the service runs anyway (built without the start's trial), a read that fails
+    tries its records alone, which fail, and answers 503, not 500."""
+    sql = site_sql(tmp_path, '"Remark" AS "Remark"', f'{QUERYS_OWN_ERROR} AS "Remark"')
+    database = build_database(tmp_path / "plant.sqlite3", TABLES)
+    said = started(monkeypatch, settings_file(tmp_path, {"sqlite": str(database)}, sql))
+    assert said == (f"jembatan: {sql / 'customers.sql'} line 1: the database refuses the "
+                    f"query (the records query of customers); the database says: wrong number "
+                    f"of arguments to function abs(){AGAIN}")
+    client = create_app({"database": {"sqlite": str(database), "sql_dir": str(sql)},
+                         "collections": {"serve": ["customers", "products"]}}).test_client()
+    response = client.get("/customers/1")
+    assert response.status_code == 503
+    assert response.get_json() == {
+        "code": 503, "status": "Service Unavailable", "unmapped": [],
+        "message": "customers is not mapped yet: a query the database refuses in customers.sql "
+                   "(the records query, line 1: the database refuses the query). Its records "
+                   "are not served until the operator corrects its mapping, runs `jembatan "
+                   "check-sql customers` and restarts Jembatan."}
+    still_served(client.application)
+
+
+def test_a_reads_own_error_is_still_a_500(tmp_path: Path) -> None:
+    """A site's own text of a read that the database refuses, its records being right: the
+    read's own error (500 under a request id), and the collection stays served."""
+    sql = site_sql(tmp_path)
+    own_failing_read(sql / "customers.sql")
+    database = build_database(tmp_path / "plant.sqlite3", TABLES)
+    client = create_app({"database": {"sqlite": str(database), "sql_dir": str(sql)},
+                         "collections": {"serve": ["customers", "products"]}}).test_client()
+    response = client.get("/customers/1", headers={"X-Request-ID": "own-error"})
+    assert response.status_code == 500
+    assert response.get_json() == {
+        "code": 500, "status": "Internal Server Error", "request_id": "own-error",
+        "message": "An unexpected error; the operator can find it in the log under request id "
+                   "own-error."}
+    assert client.get("/customers").get_json() == records("customers", CUSTOMERS)
+    assert client.get("/health").get_json() == {"status": "ok", "database": "ok"}

@@ -18,7 +18,7 @@ import requests
 
 from app import create_app
 from tests.conftest import build_database
-from tests.helpers import QUERYS_OWN_ERROR, samples, value
+from tests.helpers import own_failing_read, samples, value
 from tests.servers import ROOT, SERVERS, gunicorn, http_server
 
 ROWS = {"customers": [{"id": n, "CustName": f"PT {n}"} for n in range(1, 6)],
@@ -170,8 +170,7 @@ def test_database_errors_by_kind(tmp_path: Path) -> None:
     sql = tmp_path / "sql"
     shutil.copytree(ROOT / "sql", sql)
     customers = sql / "customers.sql"
-    customers.write_text(customers.read_text().replace('"CustName" AS',
-                                                       f"{QUERYS_OWN_ERROR} AS"))
+    own_failing_read(customers)
     database = build_database(tmp_path / "plant.sqlite3", ROWS)
     client = create_app({"database": {"sqlite": str(database), "sql_dir": str(sql),
                                       "prove_on_first_read": False}}).test_client()

@@ -14,7 +14,7 @@ from app import create_app
 from app.ops.config import SHIPPED_SQL_DIR
 from app.ops.logs import JsonLines
 from tests.conftest import build_database
-from tests.helpers import QUERYS_OWN_ERROR
+from tests.helpers import own_failing_read
 
 ROWS = [{"id": i, "CustCode": f"C{i}", "CustName": f"PT {i}"} for i in range(1, 6)]
 
@@ -84,7 +84,7 @@ def test_a_500_logs_its_traceback_under_the_request_id(tmp_path: Path, database:
     sql = tmp_path / "sql"
     shutil.copytree(SHIPPED_SQL_DIR, sql)
     path = sql / "customers.sql"
-    path.write_text(path.read_text().replace('"CustName" AS', f"{QUERYS_OWN_ERROR} AS"))
+    own_failing_read(path)
     client = client_for(database, sql)
     response = client.get("/customers/1", headers={"X-Request-ID": "trace-me"})
     assert response.status_code == 500
@@ -148,9 +148,7 @@ def test_head_on_a_stream_does_not_run_the_query(tmp_path: Path, database: Path)
     sql = tmp_path / "sql"
     shutil.copytree(SHIPPED_SQL_DIR, sql)
     path = sql / "customers.sql"
-    path.write_text(path.read_text() + '\n-- name: all\n-- Asks too much of abs().\n'
-                    f'SELECT {{fields}} FROM "records" WHERE {QUERYS_OWN_ERROR} = 1 '
-                    'ORDER BY {order};\n')
+    own_failing_read(path, "all")
     client = client_for(database, sql)
     assert client.get("/customers").status_code == 500
     head = client.head("/customers")

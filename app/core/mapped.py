@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..database.db import Database, DatabaseUnavailable, QueryFailed
+from ..database.failures import MappingFault
 from ..database.queries import MAPPED
 from ..model.collections import Collection
 from .unmapped import NOT_MAPPED, NotMapped, Reason, Unmapped
@@ -46,16 +47,18 @@ class Refusal:
 def refusal(db: Database, collection: str, exc: QueryFailed,
             dialect: str | None) -> Refusal | None:
     """The refusal a failed query of `collection` is, when the database refused a name or
-    the syntax of its text; None for any other failure (the query's own, a 500)."""
-    if exc.fault is None:
+    the syntax of its text, or refused `mapped` (its records alone) in any way; None for
+    any other failure of a read (the query's own, a 500)."""
+    fault = exc.fault or (MappingFault("query", "") if exc.query == MAPPED else None)
+    if fault is None:
         return None
-    path, line, column, field = db.queries.place(collection, exc.fault.name, dialect,
+    path, line, column, field = db.queries.place(collection, fault.name, dialect,
                                                  exc.query or "records",
-                                                 once=exc.fault.kind == "syntax")
-    if exc.fault.kind == "syntax":
+                                                 once=fault.kind == "syntax")
+    if fault.kind == "syntax":
         field = None  # the line it is near, not a field's mapping, is at fault
     at = f"line {line}" + (f", column {column}" if column else "")
-    what = exc.fault.said()
+    what = fault.said()
     records = db.queries.get(collection, "records", dialect).source.rpartition(":")[0]
     query = "records" if path == records else exc.query  # a site's own read, or its shape
     reason = Reason((field,) if field else (), REFUSED, Path(path),
@@ -108,10 +111,15 @@ class Refusals:
         self.db, self.unmapped = db, unmapped
 
     def instead(self, collection: str, exc: QueryFailed) -> NotMapped | None:
-        if exc.fault is None:
-            return None
+        """A fault of its text (a name, the syntax) is the mapping's; any other error is
+        the mapping's when its records alone fail too (`mapped`, tried then), else the
+        read's own (a 500)."""
         try:
             found = refusal(self.db, collection, exc, self.db.dialect())
+            if found is None:
+                self.db.execute(collection, MAPPED).all()
+        except QueryFailed as failed:
+            found = refusal(self.db, collection, failed, self.db.dialect())
         except DatabaseUnavailable:
             return None
         if found is None:

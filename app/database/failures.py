@@ -138,7 +138,8 @@ class MappingFault:
 
 FAULT_WORDS = {"column": "the database has no column", "table": "the database has no table "
                "or view", "function": "the database has no function",
-               "syntax": "the database refuses its syntax"}
+               "syntax": "the database refuses its syntax",
+               "query": "the database refuses the query"}  # any other error of records
 # A mapping the database refuses, by the driver's words first (they name what it refused;
 # sqlite3's, the SQLite ODBC driver's, SQL Server's through FreeTDS and Driver 18, and
 # PostgreSQL's through psqlODBC), then by SQL Server's native number, then by SQLSTATE
@@ -154,6 +155,7 @@ FAULT_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"The multi-part identifier \"([^\"]*)\" could not be bound", "column"),
         (r"'([^']*)' is not a recognized built-in function name", "function"),
         (r"Incorrect syntax near (?:the keyword )?'([^']*)'", "syntax"),
+        (r"syntax error near '([^']*)'", "syntax"),  # Babelfish's T-SQL parser
         (r'column "([^"]*)" does not exist', "column"),
         (r"column ([^\s\"]+) does not exist", "column"),
         (r'relation "([^"]*)" does not exist', "table"),
