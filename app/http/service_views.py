@@ -73,21 +73,22 @@ def health(service: ServiceViews) -> Any:
     corrected and the service restarted; and with an `unmapped` object, each collection
     not mapped yet with the fields left to map: its routes answer 503 until they are
     mapped and the service restarted. Each collection's mapping is tried on the database
-    (no row read): one whose column, table or syntax the database refuses is listed there
-    too, and answers 503 from then on.
+    (no row read): one the database refuses (a column or table it lacks, a syntax error)
+    is listed there too, and answers 503 from then on. With a `clock` list when the feed
+    holds back records whose stamps lie ahead of the database clock (a time zone not set).
     """
     db = service.db
+
+    def listed() -> dict[str, Any]:
+        return {"unmapped": service.unmapped.by_collection()} if service.unmapped else {}
     try:
         db.ping()
     except (DatabaseUnavailable, QueryFailed) as exc:
         reason = exc.reason if isinstance(exc, DatabaseUnavailable) else "query failed"
-        unmapped = ({"unmapped": service.unmapped.by_collection()} if service.unmapped
-                    else {})
-        return ({"status": "unavailable", "database": reason, **unmapped}, 503,
+        return ({"status": "unavailable", "database": reason, **listed()}, 503,
                 {"Retry-After": str(DatabaseUnavailable.retry_after)})
     tried(db, service.collections, service.unmapped)  # a database changed under the service
-    unmapped = ({"unmapped": service.unmapped.by_collection()} if service.unmapped
-                else {})
+    unmapped = listed()
     misfits = db.metrics.mapping_errors() if db.metrics is not None else {}
     mapping = {"mapping": [
         f"{c}.{f}: a value that is not {expected}, {n} time{'s' if n > 1 else ''} "
