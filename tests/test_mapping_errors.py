@@ -31,7 +31,7 @@ from tests import mssql
 from tests.conftest import FILE_ENGINES, build_database, odbc_string, open_database
 from tests.helpers import QUERYS_OWN_ERROR, own_failing_read, records
 from tests.postgres import Cluster
-from tests.servers import JEMBATAN, environment
+from tests.servers import JEMBATAN, environment, free_port
 
 CUSTOMERS = [{"id": 1, "CustCode": "C001", "CustName": "PT Maju", "Address": "Jl. Raya 1",
               "City": "Gresik", "Phone": "031-1", "Contact": "Budi", "Remark": "tunai"},
@@ -367,3 +367,18 @@ def test_a_reads_own_error_is_still_a_500(tmp_path: Path) -> None:
                    "own-error."}
     assert client.get("/customers").get_json() == records("customers", CUSTOMERS)
     assert client.get("/health").get_json() == {"status": "ok", "database": "ok"}
+
+
+def test_gunicorn_stops_with_the_line_instead_of_booting_workers_again(tmp_path: Path) -> None:
+    """`jembatan serve` under gunicorn: the worker says the line and exits as a worker that
+    cannot boot, so the master stops (systemd sees the service fail) instead of starting a
+    new worker every second."""
+    sql = site_sql(tmp_path, '"Remark" AS "Remark"', 'nBerat1 AS "Remark"')
+    database = build_database(tmp_path / "plant.sqlite3", TABLES)
+    config = settings_file(tmp_path, {"sqlite": str(database)}, sql)
+    done = serving_command(tmp_path, "serve", "--config", str(config), "--bind",
+                           f"127.0.0.1:{free_port()}", "--workers", "1")
+    assert done.returncode == 3, done.stderr  # gunicorn's "worker failed to boot"
+    assert done.stderr.count(f"jembatan: {sql / 'customers.sql'} line {REMARK_LINE}, column 5: "
+                             f"the database has no column nBerat1") == 1
+    assert "Reason: Worker failed to boot." in done.stderr

@@ -22,6 +22,9 @@ SERVERS = ("auto", "gunicorn", "waitress")
 DEFAULT_PORT = 8000
 # One waitress process does what gunicorn's 2 workers of 4 threads do: 8 threads.
 WAITRESS_THREADS = 8
+# gunicorn's exit status of a worker that cannot boot: its master then stops ("Worker failed
+# to boot") instead of starting the worker again and again (any other status).
+WORKER_BOOT_ERROR = 3
 # IIS's HttpPlatformHandler starts the process with the port it proxies to in this variable.
 PLATFORM_PORT = "HTTP_PLATFORM_PORT"
 
@@ -93,7 +96,11 @@ def serve_gunicorn(options: Mapping[str, Any], flags: Sequence[str] = ()) -> Non
                     self.cfg.set(name, value)
 
         def load(self) -> Flask:
-            return application()
+            try:
+                return application()
+            except SystemExit as refused:  # the operator's line, then the master stops
+                print(refused.code, file=sys.stderr, flush=True)
+                raise SystemExit(WORKER_BOOT_ERROR) from None
 
     Jembatan(prog="jembatan serve").run()
 
