@@ -115,11 +115,13 @@ class Refusals:
         the mapping's when its records alone fail too (`mapped`, tried then), else the
         read's own (a 500)."""
         try:
-            found = refusal(self.db, collection, exc, self.db.dialect())
+            dialect = self.db.dialect()
+            found = refusal(self.db, collection, exc, dialect)
             if found is None:
-                self.db.execute(collection, MAPPED).all()
-        except QueryFailed as failed:
-            found = refusal(self.db, collection, failed, self.db.dialect())
+                try:
+                    self.db.execute(collection, MAPPED).all()
+                except QueryFailed as failed:
+                    found = refusal(self.db, collection, failed, dialect)
         except DatabaseUnavailable:
             return None
         if found is None:
