@@ -12,6 +12,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from .commands.check import check_sql_command
 from .commands.mapping import draft_mapping_command
 from .core.absent import absent_fields
+from .core.mapped import Refusals
 from .core.plan import Planner
 from .core.reads import Runner
 from .core.unmapped import Proving, from_mapping, read_guard
@@ -69,13 +70,13 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     prefix = settings.api.url_prefix
     api = build_api(app, settings)
     keyed = bool(settings.auth.api_keys)
-    runner = Runner(db)
+    runner = Runner(db, Refusals(db, unmapped))
     answers = Answers(runner)
     for planner in planners.values():
         api.register_blueprint(collection_blueprint(planner, answers, settings.api, keyed,
                                                       settings.feed, unmapped))
-    api.register_blueprint(service_blueprint(ServiceViews(served, db, settings.site.name, unmapped),
-                                          settings.api, keyed))
+    views = ServiceViews(served, db, settings.site.name, unmapped, settings.feed.zone)
+    api.register_blueprint(service_blueprint(views, settings.api, keyed))
     register_service_routes(app, prefix, metrics, settings.api.metrics_key, settings.site,
                             absent)
     mcp.register(app, prefix, settings.mcp, metrics)  # POST /mcp (app/mcp/protocol.py)

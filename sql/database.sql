@@ -1,7 +1,7 @@
 -- database: queries about the database itself rather than a collection: the round trip
 -- behind GET /health, the version that tells whether a count still holds, the server's
--- clock, and the columns of a site's table and a sample of its rows for
--- `flask --app wsgi draft-mapping`.
+-- clock, the mapping tried without reading a row, and the columns of a site's table and a
+-- sample of its rows for `flask --app wsgi draft-mapping`.
 
 -- name: ping
 -- One row from the server, proving the connection works; touches no table.
@@ -34,6 +34,10 @@ SELECT datetime('now', 'localtime') AS "local_now", datetime('now') AS "utc_now"
 -- dialect: postgresql
 -- PostgreSQL has no GETUTCDATE(); its local time is the session's TimeZone.
 SELECT LOCALTIMESTAMP AS "local_now", CURRENT_TIMESTAMP AT TIME ZONE 'UTC' AS "utc_now";
+
+-- name: mapped
+-- No row of a collection's "records" (its mapping in front, as every read has it): the database still compiles the mapping, so a column, table or syntax it refuses fails here, at start and in /health.
+SELECT * FROM "records" WHERE 1 = 0;
 
 -- name: columns
 -- A table's (or view's) columns in their order, by schema; table_schema '' means any schema.

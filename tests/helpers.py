@@ -16,6 +16,20 @@ from prometheus_client.parser import text_string_to_metric_families
 from tests.contract import COLLECTIONS, PAIRS, columns, expected
 
 ERROR_KEYS = {"code", "status", "message"}
+# An expression SQLite refuses that names nothing the database lacks: in a read's own text
+# (own_failing_read), a query's own error, answered 500; in `records`, or naming a column or
+# table the database lacks, a collection not mapped (503, tests/test_mapping_errors.py).
+QUERYS_OWN_ERROR = "abs(1, 2)"
+
+
+def own_failing_read(mapping: Any, name: str = "by_key") -> None:
+    """Give a site's mapping file (a Path) its own text of the read `name` (by_key or all),
+    which the database refuses though its records are right."""
+    condition = {"by_key": '{key} = :key', "all": "1 = 1"}[name]
+    order = " ORDER BY {order}" if name == "all" else ""
+    mapping.write_text(mapping.read_text() + f"\n-- name: {name}\n-- Asks too much of abs().\n"
+                       f"SELECT {{fields}} FROM \"records\" WHERE {condition} AND "
+                       f"{QUERYS_OWN_ERROR} = 1{order};\n")
 LINK = re.compile(r'<([^<>]*)>\s*;\s*rel="([a-z]+)"')
 
 

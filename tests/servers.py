@@ -12,7 +12,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -238,14 +238,17 @@ ODBC_CONNECT_TIMEOUT = 2  # seconds: serve_odbc's connect_timeout, which the fau
 
 
 @contextlib.contextmanager
-def serve_odbc(odbc: str, work: Path, threads: int = 1, **database: object) -> Iterator[Running]:
+def serve_odbc(odbc: str, work: Path, threads: int = 1, serve: Sequence[str] = (),
+               **database: object) -> Iterator[Running]:
     """One worker (with `threads` threads) serving Jembatan from `odbc`, with these
-    [database] settings and connect_timeout = ODBC_CONNECT_TIMEOUT."""
+    [database] settings and connect_timeout = ODBC_CONNECT_TIMEOUT; only the collections
+    `serve` names, when it names some (the start refuses a table the database lacks)."""
     config = work / "jembatan.toml"
     # The queries and faults are the requests' own: the proof at the first read is left out.
     lines = [f"connect_timeout = {ODBC_CONNECT_TIMEOUT}", "prove_on_first_read = false"] + [
         f"{k} = {json.dumps(v)}" for k, v in database.items()]
-    config.write_text("[database]\n" + "\n".join(lines) + "\n")
+    served = f"\n[collections]\nserve = {json.dumps(list(serve))}\n" if serve else ""
+    config.write_text("[database]\n" + "\n".join(lines) + "\n" + served)
     with gunicorn(work, {"JEMBATAN_ODBC": odbc, "JEMBATAN_CONFIG": str(config),
                          "PYTHONFAULTHANDLER": "1"}, "--workers", "1", "--threads", str(threads),
                   "--timeout", "60") as g:

@@ -18,7 +18,7 @@ import requests
 
 from app import create_app
 from tests.conftest import build_database
-from tests.helpers import samples, value
+from tests.helpers import own_failing_read, samples, value
 from tests.servers import ROOT, SERVERS, gunicorn, http_server
 
 ROWS = {"customers": [{"id": n, "CustName": f"PT {n}"} for n in range(1, 6)],
@@ -165,11 +165,12 @@ def test_database_errors_by_kind(tmp_path: Path) -> None:
     assert value(found, "jembatan_database_errors_total", kind="unreachable",
                  reason="cannot connect to the database") == 2
     assert value(found, "jembatan_requests_total", kind="list", status="503") == 1
-    # query_failed: a site's query naming a table that is not there
+    # query_failed: a site's query the database refuses (not a name it lacks: that is a
+    # collection not mapped)
     sql = tmp_path / "sql"
     shutil.copytree(ROOT / "sql", sql)
     customers = sql / "customers.sql"
-    customers.write_text(customers.read_text().replace('FROM "customers"', 'FROM "gone"'))
+    own_failing_read(customers)
     database = build_database(tmp_path / "plant.sqlite3", ROWS)
     client = create_app({"database": {"sqlite": str(database), "sql_dir": str(sql),
                                       "prove_on_first_read": False}}).test_client()

@@ -14,6 +14,7 @@ from app import create_app
 from app.ops.config import SHIPPED_SQL_DIR
 from app.ops.logs import JsonLines
 from tests.conftest import build_database
+from tests.helpers import own_failing_read
 
 ROWS = [{"id": i, "CustCode": f"C{i}", "CustName": f"PT {i}"} for i in range(1, 6)]
 
@@ -83,13 +84,12 @@ def test_a_500_logs_its_traceback_under_the_request_id(tmp_path: Path, database:
     sql = tmp_path / "sql"
     shutil.copytree(SHIPPED_SQL_DIR, sql)
     path = sql / "customers.sql"
-    # Unquoted: SQLite takes an unknown double-quoted name for a string literal.
-    path.write_text(path.read_text().replace('"CustName" AS', 'NoSuchColumn AS'))
+    own_failing_read(path)
     client = client_for(database, sql)
     response = client.get("/customers/1", headers={"X-Request-ID": "trace-me"})
     assert response.status_code == 500
     assert response.get_json()["request_id"] == "trace-me"
-    assert "NoSuchColumn" not in response.get_data(as_text=True)
+    assert "abs" not in response.get_data(as_text=True)
     [error] = [r for r in caplog.records if r.levelno >= logging.ERROR and r.exc_info]
     assert "trace-me" in error.getMessage()
 
@@ -143,12 +143,12 @@ def test_cors_for_configured_origins(database: Path) -> None:
 
 
 def test_head_on_a_stream_does_not_run_the_query(tmp_path: Path, database: Path) -> None:
-    # A site SQL whose `all` cannot run: GET fails, HEAD never runs it.
+    # A site SQL whose `all` cannot run (its own error, not a name the database lacks): GET
+    # fails, HEAD never runs it.
     sql = tmp_path / "sql"
     shutil.copytree(SHIPPED_SQL_DIR, sql)
     path = sql / "customers.sql"
-    path.write_text(path.read_text() + '\n-- name: all\n-- Reads a table that is not there.\n'
-                    'SELECT {fields} FROM "no_such_table" ORDER BY {order};\n')
+    own_failing_read(path, "all")
     client = client_for(database, sql)
     assert client.get("/customers").status_code == 500
     head = client.head("/customers")

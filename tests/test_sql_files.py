@@ -88,7 +88,10 @@ def test_every_read_is_a_shape_reading_the_records(tmp_path: Path) -> None:
     assert by_key.params == ("key",)
     assert by_key.source.startswith(f"{SHIPPED_SQL_DIR / 'shapes.sql'}:")
     assert f"records at {tmp_path / 'things.sql'}:1" in by_key.source
-    assert queries.names("things") == ["records", *THING_READS]
+    # and the mapping tried without reading a row (database.sql's mapped, app/core/mapped.py)
+    assert queries.names("things") == ["records", *THING_READS, "mapped"]
+    assert queries.get("things", "mapped", None).sql == (
+        f'WITH "records" AS (\n{records}\n)\nSELECT * FROM "records" WHERE 1 = 0')
     for name in THING_READS:
         for dialect in (None, "sqlite"):
             sql = queries.get("things", name, dialect).sql
@@ -320,8 +323,27 @@ def test_select_into_in_an_override(tmp_path: Path) -> None:
 def test_two_statements_in_one_block(tmp_path: Path, second: str) -> None:
     text = RECORDS.replace('FROM "Barang";', f'FROM "Barang";\n{second};')
     message = load_error(tmp_path, text)
-    assert "one statement" in message
-    assert "things.sql:1:" in message
+    assert message == (f"{tmp_path / 'things.sql'} line 5, column 1 (the query records of "
+                       f"line 1): text after the ';' that ends the query; one statement per "
+                       f"name, and nothing after its ';' but a comment")
+
+
+@pytest.mark.parametrize("after", ["  -- the end of the mapping", " /* the end */",
+                                   "\n-- a comment line\n"])
+def test_a_comment_after_the_semicolon_ends_the_query_too(tmp_path: Path, after: str) -> None:
+    """A `;` and a comment after it on the same line (issue 40): the query is the same as
+    with the `;` alone, and every read of it runs."""
+    plain = load(tmp_path).get("things", "by_key", None).sql
+    ended = load(tmp_path, RECORDS.replace('FROM "Barang";', f'FROM "Barang";{after}'))
+    assert ended.get("things", "by_key", None).sql == plain
+
+
+def test_a_word_after_the_semicolon_is_refused_where_it_is(tmp_path: Path) -> None:
+    text = RECORDS.replace('FROM "Barang";', 'FROM "Barang"; -- the end\n  WHERE 1 = 1')
+    assert load_error(tmp_path, text) == (
+        f"{tmp_path / 'things.sql'} line 5, column 3 (the query records of line 1): text "
+        f"after the ';' that ends the query; one statement per name, and nothing after its "
+        f"';' but a comment")
 
 
 def test_sql_before_the_first_name(tmp_path: Path) -> None:
@@ -503,7 +525,9 @@ def test_no_query_but_records_names_a_site_table_or_column() -> None:
                                     "table_schema", "name", "type", "cid",
                                     "local_now", "utc_now",
                                     # sample: its own aliases around the site's {table}
-                                    "sampled", "numbered", "jembatan_sample_row"})):
+                                    "sampled", "numbered", "jembatan_sample_row",
+                                    # mapped: the collection's records put in front of it
+                                    "records"})):
         for block in parse_file(SHIPPED_SQL_DIR / f"{stem}.sql"):
             names = set(re.findall(r'"([^"]*)"', _strip(block.text)))
             assert names <= own, (block.source, names - own)

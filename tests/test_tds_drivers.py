@@ -494,7 +494,8 @@ def test_a_query_slower_than_query_timeout_answers_503(server: Kit, driver: str,
         'CROSS JOIN (SELECT COUNT(*) AS "n" FROM "timbangan1" AS "a"\n'
         '    CROSS JOIN "timbangan1" AS "b" WHERE "b"."id" <= 400) AS "slow"\n'
         'ORDER BY {order};\n'))
-    with serve_odbc(server.odbc(driver), tmp_path, query_timeout=1, sql_dir=str(sql)) as web:
+    with serve_odbc(server.odbc(driver), tmp_path, query_timeout=1, sql_dir=str(sql),
+                    serve=tuple(SITE_TYPES)) as web:
         before = workers(web)
         start = time.monotonic()
         response = requests.get(web.base + "/customers", timeout=60)
@@ -523,7 +524,7 @@ def test_a_query_slower_than_query_timeout_answers_503(server: Kit, driver: str,
 def test_a_server_stopped_mid_stream_breaks_the_transfer(server: Kit, driver: str,
                                                          tmp_path: Path) -> None:
     """A broken chunked transfer, counted; the next request once the server is back, 200."""
-    with serve_odbc(server.odbc(driver), tmp_path) as web:
+    with serve_odbc(server.odbc(driver), tmp_path, serve=tuple(SITE_TYPES)) as web:
         before = workers(web)
         body, broken = stream_cut(web.base + "/timbangan1",
                                   lambda: server.run("stop", "--immediate"))

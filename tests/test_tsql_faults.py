@@ -170,7 +170,8 @@ STOPS = {"freetds-stop": (FREETDS, False), "freetds-stop-immediate": (FREETDS, T
 @contextlib.contextmanager
 def serve(odbc: str, work: Path, threads: int = 1, **database: object) -> Iterator[Running]:
     """One worker (with `threads` threads) serving Jembatan from `odbc`, as APP_NAME."""
-    with serve_odbc(f"{odbc};APP={APP_NAME}", work, threads, **database) as web:
+    with serve_odbc(f"{odbc};APP={APP_NAME}", work, threads, ("customers", "transactions"),
+                    **database) as web:
         yield web
 
 

@@ -16,24 +16,23 @@ from flask.cli import with_appcontext
 
 from ..core import proof
 from ..core.clock import stamps_ahead
+from ..core.mapped import refusal
 from ..core.plan import CLOCK
 from ..core.summaries import MEASURES, SHAPE_GROUPS, output_of
-from ..core.unmapped import NOT_MAPPED, left_to_map
+from ..core.unmapped import NOT_MAPPED, left_to_map, main_date
 from ..database.db import Database, DatabaseUnavailable, QueryFailed
 from ..database.filters import OPERATORS
 from ..database.queries import NAMES_FILE, PARAMETERS, Query, kind_of
 from ..database.sqlfiles import parse_file
+from ..database.sqltext import null_fields
 from ..database.templates import DEFAULT_BY, FILTER_PLACEHOLDERS
 from ..formats.encoding import RecordEncoder
 from ..model import params
-from ..model.collections import COLLECTIONS, NAMINGS, Collection
+from ..model.collections import COLLECTIONS, DATE_PAIRS, NAMINGS, Collection
 from .deduction import FIELD as DEDUCTION
 from .deduction import deduction_findings
 
 SAMPLE_ROWS = proof.SAMPLE_ROWS  # rows read from each query: enough to look at
-# A plain NULL, or one CAST to a type (as draft-mapping writes it for SQL Server).
-_NULL = re.compile(r'^\s*(?:NULL|CAST\(\s*NULL\s+AS\s+\w+(?:\s*\([^)]*\))?\s*\))\s+AS\s*"([^"]+)"',
-                   re.I | re.M)
 
 
 def _harmless(name: str) -> dict[str, Any]:
@@ -70,8 +69,11 @@ def check_query(db: Database, c: Collection, encoder: RecordEncoder, name: str,
             if len(rows) >= SAMPLE_ROWS:
                 break
         result.close()
-    except (QueryFailed, DatabaseUnavailable) as exc:
-        return [getattr(exc, "detail", None) or str(exc)]
+    except QueryFailed as exc:  # a mapping the database refuses: where, as the start says it
+        found = refusal(db, c.name, exc, db.dialect())
+        return [found.said if found else exc.detail]
+    except DatabaseUnavailable as exc:
+        return [str(exc)]
     if name.endswith("count"):
         return [] if len(columns) == 1 else [f"returns {len(columns)} columns, not one count"]
     if kind_of(name) == "summary":  # by day (or `by`), then the shape's measures
@@ -129,8 +131,18 @@ def mapping_notes(db: Database, c: Collection, dialect: str | None) -> tuple[lis
     blocks = [b for b in parse_file(path) if b.name == "records"]
     block = next((b for b in blocks if b.dialect == dialect), blocks[0])
     todo = list(left_to_map(path, c))
-    nulls = [f for f in _NULL.findall(block.text) if f in c.fields and f not in todo]
+    nulls = [f for f in null_fields(block.text) if f in c.fields and f not in todo]
     return todo, nulls
+
+
+def main_date_said(c: Collection, main: str) -> str:
+    """What check-sql says of a dated collection whose main date is given as NULL."""
+    on = c.dates[0]
+    return (f"{main} is given as NULL, but it is the main date of {c.name} (on={on}, the "
+            f"default of its ranges and summaries, and the dashboard's and the report's): "
+            f"every range, summary and report day would find nothing. Map {main} and "
+            f"{DATE_PAIRS[on][1]} to the columns of its date and time; until then every route "
+            f"of {c.name} answers 503 ({NOT_MAPPED})")
 
 
 def _selected(collection: str | None, served: tuple[Collection, ...]) -> list[Collection]:
@@ -321,6 +333,8 @@ def check_collection(db: Database, c: Collection, dialect: str | None) -> tuple[
         if name == "records":
             if todo:
                 problems.append(f"still to map (-- TODO): {', '.join(todo)}")
+            if (main := main_date(c)) in nulls:
+                problems.append(main_date_said(c, main))
             if not broken:
                 try:
                     sampled = proof.sample(db, c)
@@ -347,6 +361,10 @@ def check_collection(db: Database, c: Collection, dialect: str | None) -> tuple[
             click.echo(f"      given as NULL (no such column at this site): {', '.join(nulls)}")
         for warning in deductions.warnings if name == "records" and deductions else ():
             click.echo(f"      Warning: {warning}")  # not a failure
+        if name == "records" and c.dates and (feed := c.feed_on) != c.dates[0] and \
+                DATE_PAIRS[feed][0] in nulls:
+            click.echo(f"      the feed's default pair (on={feed}) is NULL: "
+                       f"/{c.name}/changes finds nothing unless asked with ?on={c.dates[0]}")
         if name == "records" and broken:
             click.echo("  (every read of the collection reads records: fix it first)")
             return failures + len(runs) - 1, 0

@@ -34,7 +34,7 @@ def main(ctx: click.Context) -> None:
     """Jembatan: a read-only HTTP API over a plant's weighbridge and batching database."""
     # The commands that need the app (check-sql, draft-mapping, mcp) build it from here,
     # once they run: Flask's with_appcontext finds this.
-    ctx.obj = ScriptInfo(create_app=serving.application, set_debug_flag=False)
+    ctx.obj = ScriptInfo(create_app=serving.built, set_debug_flag=False)
     ctx.obj.data[FROM_SETTINGS] = True
 
 
@@ -55,8 +55,10 @@ def main(ctx: click.Context) -> None:
               help="gunicorn: seconds before a silent worker is replaced. Default: 120.")
 @click.argument("gunicorn_flags", nargs=-1, type=click.UNPROCESSED, metavar="[-- GUNICORN FLAGS]")
 @click.option("--check-config", is_flag=True,
-              help="Build the service from the settings and the mapping, then exit: 0 when "
-                   "it would start (for systemd's ExecReload), 1 with the reason when not.")
+              help="Build the service from the settings and the mapping and try each "
+                   "collection's mapping on the database, then exit: 0 when it would start "
+                   "(for systemd's ExecReload), 1 with the reason (a column the database "
+                   "lacks: its file, line and column) when not.")
 def serve(bind: str | None, server: str, workers: int | None, threads: int | None,
           timeout: int | None, check_config: bool, gunicorn_flags: tuple[str, ...]) -> None:
     """Serve the HTTP API (and /mcp) until stopped.

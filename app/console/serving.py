@@ -1,7 +1,8 @@
 """`jembatan serve`: the app under gunicorn (a master and its workers, as gunicorn.conf.py
 sets them) or under waitress (one process of threads, for Windows, where gunicorn cannot run).
 Both build the app through `application()`, as wsgi.py does: a setting or mapping file to
-mend ends the start with one line, not a traceback."""
+mend, or a mapping the database refuses (app/core/mapped.py), ends the start with one line,
+not a traceback."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import Any
 from flask import Flask
 
 from .. import create_app
+from ..core.mapped import tried
 from ..database.queries import QueryFileError
 from ..ops.config import ConfigError
 
@@ -20,16 +22,37 @@ SERVERS = ("auto", "gunicorn", "waitress")
 DEFAULT_PORT = 8000
 # One waitress process does what gunicorn's 2 workers of 4 threads do: 8 threads.
 WAITRESS_THREADS = 8
+# gunicorn's exit status of a worker that cannot boot: its master then stops ("Worker failed
+# to boot") instead of starting the worker again and again (any other status).
+WORKER_BOOT_ERROR = 3
 # IIS's HttpPlatformHandler starts the process with the port it proxies to in this variable.
 PLATFORM_PORT = "HTTP_PLATFORM_PORT"
 
 
-def application() -> Flask:
-    """The app from the settings, or an exit with the operator's one line to mend."""
+def built() -> Flask:
+    """The app from the settings, or an exit with the operator's one line to mend: for the
+    commands (check-sql, draft-mapping, mcp), which report a mapping's faults themselves."""
     try:
         return create_app()
     except (ConfigError, QueryFileError) as exc:
         sys.exit(f"jembatan: {exc}")
+
+
+def application() -> Flask:
+    """The app to serve: built, and each served collection's mapping tried once on the
+    database (app/core/mapped.py); an exit with the file, line and column of the first
+    one the database refuses. A database that cannot be reached now is tried later."""
+    app = built()
+    jembatan = app.extensions["jembatan"]
+    refused = tried(jembatan["db"], jembatan["collections"], jembatan["unmapped"], say=False)
+    jembatan["db"].release()  # this thread serves no request: no session held for it
+    if refused:
+        more = (f" (and {len(refused) - 1} more: "
+                f"{', '.join(r.collection for r in refused[1:])})" if len(refused) > 1 else "")
+        sys.exit(f"jembatan: {refused[0].said}{more}. Correct the mapping (`jembatan "
+                 f"check-sql {refused[0].collection}` runs each of its queries), then start "
+                 f"again")
+    return app
 
 
 def default_bind(environ: Mapping[str, str]) -> str:
@@ -73,7 +96,11 @@ def serve_gunicorn(options: Mapping[str, Any], flags: Sequence[str] = ()) -> Non
                     self.cfg.set(name, value)
 
         def load(self) -> Flask:
-            return application()
+            try:
+                return application()
+            except SystemExit as refused:  # the operator's line, then the master stops
+                print(refused.code, file=sys.stderr, flush=True)
+                raise SystemExit(WORKER_BOOT_ERROR) from None
 
     Jembatan(prog="jembatan serve").run()
 

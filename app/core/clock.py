@@ -12,6 +12,7 @@ host's date, the dashboard the browser's.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -70,6 +71,35 @@ def _span(seconds: float) -> str:
     return f"{minutes} minute{'' if minutes == 1 else 's'}"
 
 
+def ahead_advice(offset: float, zone: ZoneInfo | None) -> str:
+    """What to do about stamps `offset` seconds ahead of the clock the feed compares with."""
+    if zone is None and offset >= 1800:
+        return ("if the plant writes its stamps in local time, set [site] timezone to its "
+                'zone, e.g. timezone = "Asia/Jakarta"')
+    return "correct the clock of the PC that writes them" + (
+        "" if zone is None else ", or set [site] timezone to the zone the plant writes its "
+                                "stamps in")
+
+
+def ahead_said(collection: str, on: str, offset: float, zone: ZoneInfo | None,
+               held: str = "those records") -> str:
+    """What /health and the log say of a feed whose newest stamps lie `offset` seconds ahead
+    of the database clock (jembatan_feed_ahead_seconds), holding back `held`."""
+    pair = "+".join(DATE_PAIRS[on])
+    return (f"{collection}: the newest {pair} stamps /{collection}/changes read are "
+            f"{_span(offset)} ahead of the database clock: it holds back {held} until that "
+            f"clock passes them; {ahead_advice(offset, zone)}")
+
+
+def held_ahead(stamps: Sequence[dt.datetime], now: dt.datetime, settle: float
+               ) -> tuple[float, int]:
+    """How far the newest of `stamps` lies ahead of `now` beyond `settle` seconds (0: none),
+    and how many lie so far ahead: records the feed holds back for that long."""
+    bound = now + dt.timedelta(seconds=settle)
+    ahead = [s for s in stamps if s > bound]
+    return ((max(ahead) - now).total_seconds(), len(ahead)) if ahead else (0.0, 0)
+
+
 def stamps_ahead(db: Database, c: Collection, feed: FeedSettings) -> str | None:
     """A warning for check-sql when the newest stamps of `c`'s feed (its default `on`) lie
     ahead of the clock the feed compares them with by more than the settle delay: the feed
@@ -100,13 +130,7 @@ def stamps_ahead(db: Database, c: Collection, feed: FeedSettings) -> str | None:
             f"record{'' if len(ahead) == 1 else 's'}"
     where = (f"in {feed.zone.key} ({now:%Y-%m-%d %H:%M:%S})" if feed.zone is not None
              else f"(its own local time, {now:%Y-%m-%d %H:%M:%S})")
-    if feed.zone is None and offset >= 1800:
-        advice = ("if the plant writes its stamps in local time, set [site] timezone to its "
-                  'zone, e.g. timezone = "Asia/Jakarta"')
-    else:
-        advice = "correct the clock of the PC that writes them" + (
-            "" if feed.zone is None else ", or set [site] timezone to the zone the plant "
-                                         "writes its stamps in")
+    advice = ahead_advice(offset, feed.zone)
     pair = "+".join(DATE_PAIRS[on])
     return (f"{c.name}: the newest {pair} stamps are {_span(offset)} ahead of the database "
             f"clock {where}: the feed (/{c.name}/changes) holds "

@@ -24,6 +24,7 @@ holds it and writes and reads its token).
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -44,9 +45,11 @@ from .bookmarks import (
     key_order,
     window_start,
 )
-from .clock import plant_now, server_clock, stamp_of
+from .clock import ahead_said, held_ahead, plant_now, server_clock, stamp_of
 from .plan import Planner
 from .reads import Runner
+
+log = logging.getLogger("jembatan")
 
 DEFAULT_LIMIT = 1000
 MAX_LIMIT = 10_000
@@ -167,11 +170,26 @@ def read(runner: Runner, planner: Planner, feed: FeedSettings, on: str, limit: i
         "from_date": frm.date(), "from_time": frm.time(), "midnight": dt.time(0),
         "row_count": row_count}, filters))
     now = (zoned or server_clock(rows.also[0][0])) if rows.values else None
-    step = advance(b, list(keyed(c, on, planner.encoder.output, rows.values)), now,
-                   len(rows.values) < row_count, limit, feed)
-    if db.metrics is not None and step.lateness:
-        db.metrics.feed_lateness(c.name, step.lateness)
+    found = list(keyed(c, on, planner.encoder.output, rows.values))
+    step = advance(b, found, now, len(rows.values) < row_count, limit, feed)
+    if db.metrics is not None:
+        if step.lateness:
+            db.metrics.feed_lateness(c.name, step.lateness)
+        ahead(db.metrics, c, on, [s for _, s, _ in found], now, feed,
+              len(rows.values) == row_count)
     return Changes(step.sent, fitted(step.bookmark), step.repeats)
+
+
+def ahead(metrics: Any, c: Collection, on: str, stamps: Sequence[dt.datetime],
+          now: dt.datetime | None, feed: FeedSettings, cut: bool) -> None:
+    """Count how far the stamps read lie ahead of the database clock (/health says it) and
+    log it once when they start to: the feed holds those records back, for hours where the
+    plant's zone is not set. No query of its own: the call's rows and clock."""
+    offset, count = held_ahead(stamps, now, feed.settle_seconds) if now else (0.0, 0)
+    if metrics.feed_ahead(c.name, on, offset):
+        held = f"{'at least ' if cut else ''}{count} record{'' if count == 1 else 's'}"
+        log.warning("%s (database clock %s)", ahead_said(c.name, on, offset, feed.zone, held),
+                    now)
 
 
 def keyed(c: Collection, on: str, output: list[str], values: Sequence[tuple[Any, ...]]

@@ -38,6 +38,7 @@ from typing import Any
 from ..database.db import Database, DatabaseUnavailable, QueryFailed, ValueRefused
 from ..database.filters import Filter
 from ..database.queries import PARAMETERS, kind_of
+from ..database.sqltext import joins
 from ..model import params
 from ..model.collections import DATE_PAIRS, Collection, QueryName
 from ..model.schemas import Integer
@@ -75,10 +76,11 @@ class Finding:
     record: str  # the record's key: "id 7", "numberrow 12"
     found: int  # how many times the read found it (0, or 2 and more)
     cause: str  # the likely cause, in words a plant understands
+    copies: int = 1  # how many identical rows of a keyless table the record is
 
     @property
     def missed(self) -> bool:
-        return self.found == 0
+        return self.found < self.copies
 
 
 def sample(db: Database, c: Collection) -> Sample:
@@ -173,6 +175,9 @@ class _Record:
         self.values = dict(zip(columns, row, strict=True))
         self.row = tuple(_same(self.values[f]) for f in c.fields)
         self.label = f"numberrow {position}" if c.numbered else f"id {_key(self.values)}"
+        # How many identical rows `records` holds of it, as the range at its own moment
+        # finds them (_Prover.ranges); 1 until then, and for a collection with a key.
+        self.copies: int | None = None
 
     def count_in(self, c: Collection, columns: Sequence[str],
                  rows: Sequence[Sequence[Any]]) -> int:
@@ -188,6 +193,11 @@ class _Prover:
         self.db, self.c, self.dialect = db, c, dialect
         self.findings: list[Finding] = []
         self.lines: dict[str, str] = {}  # field -> its line of records, read once
+        # A keyless table read alone (no JOIN in records): identical records are rows the
+        # table holds more than once (a batch controller sending a record twice), each one
+        # a record every read must find; where records joins, a repeat may be the JOIN's.
+        self.rows_repeat = c.numbered and not joins(
+            db.queries.get(c.name, "records", dialect).sql)
 
     def rows(self, name: str, values: dict[str, Any], filters: Sequence[Filter] = (),
              by: tuple[str, ...] = ()) -> tuple[list[str], list[tuple[Any, ...]]]:
@@ -196,15 +206,26 @@ class _Prover:
         return list(result.columns), result.all()
 
     def judge(self, record: _Record, read: str, field: str, found: int, cause: str) -> bool:
-        """Whether the read found the record once; else a Finding. `cause` explains a miss;
-        a repeat is the records query's doing."""
-        if found == 1:
+        """Whether the read found the record as many times as `records` holds it (once, or
+        each identical row of a keyless table: _Record.copies); else a Finding. `cause`
+        explains a miss; a repeat is the records query's doing."""
+        copies = record.copies or 1
+        if found == copies:
             return True
-        if found > 1:
+        if found > copies and self.c.numbered and not self.rows_repeat:
+            cause = (f"the records query gives this record {found} times: its JOIN matches "
+                     f"more than one row (join on a column that is unique), or the table "
+                     f"holds the row {found} times, which the proof cannot tell apart where "
+                     f"records joins; see {self.source()}")
+        elif found > copies:
             cause = (f"the records query gives this record {found} times (a JOIN that "
                      f"matches more than one row, or a row the table holds twice): join on a "
                      f"column that is unique, see {self.source()}")
-        self.findings.append(Finding(self.c.name, read, field, record.label, found, cause))
+        elif found:
+            cause = (f"it finds {found} of the {copies} identical rows the table holds of "
+                     f"it: {cause}")
+        self.findings.append(Finding(self.c.name, read, field, record.label, found, cause,
+                                     copies))
         return False
 
     def source(self) -> str:
@@ -261,8 +282,11 @@ class _Prover:
         moment, end = span
         cause = self.range_cause(record, on)
         columns, rows = self.rows(str(QueryName("range", on)), _bounds(moment, end))
+        count = record.count_in(self.c, columns, rows)
+        if record.copies is None:  # the first range that can hold it: every copy of it
+            record.copies = count if count > 1 and self.rows_repeat else 1
         found = self.judge(record, f"the range on={on} from its own moment to it", day,
-                           record.count_in(self.c, columns, rows), cause)
+                           count, cause)
         paged = self.last_page(on, _bounds(_moved(moment, -dt.timedelta(days=1)), end),
                                max(len(rows), 1))  # the records of its moment come last
         if paged is not None:
@@ -480,7 +504,8 @@ def lines(findings: Sequence[Finding]) -> list[str]:
     for (_, field, missed), group in groups.items():
         named = ", ".join(f.record for f in group[:3])
         more = f" and {len(group) - 3} more" if len(group) > 3 else ""
-        verb = "does not find" if missed else "finds more than once"
+        verb = ("does not find" if missed else "finds more than once"
+                if group[0].copies == 1 else "finds more often than the table holds")
         out.append(f"{field or 'proof'}: {group[0].read} {verb} {named}{more}: "
                    f"{group[0].cause}")
     return out

@@ -20,6 +20,7 @@ from ..formats.registry import Encoder
 from ..model import params
 from ..model.collections import QueryName
 from ..model.problems import Absent
+from .mapped import Refusals
 
 __all__ = ["WHOLE_ROWS", "Read", "RowEncoder", "Rows", "Runner", "Window"]
 
@@ -93,11 +94,22 @@ class Rows:
 class Runner:
     """Runs reads on the app's database (one per app, shared by every collection)."""
 
-    def __init__(self, db: Database):
+    def __init__(self, db: Database, refusals: Refusals | None = None):
         self.db = db
+        self.refusals = refusals  # a mapping the database refuses: 503, not a 500
 
     def run(self, read: Read) -> Rows:
-        """The rows of a read: one record (Absent when none), a window, or all of it."""
+        """The rows of a read: one record (Absent when none), a window, or all of it; a
+        NotMapped when the database refuses the collection's mapping (app/core/mapped.py)."""
+        try:
+            return self._run(read)
+        except QueryFailed as exc:
+            instead = self.refusals and self.refusals.instead(read.collection, exc)
+            if instead:
+                raise instead from None
+            raise
+
+    def _run(self, read: Read) -> Rows:
         if read.absent:
             rows = (self._window(read, params.INT64_MAX) if read.window
                     else self._rows(read, read.values, limit=1))

@@ -8,7 +8,9 @@ other collections keep serving; such a collection keeps its routes, its place in
 and its documentation, but `Unmapped.check` refuses each read of it with `NotMapped`, which
 the HTTP face answers as a 503 (app/http/errors.py), /health lists it and the log says it once at
 start. A field given as `NULL AS "field"` without the TODO is the site's decision (no such
-column there): that collection is served.
+column there): that collection is served, unless the field is a dated collection's main date
+(its default `on`: tgl_dt1, tanggal, tgl_create), without which every range, summary and
+report day of it would be empty rather than an error.
 """
 
 from __future__ import annotations
@@ -21,14 +23,18 @@ from pathlib import Path
 
 from ..database.db import Database, DatabaseUnavailable, QueryFailed
 from ..database.sqlfiles import parse_file
-from ..database.sqltext import todo_fields
-from ..model.collections import Collection
+from ..database.sqltext import null_fields, todo_fields
+from ..model.collections import DATE_PAIRS, Collection
 from . import proof
 
 log = logging.getLogger("jembatan")
 
 NOT_MAPPED = "not mapped yet"
 TODO = "still marked -- TODO"  # the problem of fields a draft left to map
+# The problem of a dated collection's main date given as NULL (main_date): every range,
+# summary and report day of its default `on` would be empty, never an error.
+MAIN_DATE_NULL = ("given as NULL where the main date belongs (the default `on` of its "
+                  "ranges and summaries, and the report's)")
 # The problem of fields the proof found mapped wrong (app/core/proof.py).
 UNPROVEN = "mapped so that a read misses or repeats the site's own records"
 # Records each collection's reads are asked for at its first read: check-sql asks for
@@ -43,13 +49,18 @@ class Reason:
     fields: tuple[str, ...]  # the fields concerned, in the record's order
     problem: str  # what is wrong with them, words a client may read (no path, no SQL): TODO
     file: Path  # the mapping file to correct: clients are told its name, the log its path
+    detail: str = ""  # where in the file and what, when one place says it (app/core/mapped.py)
 
     def said(self, full_path: bool = False) -> str:
-        """'2 fields still marked -- TODO in transactions.sql: id, vehno'."""
+        """'2 fields still marked -- TODO in transactions.sql: id, vehno'; with no field,
+        'a query the database refuses in shapes.sql'; then the detail."""
         n = len(self.fields)
         where = str(self.file) if full_path else self.file.name
+        detail = f" ({self.detail})" if self.detail else ""
+        if not n:
+            return f"a query {self.problem} in {where}{detail}"
         return (f"{n} field{'s' if n != 1 else ''} {self.problem} in {where}: "
-                f"{', '.join(self.fields)}")
+                f"{', '.join(self.fields)}{detail}")
 
 
 class NotMapped(Exception):
@@ -65,10 +76,17 @@ class Unmapped:
 
     def __init__(self) -> None:
         self._reasons: dict[str, list[Reason]] = {}
+        self._lock = threading.Lock()  # a request may add one while others read them
 
-    def add(self, collection: str, reason: Reason) -> None:
-        """Mark `collection` not mapped yet for `reason` (one more, if it has some)."""
-        self._reasons.setdefault(collection, []).append(reason)
+    def add(self, collection: str, reason: Reason) -> bool:
+        """Mark `collection` not mapped yet for `reason` (one more, if it has some); False
+        when it has that problem already."""
+        with self._lock:
+            had = self._reasons.get(collection, [])
+            if any(r.problem == reason.problem for r in had):
+                return False
+            self._reasons[collection] = [*had, reason]
+            return True
 
     def __bool__(self) -> bool:
         return bool(self._reasons)
@@ -77,7 +95,7 @@ class Unmapped:
         return collection in self._reasons
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._reasons)
+        return iter(list(self._reasons))
 
     def reasons(self, collection: str) -> tuple[Reason, ...]:
         return tuple(self._reasons.get(collection, ()))
@@ -88,13 +106,14 @@ class Unmapped:
 
     def by_collection(self) -> dict[str, list[str]]:
         """{collection: its fields}, as /health lists them."""
-        return {c: self.fields(c) for c in self._reasons}
+        return {c: self.fields(c) for c in list(self._reasons)}
 
     def message(self, collection: str) -> str:
         """What a client is told for each read of `collection`."""
         said = "; ".join(r.said() for r in self.reasons(collection))
+        mend = "maps those fields" if self.fields(collection) else "corrects its mapping"
         return (f"{collection} is {NOT_MAPPED}: {said}. Its records are not served until "
-                f"the operator maps those fields, runs `jembatan check-sql "
+                f"the operator {mend}, runs `jembatan check-sql "
                 f"{collection}` and restarts Jembatan.")
 
     def check(self, collection: str) -> None:
@@ -123,12 +142,29 @@ def left_to_map(path: Path, c: Collection) -> tuple[str, ...]:
     return tuple(f for f in c.fields if f in marked)
 
 
+def main_date(c: Collection) -> str | None:
+    """The date field of a dated collection's default `on` (tgl_dt1, tanggal), else None."""
+    return DATE_PAIRS[c.dates[0]][0] if c.dates else None
+
+
+def main_date_null(path: Path, c: Collection) -> bool:
+    """Whether a `records` query of `c`'s file (any dialect's) gives its main date as NULL."""
+    main = main_date(c)
+    return main is not None and any(main in null_fields(block.text)
+                                    for block in parse_file(path) if block.name == "records")
+
+
 def from_mapping(files: dict[str, Path], collections: Sequence[Collection]) -> Unmapped:
-    """The collections whose mapping file (by name in `files`) still has TODO lines."""
+    """The collections whose mapping file (by name in `files`) still has TODO lines, or
+    gives a dated collection's main date as NULL."""
     unmapped = Unmapped()
     for c in collections:
-        if todo := left_to_map(files[c.name], c):
+        todo = left_to_map(files[c.name], c)
+        if todo:
             unmapped.add(c.name, Reason(todo, TODO, files[c.name]))
+        main = main_date(c)
+        if main and main not in todo and main_date_null(files[c.name], c):
+            unmapped.add(c.name, Reason((main,), MAIN_DATE_NULL, files[c.name]))
     return unmapped
 
 

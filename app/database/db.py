@@ -23,7 +23,7 @@ from typing import Any
 
 from ..ops.config import DatabaseSettings
 from ..ops.metrics import Metrics
-from .failures import sqlstate, unavailable_reason
+from .failures import MappingFault, mapping_fault, sqlstate, unavailable_reason
 from .filters import Filter
 from .queries import Queries, kind_of
 from .templates import Where
@@ -53,11 +53,16 @@ class ValueRefused(Exception):
 class QueryFailed(Exception):
     """The database refused a query (a site's SQL that does not fit its tables): a 500.
 
-    `detail` holds the database's own words, for the log and `check-sql`, never a client."""
+    `detail` holds the database's own words, for the log and `check-sql`, never a client;
+    `fault`, what in the query's text it refused (a column, a table, the syntax), when it
+    says: a mapping the database refuses, which the service answers 503 (app/core/mapped.py)."""
 
-    def __init__(self, message: str, detail: str = ""):
+    def __init__(self, message: str, detail: str = "", fault: MappingFault | None = None,
+                 query: str = ""):
         super().__init__(message)
         self.detail = detail or message
+        self.fault = fault
+        self.query = query  # its name in sql/<collection>.sql (by_key), where one failed
 
 
 def mask_password(text: str) -> str:
@@ -349,6 +354,14 @@ class Database:
             self._local.conn = conn
         return conn
 
+    def release(self) -> None:
+        """Close this thread's connection, if it has one: the start's (app/console/serving.py),
+        whose thread serves no request, so that it does not hold a session of the server."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            self._local.conn = None
+            conn.close()
+
     def detach(self, conn: _Connection) -> None:
         """This thread stops using `conn` (a stream's reader still does)."""
         conn.detached = True
@@ -392,7 +405,8 @@ class Database:
             self.metrics.database_error(reason)
         if reason is None:
             log.error("query %s failed: %s", what, detail)
-            return QueryFailed(f"query {what} failed", detail)
+            return QueryFailed(f"query {what} failed", detail, mapping_fault(exc),
+                               what.partition(".")[2])
         log.warning("query %s: %s (%s)", what, reason, detail)
         # A cancelled query leaves the connection usable on most drivers; where it does not
         # (FreeTDS gives up on the link when the server is slow to answer the cancel), the

@@ -1,11 +1,15 @@
 """Why a database error is the database's state (a 503, its reason in /health, the log and
 the metrics) rather than the query's own (a 500): the three tables, by the driver's words,
-by the native error number and by SQLSTATE, and `unavailable_reason`, which reads them."""
+by the native error number and by SQLSTATE, and `unavailable_reason`, which reads them. And
+which of the query's own errors are a mapping the database refuses (a column or a table it
+lacks, a syntax error: `MappingFault`, read by `mapping_fault` from three tables of the same
+kinds), which the service answers as a collection not mapped (503), never a 500."""
 
 from __future__ import annotations
 
 import re
 import sqlite3
+from dataclasses import dataclass
 
 
 def sqlstate(exc: Exception) -> str:
@@ -114,3 +118,68 @@ def unavailable_reason(exc: Exception) -> str | None:
         if prefix in STATE_REASONS:
             return STATE_REASONS[prefix]
     return None
+
+
+
+@dataclass(frozen=True)
+class MappingFault:
+    """What the database refused in a query's text: a name it does not know, or its syntax."""
+
+    kind: str  # a key of FAULT_WORDS: "column", "table", "function", "syntax"
+    name: str  # the name it does not know, or the text a syntax error is near ('' unknown)
+
+    def said(self) -> str:
+        """'the database has no column nBerat1', in words a client may read."""
+        what = FAULT_WORDS[self.kind]
+        if self.kind == "syntax":
+            return what + (f" near {self.name}" if self.name else "")
+        return f"{what} {self.name}" if self.name else what
+
+
+FAULT_WORDS = {"column": "the database has no column", "table": "the database has no table "
+               "or view", "function": "the database has no function",
+               "syntax": "the database refuses its syntax",
+               "query": "the database refuses the query"}  # any other error of records
+# A mapping the database refuses, by the driver's words first (they name what it refused;
+# sqlite3's, the SQLite ODBC driver's, SQL Server's through FreeTDS and Driver 18, and
+# PostgreSQL's through psqlODBC), then by SQL Server's native number, then by SQLSTATE
+# (ODBC's 42S22/42S02, PostgreSQL's 42703/42P01/42601/42883).
+FAULT_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern, re.IGNORECASE), kind) for pattern, kind in (
+        (r"no such column: ?([^\s(]+)", "column"),
+        (r"no such table: ?([^\s(]+)", "table"),
+        (r"no such function: ?([^\s(]+)", "function"),
+        (r'near "([^"]*)": syntax error', "syntax"),
+        (r"Invalid column name '([^']*)'", "column"),
+        (r"Invalid object name '([^']*)'", "table"),
+        (r"The multi-part identifier \"([^\"]*)\" could not be bound", "column"),
+        (r"'([^']*)' is not a recognized built-in function name", "function"),
+        (r"Incorrect syntax near (?:the keyword )?'([^']*)'", "syntax"),
+        (r"syntax error near '([^']*)'", "syntax"),  # Babelfish's T-SQL parser
+        (r'column "([^"]*)" does not exist', "column"),
+        (r"column ([^\s\"]+) does not exist", "column"),
+        (r'relation "([^"]*)" does not exist', "table"),
+        (r"function ([^\s(]+)\(.*?\) does not exist", "function"),
+        (r'syntax error at or near "([^"]*)"', "syntax"),
+        (r"syntax error at end of input()", "syntax"),
+    ))
+FAULT_NATIVES: dict[int, str] = {207: "column", 4104: "column", 208: "table", 195: "function",
+                                 102: "syntax", 156: "syntax"}
+FAULT_STATES: dict[str, str] = {"42S22": "column", "42703": "column", "42S02": "table",
+                                "42P01": "table", "42883": "function", "42601": "syntax"}
+
+
+def mapping_fault(exc: Exception) -> MappingFault | None:
+    """What a query's own error refused in its text, when it is a name or the syntax; None
+    for anything else (a value, a permission, the database's state)."""
+    text = str(exc) if isinstance(exc, sqlite3.Error) else _message(exc) or str(exc)
+    for pattern, kind in FAULT_PATTERNS:
+        if m := pattern.search(text):
+            return MappingFault(kind, m.group(1))
+    if isinstance(exc, sqlite3.Error):
+        return None
+    for number in _native_errors(exc):
+        if number in FAULT_NATIVES:
+            return MappingFault(FAULT_NATIVES[number], "")
+    kind = FAULT_STATES.get(sqlstate(exc))
+    return MappingFault(kind, "") if kind else None

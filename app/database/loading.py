@@ -14,6 +14,7 @@ from .queries import (
     DATABASE_FILE,
     DATABASE_OPTIONAL,
     DATABASE_QUERIES,
+    MAPPED,
     NAME_FROM,
     NAME_OF,
     NAMES_FILE,
@@ -66,6 +67,7 @@ def load_queries(sql_dir: Path, collections: Sequence[Collection],
     _lookup(queries.name_of, shapes, NAME_OF)
     if collections:  # draft-mapping loads Jembatan's own files alone
         _load_names(queries, sql_dir / f"{NAMES_FILE}.sql", shapes)
+    mapped = _mapped(database, shipped_dir)
     for c in collections:
         path = sql_dir / f"{c.name}.sql"
         if not path.is_file():
@@ -83,7 +85,26 @@ def load_queries(sql_dir: Path, collections: Sequence[Collection],
         # An engine none of whose texts differ reads the main ones (Queries.get).
         for dialect in (None, *sorted(own.dialects() | shapes.dialects())):
             _fill_collection(queries, c, own, shapes, dialect)
+            records = own.get("records", dialect)
+            queries.add(c.name, Query(
+                MAPPED, records.dialect, convert(_with_records(records, mapped))[0], (),
+                f"{mapped.source} with records at {records.source}", mapped.description))
     return queries
+
+
+def _mapped(database: SqlFile, shipped_dir: Path) -> Block:
+    """database.sql's query that tries a mapping without reading a row: the site's, else
+    the shipped one (a copy of database.sql made before it existed)."""
+    if not database.has(MAPPED):
+        database = SqlFile(shipped_dir / f"{DATABASE_FILE}.sql",
+                           DATABASE_QUERIES + DATABASE_OPTIONAL)
+    return database.get(MAPPED, None)
+
+
+def _with_records(records: Block, query: Block) -> str:
+    """`query`, which reads "records", with the collection's records in front."""
+    return (f'WITH "records" AS (\n{without_comments(records.text)}\n)\n'
+            f"{without_comments(query.text)}")
 
 
 def _lookup(into: dict[str | None, str], shapes: SqlFile, name: str) -> None:

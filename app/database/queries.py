@@ -58,7 +58,11 @@ DATABASE_FILE = "database"
 DATABASE_QUERIES = ("ping", "version", "clock", "columns")
 # Not required of a site's own copy of database.sql (one copied before it existed): without
 # it draft-mapping drafts from the catalog alone.
-DATABASE_OPTIONAL = ("sample",)
+DATABASE_OPTIONAL = ("sample", "mapped")
+# The query of database.sql that reads a collection's "records" and no row: each collection
+# gets it with its mapping in front (app/database/loading.py), from the shipped file when
+# the site's own copy of database.sql has none.
+MAPPED = "mapped"
 # A query of database.sql that reads a site's table names it {table}: filled with the
 # table's quoted name (Queries.get), never with text of the user's.
 TABLE_PLACEHOLDER = "{table}"
@@ -91,6 +95,7 @@ PARAMETERS: dict[str, tuple[str, ...]] = {
     "clock": (),
     "columns": ("table_name", "table_schema"),
     "sample": ("row_count",),
+    MAPPED: (),
 }
 # name_of is no read either: a summary grouped by a code of master data reads it once per
 # such group, for the name beside the code (Queries.get); name_from likewise, where the
@@ -212,9 +217,51 @@ class Queries:
                 return f"{path}:{n}: {lines[n - 1].strip()}"
         return query.source
 
+    def place(self, stem: str, name: str, dialect: str | None, query: str = "records",
+              once: bool = False) -> tuple[str, int, int | None, str | None]:
+        """Where `stem`'s records query, else the text of its read `query` (a site's own, or
+        its shape), names `name` (a column, a table, the text a syntax error is near),
+        outside comments: (file, line, column, the field that line gives), the first place
+        it does (`once`: the only one, as the text a syntax error is near must be to tell
+        where); else the records query's own `-- name:` line."""
+        records = self.get(stem, "records", dialect).source
+        sources = [records]
+        if query != "records" and (stem, query, None) in self._by_key:
+            sources.append(self.get(stem, query, dialect).source.split(" with ")[0])
+        for source in sources if name.rpartition(".")[2].strip('"[]`') else ():
+            path, _, number = source.rpartition(":")
+            found = _found(Path(path), int(number), name.rpartition(".")[2].strip('"[]`'),
+                           once)
+            if found is not None:
+                return (path, *found)
+        path, _, number = records.rpartition(":")
+        return path, int(number), None, None
+
     def names(self, stem: str) -> list[str]:
         """The names of a file's queries, in the order they were added."""
         return list(dict.fromkeys(n for s, n, _ in self._by_key if s == stem))
+
+
+def _found(path: Path, start: int, word: str, once: bool = False
+           ) -> tuple[int, int, str | None] | None:
+    """The first line after line `start` of `path`, within its query, whose code (before
+    any `--`) names `word`: (line, column, the field it gives as AS "field"); with `once`,
+    None where the query names it more than once."""
+    pattern = re.compile(rf'(?i)"{re.escape(word)}"|\[{re.escape(word)}\]|'
+                         rf'(?<![\w"]){re.escape(word)}(?![\w"])')
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return None
+    found: list[tuple[int, int, str | None]] = []
+    for n in range(start + 1, len(lines) + 1):
+        if is_name_line(lines[n - 1]):
+            break  # the next query
+        text = lines[n - 1].split("--", 1)[0]
+        given = re.search(r'(?i)\bAS\s*"([^"]+)"', text)
+        found += [(n, m.start() + 1, given.group(1) if given else None)
+                  for m in pattern.finditer(text)]
+    return found[0] if found and (len(found) == 1 or not once) else None
 
 
 def check_params(name: str, params: tuple[str, ...], where: str) -> None:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .sqltext import QueryFileError, check_statement
+from .sqltext import QueryFileError, check_statement, ended, line_and_column
 
 DIALECTS = ("sqlite", "postgresql")
 
@@ -54,15 +54,22 @@ def parse_file(path: Path) -> list[Block]:
                 raise QueryFileError(f"{where}: unknown dialect {dialect!r} for {name!r}; "
                                      f"known: {', '.join(DIALECTS)}")
             body = body[1:]
+        first = number + 1 + (dialect is not None)  # the file's line of body[0]
         notes = []  # the leading comment lines describe the query
         while body and (not body[0].strip() or body[0].lstrip().startswith("--")):
             notes.append(body.pop(0).strip().removeprefix("--").strip())
+            first += 1
         # Comment lines after the statement introduce what follows in the file, not this query.
         while body and (not body[-1].strip() or body[-1].lstrip().startswith("--")):
             body.pop()
-        text = "\n".join(body).strip()
+        text, stray = ended("\n".join(body).strip())
+        if stray is not None:
+            line, column = line_and_column(text, stray)
+            raise QueryFileError(
+                f"{path} line {first + line - 1}, column {column} (the query {name} of "
+                f"line {number}): text after the ';' that ends the query; one statement per "
+                f"name, and nothing after its ';' but a comment")
         check_statement(text, where)
-        text = text.rstrip().rstrip(";").rstrip()
         blocks.append(Block(name, dialect, text, where, " ".join(filter(None, notes))))
     if not blocks:
         raise QueryFileError(f"{path}: no '-- name:' query in the file")

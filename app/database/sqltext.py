@@ -88,6 +88,45 @@ def code(sql: str) -> str:
     return "".join(t for k, t in _scan(sql) if k == "code")
 
 
+def ended(sql: str) -> tuple[str, int | None]:
+    """The statement without the `;` that ends it and the comments after it (a `;` then
+    `-- a note` ends a query as well as a `;` alone), and the offset in `sql` of the first
+    code after a `;` (another statement, or a stray word), None when there is none."""
+    position, end, stray = 0, None, None
+    for kind, text in _scan(sql):
+        if kind == "code":
+            for m in re.finditer(r";|\S", text):
+                if m.group() == ";" and end is None:
+                    end = position + m.start()
+                elif m.group() != ";" and end is not None and stray is None:
+                    stray = position + m.start()
+        elif end is not None and stray is None and not text.startswith(("--", "/*")):
+            stray = position  # a string or a quoted name after the end
+        position += len(text)
+    if end is None or stray is not None:
+        return sql, stray
+    return sql[:end].rstrip(), None
+
+
+def joins(sql: str) -> bool:
+    """Whether a query's own FROM reads more than one table: a JOIN, an APPLY, or tables
+    after FROM separated by commas (subqueries set aside), so that one row of its table may
+    come out more than once."""
+    text = code(sql)
+    if re.search(r"(?i)\b(?:JOIN|APPLY)\b", text):
+        return True
+    while re.search(r"\([^()]*\)", text):
+        text = re.sub(r"\([^()]*\)", " ", text)
+    found = re.search(r"(?is)\bFROM\b(.*?)(?:\b(?:WHERE|GROUP|HAVING|UNION|ORDER)\b|$)", text)
+    return bool(found and "," in found.group(1))
+
+
+def line_and_column(text: str, offset: int) -> tuple[int, int]:
+    """The 1-based line and column of `offset` in `text`."""
+    before = text[:offset]
+    return before.count("\n") + 1, offset - (before.rfind("\n") + 1) + 1
+
+
 _TODO_COMMENT = re.compile(r"--\s*TODO\b", re.I)
 _TODO_MARK = "\0"  # stands for a `-- TODO` comment in the text todo_fields reads
 _NAMED_FIELD = re.compile(r'(?i)\bAS\s*"((?:[^"]|"")*)"')

@@ -15,7 +15,8 @@ from flask import Response, redirect, request, send_from_directory, url_for
 from swagger_ui_bundle import swagger_ui_path
 from werkzeug.exceptions import Unauthorized
 
-from ..core.clock import plant_today
+from ..core.clock import ahead_said, plant_today
+from ..core.mapped import tried
 from ..core.unmapped import Unmapped
 from ..database.db import Database, DatabaseUnavailable, QueryFailed
 from ..model import params
@@ -32,6 +33,7 @@ class ServiceViews:
     db: Database
     site: str = ""  # site.name: the plant's name on the report; "" when none is configured
     unmapped: Unmapped = field(default_factory=Unmapped)  # the collections not mapped yet
+    zone: ZoneInfo | None = None  # [site] timezone: what /health advises of stamps ahead
 
 
 def index(service: ServiceViews) -> Any:
@@ -70,25 +72,35 @@ def health(service: ServiceViews) -> Any:
     of its type since the service started: those reads answer 500 until the mapping is
     corrected and the service restarted; and with an `unmapped` object, each collection
     not mapped yet with the fields left to map: its routes answer 503 until they are
-    mapped and the service restarted.
+    mapped and the service restarted. Each collection's mapping is tried on the database
+    (no row read): one the database refuses (a column or table it lacks, a syntax error)
+    is listed there too, and answers 503 from then on. With a `clock` list when the feed
+    holds back records whose stamps lie ahead of the database clock (a time zone not set).
     """
     db = service.db
-    unmapped = ({"unmapped": service.unmapped.by_collection()} if service.unmapped
-                else {})
+
+    def listed() -> dict[str, Any]:
+        return {"unmapped": service.unmapped.by_collection()} if service.unmapped else {}
     try:
         db.ping()
     except (DatabaseUnavailable, QueryFailed) as exc:
         reason = exc.reason if isinstance(exc, DatabaseUnavailable) else "query failed"
-        return ({"status": "unavailable", "database": reason, **unmapped}, 503,
+        return ({"status": "unavailable", "database": reason, **listed()}, 503,
                 {"Retry-After": str(DatabaseUnavailable.retry_after)})
+    tried(db, service.collections, service.unmapped)  # a database changed under the service
+    unmapped = listed()
     misfits = db.metrics.mapping_errors() if db.metrics is not None else {}
     mapping = {"mapping": [
         f"{c}.{f}: a value that is not {expected}, {n} time{'s' if n > 1 else ''} "
         f"since start (the log has each one; run check-sql {c})"
         for (c, f, expected), n in sorted(misfits.items())]} if misfits else {}
-    # The database answers, but a mapping is unfinished or gives values never sent.
-    status = "degraded" if mapping or unmapped else "ok"
-    return {"status": status, "database": "ok", **mapping, **unmapped}
+    ahead = db.metrics.feeds_ahead() if db.metrics is not None else {}
+    clock = {"clock": [ahead_said(c, on, seconds, service.zone)
+                       for (c, on), seconds in sorted(ahead.items())]} if ahead else {}
+    # The database answers, but a mapping is unfinished or gives values never sent, or the
+    # feed holds records back whose stamps lie ahead of the database clock.
+    status = "degraded" if mapping or unmapped or clock else "ok"
+    return {"status": status, "database": "ok", **mapping, **unmapped, **clock}
 
 
 def dashboard(page: Page) -> Response:

@@ -344,9 +344,15 @@ class HealthSchema(ma.Schema):
                        "cannot be of its type, and how often"})
     unmapped = fields.Dict(keys=fields.String(), values=fields.List(fields.String()),
                            metadata={"description": "Only when a collection is not mapped "
-                                                    "yet: each such collection with the "
-                                                    "fields left to map; its routes answer "
-                                                    "503 until they are"})
+                                                    "yet, or the database refuses its "
+                                                    "mapping: each such collection with the "
+                                                    "fields left to map or refused; its "
+                                                    "routes answer 503 until they are"})
+    clock = fields.List(fields.String(), metadata={
+        "description": "Only when degraded by it: each collection whose feed (/<c>/changes) "
+                       "holds back records because their stamps lie ahead of the database "
+                       "clock by more than the settle delay (a time zone not set), how far, "
+                       "and what to do"})
 
 
 class IndexCollectionSchema(ma.Schema):

@@ -46,7 +46,7 @@ class Metrics:
     """The series of one app; `render` answers GET /metrics."""
 
     def __init__(self) -> None:
-        from prometheus_client import CollectorRegistry, Counter, Histogram
+        from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
         self.registry = CollectorRegistry(auto_describe=True)
         r = self.registry
@@ -79,6 +79,13 @@ class Metrics:
                                   "later than feed.settle_seconds + feed.lookback_seconds "
                                   "can be missed.", ["collection"],
                                   buckets=_LATENESS_BUCKETS, registry=r)
+        self.ahead = Gauge("jembatan_feed_ahead_seconds", "How far the newest stamp the "
+                           "last /<c>/changes call read lay ahead of the database clock, "
+                           "beyond feed.settle_seconds (0: none), by collection and on: the "
+                           "feed holds those records back until the clock passes them (a "
+                           "time zone not set, a PC's clock ahead).", ["collection", "on"],
+                           multiprocess_mode="mostrecent", registry=r)
+        self._ahead: dict[tuple[str, str], float] = {}  # this process's last value of each
         self.tool_calls = Counter("jembatan_mcp_tool_calls", "MCP tool calls "
                                   "(app/mcp/protocol.py), "
                                   "by tool and outcome: ok, refused (arguments the tool cannot "
@@ -148,6 +155,21 @@ class Metrics:
         series = self.lateness.labels(collection)
         for s in seconds:
             series.observe(s)
+
+    def feed_ahead(self, collection: str, on: str, seconds: float) -> bool:
+        """What a /<c>/changes call found ahead of the clock (0: nothing); True when this
+        process had not seen that collection's stamps ahead before (to say it once)."""
+        before = self._ahead.get((collection, on), 0)
+        self._ahead[(collection, on)] = seconds
+        self.ahead.labels(collection, on).set(seconds)
+        return seconds > 0 and before <= 0
+
+    def feeds_ahead(self) -> dict[tuple[str, str], float]:
+        """{(collection, on): seconds ahead} where the last call of any worker found stamps
+        ahead of the clock: what /health reports."""
+        return {(s.labels["collection"], s.labels["on"]): s.value
+                for metric in self._registry().collect() for s in metric.samples
+                if s.name == "jembatan_feed_ahead_seconds" and s.value > 0}
 
     def render(self) -> tuple[bytes, str]:
         """The text format: every worker's figures added up where they are kept in files."""

@@ -1,0 +1,131 @@
+"""A mapping the database refuses fails loudly: a column or a table its `records` query names
+and the database lacks, or a syntax the database refuses (`MappingFault` of
+app/database/failures.py), never a 500.
+
+- At start (`jembatan serve`, `serve --check-config`, `wsgi.py`: app/console/serving.py),
+  each served collection's mapping is tried once (database.sql's `mapped`: its records, no
+  row read), and a refusal ends the start with the file, the line and the column in words,
+  and the database's own message.
+- While the service runs, a read whose query the database refuses in that way (a column
+  renamed or dropped under it), and /health, which tries each mapping again, mark the
+  collection not mapped (`Unmapped`, app/core/unmapped.py): its routes answer 503 saying
+  where and what, /health is degraded and lists it, the log says it once. It stays so until
+  the operator corrects the mapping (or the database) and restarts Jembatan.
+- A database that cannot be reached decides nothing: the start goes on (its reads answer
+  503 as the database's state), and the first read or /health that reaches it tries again.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..database.db import Database, DatabaseUnavailable, QueryFailed
+from ..database.failures import MappingFault
+from ..database.queries import MAPPED
+from ..model.collections import Collection
+from .unmapped import NOT_MAPPED, NotMapped, Reason, Unmapped
+
+log = logging.getLogger("jembatan")
+
+# The problem of a collection whose records query the database refuses (Reason.problem).
+REFUSED = "the database refuses"
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A collection's mapping refused by the database: what the client is told (`reason`)
+    and the operator's sentence (`said`: file, line, column, the database's words)."""
+
+    collection: str
+    reason: Reason
+    said: str
+
+
+def refusal(db: Database, collection: str, exc: QueryFailed,
+            dialect: str | None) -> Refusal | None:
+    """The refusal a failed query of `collection` is, when the database refused a name or
+    the syntax of its text, or refused `mapped` (its records alone) in any way; None for
+    any other failure of a read (the query's own, a 500)."""
+    fault = exc.fault or (MappingFault("query", "") if exc.query == MAPPED else None)
+    if fault is None:
+        return None
+    path, line, column, field = db.queries.place(collection, fault.name, dialect,
+                                                 exc.query or "records",
+                                                 once=fault.kind == "syntax")
+    if fault.kind == "syntax":
+        field = None  # the line it is near, not a field's mapping, is at fault
+    at = f"line {line}" + (f", column {column}" if column else "")
+    what = fault.said()
+    records = db.queries.get(collection, "records", dialect).source.rpartition(":")[0]
+    query = "records" if path == records else exc.query  # a site's own read, or its shape
+    reason = Reason((field,) if field else (), REFUSED, Path(path),
+                    f"the {query} query, {at}: {what}")
+    given = f", the line that gives {field}" if field else ""
+    said = (f"{path} {at}: {what} (the {query} query of {collection}{given}); the database "
+            f"says: {exc.detail}")
+    return Refusal(collection, reason, said)
+
+
+def mark(unmapped: Unmapped, found: Refusal, say: bool = True) -> None:
+    """Mark the collection not mapped for this refusal, and say so once in the log."""
+    if unmapped.add(found.collection, found.reason) and say:
+        log.error("%s is %s: %s. Every route of %s answers 503 until the mapping (or the "
+                  "database) is corrected: run `jembatan check-sql %s`, then restart "
+                  "Jembatan", found.collection, NOT_MAPPED, found.said, found.collection,
+                  found.collection)
+
+
+def tried(db: Database, collections: Sequence[Collection], unmapped: Unmapped,
+          say: bool = True) -> list[Refusal]:
+    """Each collection's mapping tried once on the database, without reading a row; the
+    refusals, each collection marked not mapped (and said in the log, unless the caller
+    says them itself). Nothing is decided (an empty list, or those found so far) once the
+    database cannot be reached."""
+    found: list[Refusal] = []
+    for c in collections:
+        if c.name in unmapped:
+            continue
+        try:
+            db.execute(c.name, MAPPED).all()
+        except DatabaseUnavailable:
+            break
+        except QueryFailed as exc:
+            try:
+                refused = refusal(db, c.name, exc, db.dialect())
+            except DatabaseUnavailable:
+                break
+            if refused is not None:
+                mark(unmapped, refused, say)
+                found.append(refused)
+    return found
+
+
+class Refusals:
+    """What the runner (app/core/reads.py) asks of a read that failed: a NotMapped to raise
+    instead, when the database refused the collection's mapping, the collection marked."""
+
+    def __init__(self, db: Database, unmapped: Unmapped):
+        self.db, self.unmapped = db, unmapped
+
+    def instead(self, collection: str, exc: QueryFailed) -> NotMapped | None:
+        """A fault of its text (a name, the syntax) is the mapping's; any other error is
+        the mapping's when its records alone fail too (`mapped`, tried then), else the
+        read's own (a 500)."""
+        try:
+            dialect = self.db.dialect()
+            found = refusal(self.db, collection, exc, dialect)
+            if found is None:
+                try:
+                    self.db.execute(collection, MAPPED).all()
+                except QueryFailed as failed:
+                    found = refusal(self.db, collection, failed, dialect)
+        except DatabaseUnavailable:
+            return None
+        if found is None:
+            return None
+        mark(self.unmapped, found)
+        return NotMapped(collection, self.unmapped.message(collection),
+                         tuple(self.unmapped.fields(collection)))
