@@ -20,7 +20,7 @@ import pytest
 
 from app.formats import xlsx
 from app.model.collections import COLLECTIONS as SERVED
-from app.model.schemas import Date, Integer, Number, String, Time
+from app.model.schemas import Boolean, Date, Integer, Number, String, Time
 from tests.contract import COLLECTIONS, columns
 from tests.helpers import AWKWARD_WEIGHINGS
 
@@ -60,7 +60,7 @@ def cell(name: str, value: Any) -> Any:
         return value if day < dt.date(1900, 3, 1) else dt.datetime(day.year, day.month, day.day)
     if is_time(name):
         return to_ms(dt.time.fromisoformat(value))
-    return value  # int, float, str as JSON has them
+    return value  # int, float, str and a boolean (a cell of type b) as JSON has them
 
 
 def xstring(text: str) -> str:
@@ -107,7 +107,8 @@ def sample_row(collection: str, n: int) -> dict[str, Any]:
     for i, name in enumerate(columns(collection)):
         kind = type(declared[name])
         row[name] = {Integer: n * 100 + i, Number: n * 1000.5 + i, String: f"{name} {n}",
-                     Date: f"2026-11-{n:02d}", Time: f"0{n}:{i % 60:02d}:05"}[kind]
+                     Date: f"2026-11-{n:02d}", Time: f"0{n}:{i % 60:02d}:05",
+                     Boolean: 0}[kind]  # none cancelled: a workbook leaves those out
     return row
 
 

@@ -29,7 +29,17 @@ from typing import Any
 import marshmallow as ma
 import orjson
 
-from ..model.schemas import Date, Integer, JoinedDateTime, Number, String, Time, ValueMisfit
+from ..model.schemas import (
+    TRUTHS,
+    Boolean,
+    Date,
+    Integer,
+    JoinedDateTime,
+    Number,
+    String,
+    Time,
+    ValueMisfit,
+)
 
 NONE = type(None)
 # field class -> (the types it dumps unchanged, the one text length it dumps unchanged)
@@ -39,12 +49,13 @@ _UNCHANGED: dict[type[ma.fields.Field], tuple[frozenset[type], int | None]] = {
     String: (frozenset({str, NONE}), None),
     Date: (frozenset({str, NONE}), 10),
     Time: (frozenset({str, NONE}), 8),
+    Boolean: (frozenset({bool}), None),  # a condition's 1, 0 or NULL becomes true or false
 }
 
 # field class -> what its values are in a format that types its cells (RecordEncoder.kinds)
 _KINDS: dict[type[ma.fields.Field], str] = {
     Integer: "integer", Number: "number", Date: "date", Time: "time",
-    JoinedDateTime: "datetime", String: "text"}
+    JoinedDateTime: "datetime", String: "text", Boolean: "boolean"}
 
 
 # Date and time text the sqlite3 driver gives must also be a real date or time to go out
@@ -95,6 +106,7 @@ class RecordEncoder:
         self._declared = [declared[name] for name in self.names]
         self._fields = tuple(self.fields)
         self._numbers = {name for name, f in declared.items() if isinstance(f, Number)}
+        self._booleans = {name for name, f in declared.items() if type(f) is Boolean}
         # Per column: the types its field dumps unchanged and the text length, if any.
         self._types = [check[0] if check else frozenset() for check in self._checks]
         self._forms = [_TEXT_FORM.get(type(declared[name])) for name in self.fields]
@@ -152,7 +164,9 @@ class RecordEncoder:
                 continue
             fast = _FAST.get((kind, frozenset(map(type, column)) - {NONE}))
             try:
-                if fast is not None:
+                if kind is Boolean and _conditions(column):  # 1, 0 and NULL: at C speed
+                    columns.append(list(map(TRUTHS.__getitem__, column)))
+                elif fast is not None:
                     columns.append([None if v is None else fast(v) for v in column])
                 else:
                     serialize = field._serialize
@@ -226,6 +240,9 @@ class RecordEncoder:
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\r\n")
         names = fields or self.output
+        flags = [i for i, name in enumerate(names) if name in self._booleans]
+        if flags:  # true and false as JSON writes them, where csv would write True
+            rows = [_spelt(row, flags) for row in rows]
         if (self._csv_floats_as_json(rows, names) if type(values) is PlainValues
                 else self._csv_writes_as_json(rows, names)):
             writer.writerows(rows)  # None, str, int, plain floats: the csv module's own way
@@ -301,6 +318,16 @@ def _unchanged(check: tuple[frozenset[type], int | None], column: Sequence[Any],
     return True
 
 
+def _conditions(column: Sequence[Any]) -> bool:
+    """Whether a condition's column holds only what TRUTHS maps (1, 0, NULL; the drivers'
+    int, bool or a Decimal equal to one of them): anything else is a misfit, found value by
+    value by the field."""
+    try:
+        return set(column) <= TRUTHS.keys()
+    except TypeError:  # an unhashable value: certainly not a condition's
+        return False
+
+
 def _text_fits(text: str, length: int, at: int, separator: str,
                parse: Callable[[str], Any]) -> bool:
     """_unchanged for one value of a date or time column."""
@@ -311,6 +338,14 @@ def _text_fits(text: str, length: int, at: int, separator: str,
     except ValueError:
         return False
     return True
+
+
+def _spelt(row: Sequence[Any], flags: Sequence[int]) -> list[Any]:
+    """The row with its booleans (at `flags`) written as JSON writes them."""
+    out = list(row)
+    for i in flags:
+        out[i] = "true" if out[i] else "false"
+    return out
 
 
 def _same(values: tuple[Any, ...]) -> tuple[Any, ...]:
