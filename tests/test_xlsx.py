@@ -331,9 +331,12 @@ def shown(name: str, value: Any) -> str:
     """How LibreOffice prints a JSON value's cell with the display formats of the workbook:
     yyyy-mm-dd, hh:mm:ss, yyyy-mm-dd hh:mm:ss, with .000 for a fraction of a second (which
     LibreOffice 7.4 prints with two or three digits: .5 as .50, so the test pads what it
-    prints to three); numbers in its General format; text as it is."""
+    prints to three); numbers in its General format; a boolean as TRUE or FALSE; text as it
+    is."""
     if value is None:
         return ""
+    if isinstance(value, bool):
+        return str(value).upper()
     if name in DATETIMES or is_time(name):
         clock = value.replace("T", " ")
         whole, _, fraction = clock.partition(".")
