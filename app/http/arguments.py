@@ -23,7 +23,6 @@ from flask import request
 from werkzeug.datastructures import MultiDict
 
 from ..database.filters import (
-    ALL,
     BOOLEAN_KIND,
     KIND_TEXTS,
     MAX_VALUES,
@@ -104,8 +103,8 @@ class Accepted:
         if OPERATORS[op] not in taken:  # text refuses the order operators, a condition all
             takes = and_list([o.argument(field) for o in taken])
             if self.filters[field] == BOOLEAN_KIND:
-                _bad(name, f"{field} is a condition: it takes {field}=true, false or {ALL} "
-                           f"alone ({KIND_TEXTS[BOOLEAN_KIND]})")
+                _bad(name, f"{field} is a condition: it takes {field}= alone, with "
+                           f"{KIND_TEXTS[BOOLEAN_KIND]}")
             others = and_list([f"__{o.suffix}" for o in OPERATORS.values() if o not in taken])
             _bad(name, f"{field} is text: it takes {takes}; the order operators {others} apply "
                        f"to {ORDERED_DOC}")
@@ -173,7 +172,7 @@ _SCHEMAS = {"integer": {"type": "integer", "format": "int64", "minimum": -2**63,
             "time": {"type": "string", "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?$"},
             # No NUL: PostgreSQL refuses it in any text, so Jembatan does everywhere (a 400).
             "string": {"type": "string", "pattern": "^[^\\u0000]*$"},
-            BOOLEAN_KIND: {"type": "string", "enum": ["true", "false", ALL]}}
+            BOOLEAN_KIND: {"type": "string", "enum": ["true", "false", "all"]}}
 
 
 def filter_parameters(filters: Mapping[str, str]) -> list[dict[str, Any]]:
