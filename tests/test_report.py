@@ -97,9 +97,10 @@ def t(kg: float) -> str:
 
 
 def weighing(n: int, product: str | None, customer: str | None, weigh1: float,
-             weigh2: float | None, day: str = DAY, time: str = "08:00:00") -> dict[str, Any]:
+             weigh2: float | None, day: str = DAY, time: str = "08:00:00",
+             cancelled: int = 0) -> dict[str, Any]:
     return {"id": n, "productcode": product, "custcode": customer, "tgl_dt1": day,
-            "jam_dt1": time, "weigh1": weigh1, "weigh2": weigh2}
+            "jam_dt1": time, "weigh1": weigh1, "weigh2": weigh2, "cancelled": cancelled}
 
 
 def batch(n: int, day: str, **amounts: int) -> dict[str, Any]:
@@ -107,7 +108,8 @@ def batch(n: int, day: str, **amounts: int) -> dict[str, Any]:
 
 
 # The small day: a delivery and a dispatch material, a name that is markup, a code without
-# a master record, an open weighing, and rows just outside the day.
+# a master record, an open weighing, a dispatch the weighbridge program cancelled (never in
+# the figures: docs/api.md §6.3), and rows just outside the day.
 ROWS: dict[str, list[dict[str, Any]]] = {
     "products": [{"id": 1, "ProductCode": "RM001", "ProductName": "Pasir Lumajang"},
                  {"id": 2, "ProductCode": "FG001", "ProductName": "Paving K-300"}],
@@ -120,6 +122,7 @@ ROWS: dict[str, list[dict[str, Any]]] = {
         weighing(3, "FG001", "CUS001", 9000, 31450),
         weighing(4, "RM001", "SUP001", 28000, None),  # still on the bridge
         weighing(5, "FG001", "CUS002", 10000, 20000, time="23:59:59"),
+        weighing(8, "FG001", "CUS001", 9500, 37500, time="12:00:00", cancelled=1),
         weighing(6, "RM001", "SUP001", 40000, 10000, day="2026-03-11", time="00:00:00"),
         weighing(7, "RM001", "SUP001", 40000, 10000, day="2026-03-09", time="23:59:59"),
     ],
@@ -133,7 +136,7 @@ ROWS: dict[str, list[dict[str, Any]]] = {
 def expected_weighbridge(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """What the report prints for these weighing rows on DAY: per direction the net kg and
     weighings by product and by customer, the day's records, open ones and net kg."""
-    day = [r for r in rows if r["tgl_dt1"] == DAY]
+    day = [r for r in rows if r["tgl_dt1"] == DAY and r.get("cancelled") != 1]
     out: dict[str, Any] = {"records": len(day), "net": 0.0, "in": 0.0, "out": 0.0,
                            "open": sum(r["weigh2"] is None for r in day)}
     groups: dict[tuple[str, str, str], list[float]] = defaultdict(lambda: [0, 0.0])

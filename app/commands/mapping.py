@@ -42,7 +42,7 @@ from ..database.db import Database, DatabaseUnavailable, QueryFailed
 from ..database.loading import load_queries
 from ..database.sqltext import QueryFileError, qualified, quote
 from ..model.collections import COLLECTIONS, Collection
-from ..model.schemas import Date, Integer, Number, String, Time
+from ..model.schemas import Boolean, Date, Integer, Number, String, Time
 from ..ops.config import SHIPPED_SQL_DIR, ConfigError, load_settings
 from ..ops.config_option import FROM_SETTINGS
 from .matching import (
@@ -89,7 +89,9 @@ __all__ = ["WORDS_FILE", "Column", "draft", "fits", "load_words", "read_words"]
 # refuses to CAST to date or time or compare with one (every date range reads its date and
 # time that way) and to which it converts a text filter's value ('SUP-007': conversion
 # failed); PostgreSQL's bare NULL is text there.
-_NULL_TYPES: dict[type, str] = {Integer: "int", Number: "float", Date: "date", Time: "time"}
+# A condition (the weighings' cancelled) is an int, 1 or 0, which its filter compares with 1.
+_NULL_TYPES: dict[type, str] = {Integer: "int", Number: "float", Date: "date", Time: "time",
+                                Boolean: "int"}
 # SQLite has one schema, main; `dbo` is what docs/adapting.md's SQL Server example names.
 SQLITE_SCHEMAS = ("dbo", "main")
 
