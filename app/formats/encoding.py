@@ -368,9 +368,13 @@ def _looked_up(rows: Sequence[tuple[Any, ...]], i: int, table: dict[Any, Any]
                ) -> list[tuple[Any, ...]]:
     """The rows with the value at `i` replaced by table[value], row by row at C speed (no
     transposing of the batch); a KeyError for a value the table lacks."""
+    if not rows:
+        return []
     looked = zip(map(table.__getitem__, map(itemgetter(i), rows)))  # 1-tuples
-    return list(map(tuple.__add__, map(tuple.__add__, map(itemgetter(slice(0, i)), rows),
-                                       looked), map(itemgetter(slice(i + 1, None)), rows)))
+    heads = map(tuple.__add__, map(itemgetter(slice(0, i)), rows), looked)
+    if i == len(rows[0]) - 1:  # the last value (the weighings' cancelled): nothing after it
+        return list(heads)
+    return list(map(tuple.__add__, heads, map(itemgetter(slice(i + 1, None)), rows)))
 
 
 def _same(values: tuple[Any, ...]) -> tuple[Any, ...]:
