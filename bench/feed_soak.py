@@ -202,8 +202,9 @@ def _run_pc(target: Target, pc: Pc, skew: dt.timedelta, scale: float, deadline: 
         old = [i for i, (_, at) in pc.written.items() if at < time.monotonic() - copied]
         target.begin(con)
         draw = rng.random()
-        voided = bool(old) and draw < CANCELS
-        if voided:  # a ticket the poller has copied, voided
+        # A ticket the poller has copied, voided: the first a PC may void, then now and then.
+        voided = bool(old) and (draw < CANCELS or pc.cancelled == 0)
+        if voided:
             key = rng.choice(old)
             stamp = max(stamp, pc.written[key][0] + dt.timedelta(seconds=1))
             _cancel(target, con, key, stamp)
