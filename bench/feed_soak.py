@@ -2,14 +2,17 @@
 every new weighing and every exit weighing once, whatever the weighbridge PCs' clocks and
 transactions do within the configured windows?
 
-A writer process plays three weighbridge PCs, each on its own connection: it inserts
-weighings (entry weighing, an update stamp) and later updates them (exit weighing, weigh2,
-a new update stamp). PC "behind" stamps up to 90 s behind the database clock, PC "ahead" 30 s
-ahead, and any PC may hold its transaction open up to 20 s before it commits. Meanwhile a
+A writer process plays three weighbridge PCs, each on its own connection: it inserts weighings
+(entry weighing, an update stamp) and later updates them (exit weighing, weigh2, a new update
+stamp), and now and then cancels a ticket the poller has already copied (open or weighed out:
+cancelled = 1 and a new update stamp, as a weighbridge program voids a ticket and keeps its
+row; docs/api.md §6.3). PC "behind" stamps up to 90 s behind the database clock, PC "ahead" 30
+s ahead, and any PC may hold its transaction open up to 20 s before it commits. Meanwhile a
 poller follows the bookmark every half second against gunicorn as deployed, and keeps a copy
 of the table (upsert by id). When the writer stops and the windows have passed, the copy
-must equal the table, no unchanged record may have come twice, and every exit weighing must
-have arrived. /metrics' lateness histogram is printed: how far behind the database clock
+must equal the table, no unchanged record may have come twice, and every exit weighing and
+every cancellation must have arrived (the copy's record reversed: cancelled true where it had
+been copied false). /metrics' lateness histogram is printed: how far behind the database clock
 the records were when first sent.
 
     make soak-feed                                   # 10 minutes, real windows, a scratch SQLite
@@ -54,9 +57,12 @@ DEPLOYED = ("--workers", "2", "--threads", "4", "--timeout", "120")
 BEHIND, AHEAD, HOLD = 90.0, 30.0, 20.0  # seconds, at --scale 1
 POLL = 0.5  # seconds between the poller's calls
 RETRIES = 3  # 503s with Retry-After in a row that the poller waits out, as an ERP would
-# What the copy is compared on: the key, both weighings and the stamps they move.
+# What the copy is compared on: the key, both weighings, the stamps they move and whether
+# the ticket was cancelled (a NULL in the table is false, as the API sends it).
 COMPARED = ("id", "weigh1", "weigh2", "tgl_dt1", "jam_dt1", "tgl_dt2", "jam_dt2",
-            "tgl_update", "jam_update")
+            "tgl_update", "jam_update", "cancelled")
+CANCELLED = COMPARED.index("cancelled")
+CANCELS = 0.08  # the share of a PC's writes that cancel one of its tickets
 
 
 # -- the database, as the writer and the final comparison reach it ---------------------------
@@ -128,7 +134,7 @@ def table_rows(target: Target) -> dict[int, tuple[Any, ...]]:
     rows = con.execute(f'SELECT {quoted} FROM "transactions" '
                        f'WHERE "tgl_update" IS NOT NULL').fetchall()
     con.close()
-    return {int(row[0]): _normal(row) for row in rows}
+    return {int(row[0]): _normal(row[:CANCELLED]) + (row[CANCELLED] == 1,) for row in rows}
 
 
 def _normal(row: Any) -> tuple[Any, ...]:
@@ -153,13 +159,18 @@ class Pc:
     offset: Callable[[random.Random], float]  # seconds its stamp is off the server clock
     ids: range
     open: dict[int, dt.datetime] = field(default_factory=dict)  # id -> its last stamp
+    # id -> (its last stamp, when it committed) of its tickets not cancelled
+    written: dict[int, tuple[dt.datetime, float]] = field(default_factory=dict)
     inserted: int = 0
     exited: int = 0
+    cancelled: int = 0
     latest_commit: float = 0.0  # the largest lateness at commit: clock at commit - stamp
 
 
-def write(target: Target, seconds: float, scale: float, seed: int) -> dict[str, Any]:
-    """Run the three PCs for `seconds`; what they did."""
+def write(target: Target, seconds: float, scale: float, seed: int,
+          copied: float) -> dict[str, Any]:
+    """Run the three PCs for `seconds`; what they did. A ticket is cancelled only `copied`
+    seconds after its last commit, when the poller has copied it."""
     con = target.connect()
     skew = target.clock(con) - dt.datetime.now()  # the server's clock = ours + skew
     con.close()
@@ -169,26 +180,37 @@ def write(target: Target, seconds: float, scale: float, seed: int) -> dict[str, 
            Pc("ahead", lambda r: AHEAD * scale, range(3, 10**9, 3))]
     deadline = time.monotonic() + seconds
     threads = [threading.Thread(target=_run_pc, args=(target, pc, skew, scale, deadline,
-                                                       random.Random(rng.random())))
+                                                       random.Random(rng.random()), copied))
                for pc in pcs]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     return {pc.name: {"inserted": pc.inserted, "exited": pc.exited,
+                      "cancelled": pc.cancelled,
                       "latest_commit_s": round(pc.latest_commit, 1)} for pc in pcs}
 
 
 def _run_pc(target: Target, pc: Pc, skew: dt.timedelta, scale: float, deadline: float,
-            rng: random.Random) -> None:
+            rng: random.Random, copied: float) -> None:
     con = target.connect()
     ids = iter(pc.ids)
     while time.monotonic() < deadline:
         now = dt.datetime.now() + skew
         stamp = (now + dt.timedelta(seconds=pc.offset(rng))).replace(microsecond=0)
         ready = [i for i, s in pc.open.items() if s < now - dt.timedelta(seconds=2 * scale)]
+        old = [i for i, (_, at) in pc.written.items() if at < time.monotonic() - copied]
         target.begin(con)
-        if ready and rng.random() < 0.5:  # the exit weighing of an open one
+        draw = rng.random()
+        # A ticket the poller has copied, voided: the first a PC may void, then now and then.
+        voided = bool(old) and (draw < CANCELS or pc.cancelled == 0)
+        if voided:
+            key = rng.choice(old)
+            stamp = max(stamp, pc.written[key][0] + dt.timedelta(seconds=1))
+            _cancel(target, con, key, stamp)
+            pc.open.pop(key, None)
+            pc.cancelled += 1
+        elif ready and draw < 0.5 + CANCELS:  # the exit weighing of an open one
             key = rng.choice(ready)
             # The same PC's clock: its next stamp is later (a second at least) than its last.
             stamp = max(stamp, pc.open.pop(key) + dt.timedelta(seconds=1))
@@ -202,6 +224,10 @@ def _run_pc(target: Target, pc: Pc, skew: dt.timedelta, scale: float, deadline: 
         if rng.random() < 0.15:  # a transaction held open before it commits
             time.sleep(rng.uniform(0, HOLD * scale))
         target.commit(con)
+        if voided:  # never cancelled twice, nor weighed out after
+            pc.written.pop(key)
+        else:
+            pc.written[key] = (stamp, time.monotonic())
         committed = dt.datetime.now() + skew
         pc.latest_commit = max(pc.latest_commit, (committed - stamp).total_seconds())
         time.sleep(rng.uniform(0.02, 0.2))
@@ -230,6 +256,14 @@ def _exit(target: Target, con: Any, key: int, stamp: dt.datetime, rng: random.Ra
         (float(rng.randint(5000, 15000)), day, clock, day, clock, key))
 
 
+def _cancel(target: Target, con: Any, key: int, stamp: dt.datetime) -> None:
+    day, clock = stamp.date().isoformat(), stamp.time().isoformat()
+    v = target.value
+    con.execute(
+        f'UPDATE "transactions" SET "cancelled" = 1, "tgl_update" = {v(day, "date")}, '
+        f'"jam_update" = {v(clock, "time")} WHERE "id" = ?', (day, clock, key))
+
+
 # -- the poller and the verdict ------------------------------------------------------------
 
 class PollFailed(Exception):
@@ -244,6 +278,7 @@ class Copy:
     versions: set[tuple[Any, ...]] = field(default_factory=set)
     twice: list[tuple[Any, ...]] = field(default_factory=list)
     repeats: int = 0  # what X-Bookmark-Repeats announced
+    reversed: int = 0  # records received cancelled after a copy of them not cancelled
     polls: int = 0
     token: str | None = None
     unavailable: list[str] = field(default_factory=list)  # each 503's message, retried
@@ -278,6 +313,9 @@ class Copy:
             if version in self.versions:
                 self.twice.append(version)
             self.versions.add(version)
+            before = self.records.get(record["id"])
+            if before is not None and not before[CANCELLED] and values[CANCELLED]:
+                self.reversed += 1  # the ERP reverses its copy of a voided ticket
             self.records[record["id"]] = values
         return len(body)
 
@@ -286,6 +324,8 @@ class Copy:
 class Report:
     table: int
     exits: int
+    cancelled: int  # the table's cancelled tickets
+    reversed: int  # cancellations the poller received for a record it held not cancelled
     missed: list[int]
     twice: int
     repeats: int
@@ -309,7 +349,9 @@ class Report:
 
     def text(self) -> str:
         settle, lookback = self.windows
-        lines = [f"table {self.table} weighings ({self.exits} with their exit weighing); "
+        lines = [f"table {self.table} weighings ({self.exits} with their exit weighing, "
+                 f"{self.cancelled} cancelled; {self.reversed} cancellations of a copied "
+                 f"record received); "
                  f"{self.polls} polls; missed {len(self.missed)}; sent twice {self.twice}; "
                  f"announced repeats {self.repeats}",
                  f"503s waited out, as Retry-After says: {len(self.unavailable)}"
@@ -344,8 +386,11 @@ def run(target: Target, read: dict[str, str], work: Path, seconds: float, scale:
     config = work / "feed-soak.toml"
     config.write_text(f"[feed]\nsettle_seconds = {settle}\nlookback_seconds = {lookback}\n")
     copy = Copy()
+    # A ticket is cancelled once the poller has copied it: past the settle delay of a PC
+    # whose clock runs ahead, and two polls.
+    copied = settle + AHEAD * scale + 2 * POLL
     writer_args = ["--seconds", str(seconds), "--scale", str(scale), "--seed", str(seed),
-                   *_target_args(target)]
+                   "--copied", str(copied), *_target_args(target)]
     with gunicorn(work, {"JEMBATAN_CONFIG": str(config), **read}, *DEPLOYED) as server:
         try:
             written = _follow(server.base, copy, writer_args)
@@ -360,8 +405,10 @@ def run(target: Target, read: dict[str, str], work: Path, seconds: float, scale:
     table = table_rows(target)
     missed = sorted(k for k, v in table.items() if copy.records.get(k) != v)
     exits = sum(1 for v in table.values() if v[COMPARED.index("weigh2")] is not None)
-    return Report(len(table), exits, missed, len(copy.twice), copy.repeats, copy.polls,
-                  copy.unavailable, histogram, written, (settle, lookback))
+    cancelled = sum(1 for v in table.values() if v[CANCELLED])
+    return Report(len(table), exits, cancelled, copy.reversed, missed, len(copy.twice),
+                  copy.repeats, copy.polls, copy.unavailable, histogram, written,
+                  (settle, lookback))
 
 
 def _follow(base: str, copy: Copy, writer_args: list[str]) -> dict[str, Any]:
@@ -405,6 +452,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--settle", type=float, default=30)
     p.add_argument("--lookback", type=float, default=600)
     p.add_argument("--seed", type=int, default=23)
+    p.add_argument("--copied", type=float, default=60,
+                   help="(the writer) seconds after its last commit a ticket may be cancelled")
     args = p.parse_args(argv)
     if args.odbc:
         target = Target(odbc=args.odbc, dialect=args.dialect, grant=args.grant)
@@ -413,7 +462,7 @@ def main(argv: list[str] | None = None) -> int:
         path = args.sqlite or str(Path(tempfile.mkdtemp()) / "feed-soak.sqlite3")
         target, read = Target(sqlite=path), {"JEMBATAN_SQLITE": path}
     if args.mode == "write":
-        print(json.dumps(write(target, args.seconds, args.scale, args.seed)))
+        print(json.dumps(write(target, args.seconds, args.scale, args.seed, args.copied)))
         return 0
     if args.odbc and not args.drop_and_create_transactions:
         p.error("--odbc needs --drop-and-create-transactions: the soak replaces that table")

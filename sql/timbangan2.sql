@@ -1,7 +1,10 @@
 -- name: records
 -- Where each field of a timbangan2 record comes from at this site: the site's table after
 -- FROM, and before each AS its column or an expression (the names after AS are the
--- API's and stay). Every read of timbangan2 reads this query (sql/shapes.sql).
+-- API's and stay). Every read of timbangan2 reads this query (sql/shapes.sql). "cancelled" is a
+-- condition, 1 for a ticket the weighbridge program voided and 0 otherwise: a status code
+-- (CASE WHEN "cStatus" = 'X' THEN 1 ELSE 0 END), a deleted-at stamp (CASE WHEN "dDeleted"
+-- IS NOT NULL THEN 1 ELSE 0 END) or a flag column (docs/adapting.md, "Cancelled tickets").
 SELECT
     "id" AS "id",
     "accessedbyanother" AS "accessedbyanother",
@@ -45,5 +48,6 @@ SELECT
     "weighsource1" AS "weighsource1",
     "weighsource2" AS "weighsource2",
     "weighunit1" AS "weighunit1",
-    "weighunit2" AS "weighunit2"
+    "weighunit2" AS "weighunit2",
+    "cancelled" AS "cancelled"
 FROM "timbangan2";

@@ -10,7 +10,7 @@ WEIGHING = (
     "drivername editedby ffa jam_create jam_dt1 jam_dt2 jam_update location lot mai noct "
     "operator1 operator2 opt1 opt2 pending pl3no productcode recno remark sealno tgl_create "
     "tgl_dt1 tgl_dt2 tgl_update transcode vehno wbname1 wbname2 weigh1 weigh2 weighsource1 "
-    "weighsource2 weighunit1 weighunit2").split()
+    "weighsource2 weighunit1 weighunit2 cancelled").split()
 VEHICLE_COLUMNS = (
     "id Number BeingWeighed Capacity CapacityUnit Tare TareUnit TransCode UseTare Opt1 Opt2 "
     "tgl_create jam_create tgl_expired jam_expired").split()
@@ -61,6 +61,8 @@ def expected(collection: str, row: dict[str, Any], numberrow: int | None = None
                           else ("tgl_expired", "jam_expired"))
             time_of_day = row.get(clock) or "00:00:00"
             out[name] = None if row.get(day) is None else f"{row[day]}T{time_of_day}"
+        elif name == "cancelled":  # a condition: 1 is true; 0, NULL or no value false
+            out[name] = row.get(name) == 1
         else:
             out[name] = row.get(name)
     return out

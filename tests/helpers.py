@@ -95,7 +95,10 @@ PRODUCTION_TEXTS = {"operator_name", "mode_operator"}
 
 
 def kind(collection: str, column: str) -> str:
-    """The type of a column as docs/api.md §3 gives it: int, real, date, time or text."""
+    """The type of a column as docs/api.md §3 gives it: int, real, date, time, text or
+    condition (a weighing's cancelled)."""
+    if column == "cancelled":
+        return "condition"
     if column in REALS:
         return "real"
     if column.startswith("tgl_") or column == "tanggal":
@@ -123,6 +126,8 @@ def sample_row(collection: str, n: int) -> dict[str, Any]:
             row[column] = (dt.date(2025, 1, 1) + dt.timedelta(days=n + i)).isoformat()
         elif k == "time":
             row[column] = f"{n % 24:02d}:{i % 60:02d}:{n // 24 % 60:02d}"
+        elif k == "condition":  # none cancelled: tests/test_cancelled.py cancels its own
+            row[column] = 0
         else:
             row[column] = f"{column}-{n}"
     return row

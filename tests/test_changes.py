@@ -344,6 +344,33 @@ def test_an_update_that_moves_the_stamp_comes_again(open_feed):
     assert body == []
 
 
+def test_a_cancellation_that_moves_the_stamp_comes_once_marked(open_feed):
+    """docs/api.md §6.3: the feed never leaves cancelled records out; a ticket voided after
+    the ERP copied it comes again, once, with cancelled true, so the ERP can reverse it."""
+    db, client = open_feed({"transactions": []})
+    now = db.now()
+    rows = [feed_row("transactions", k, stamp(now - dt.timedelta(minutes=m)), cancelled=c)
+            for k, m, c in ((1, 40, 0), (2, 30, 0), (3, 25, 1))]  # 3 voided already
+    db.write("transactions", rows)
+    app = client(settle_seconds=60, lookback_seconds=3600)
+    body, token, _ = get(app, "transactions")
+    assert body == records("transactions", rows)
+    assert [r["cancelled"] for r in body] == [False, False, True]
+    # The weighbridge program voids 1 and saves it (its update stamp moves); it voids 2
+    # without moving the stamp: the feed cannot see that one (docs/integrating.md).
+    voided = rows[0] | {"cancelled": 1, "tgl_update": stamp(now - dt.timedelta(minutes=5))[0],
+                        "jam_update": stamp(now - dt.timedelta(minutes=5))[1]}
+    silent = rows[1] | {"cancelled": 1}
+    db.write("transactions", [voided, silent])
+    body, token, _ = get(app, "transactions", f"after={token}")
+    assert body == records("transactions", [voided]) and body[0]["cancelled"] is True
+    body, token, _ = get(app, "transactions", f"after={token}")
+    assert body == []  # once
+    # cancelled=all is no filter: the same bookmark serves it.
+    body, _, _ = get(app, "transactions", f"cancelled=all&after={token}")
+    assert body == []
+
+
 def test_past_200_records_in_the_window_repeats_are_counted(open_feed):
     db, client = open_feed({"transactions": []})
     now = db.now()

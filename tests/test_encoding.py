@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from app.formats.encoding import RecordEncoder
 from app.model.collections import COLLECTIONS
-from app.model.schemas import Date, Integer, Number, String, Time, ValueMisfit
+from app.model.schemas import Boolean, Date, Integer, Number, String, Time, ValueMisfit
 
 BY_NAME = {c.name: c for c in COLLECTIONS}
 
@@ -41,6 +41,9 @@ VALUES: dict[type, st.SearchStrategy[Any]] = {
                     st.dates().map(lambda d: dt.datetime.combine(d, dt.time()))),
     Time: st.one_of(st.none(), iso_times, st.times(),
                     st.times().map(lambda t: dt.datetime.combine(dt.date(1900, 1, 1), t))),
+    # A condition: sqlite3's and ODBC's int, SQL Server's bit, a NUMERIC's Decimal, NULL.
+    Boolean: st.one_of(st.none(), st.booleans(), st.sampled_from([0, 1, Decimal(0),
+                                                                  Decimal(1)])),
 }
 # The common case, which takes the fast path.
 COMMON: dict[type, st.SearchStrategy[Any]] = {
@@ -50,6 +53,7 @@ COMMON: dict[type, st.SearchStrategy[Any]] = {
     String: st.one_of(st.none(), texts),
     Date: st.one_of(st.none(), iso_dates),
     Time: st.one_of(st.none(), st.times().map(lambda t: t.replace(microsecond=0).isoformat())),
+    Boolean: st.sampled_from([0, 1, None]),
 }
 
 
@@ -104,8 +108,8 @@ def test_the_schema_path_is_taken_for_values_that_need_converting() -> None:
     encoder = RecordEncoder(c.schema)
     columns = encoder.fields
     plain = tuple("07:05:30" if n.startswith("jam") else "2026-11-01" if n.startswith("tgl")
-                  else 1.5 if n.startswith(("weigh", "adjust", "detct")) else None
-                  for n in columns)
+                  else 1.5 if n.startswith(("weigh", "adjust", "detct"))
+                  else False if n == "cancelled" else None for n in columns)
     assert encoder.batch(columns, [plain], 1)[1] is True
     for special in (dt.time(7, 5, 30, 500000), "07:05:30.5", Decimal("12.50"), math.nan):
         column = "jam_dt1" if not isinstance(special, Decimal | float) else "weigh1"
@@ -129,12 +133,13 @@ ODD: dict[type, list[Any]] = {
     Time: [None, "07:05:30", "07:05:30.5", "07:05:30.500000", "07:05:30.123456789",
            dt.time(7, 5, 30), dt.time(7, 5, 30, 250000),
            dt.datetime(1900, 1, 1, 7, 5, 30)],
+    Boolean: [None, 0, 1, True, False, Decimal("1"), Decimal("0"), 1.0],
 }
 
 
 def plain_value(field: Any) -> Any:
-    return {Integer: 1, Number: 2.5, String: "x", Date: "2026-11-01", Time: "07:05:30"}[
-        type(field)]
+    return {Integer: 1, Number: 2.5, String: "x", Date: "2026-11-01", Time: "07:05:30",
+            Boolean: False}[type(field)]
 
 
 def odd_rows(collection: str) -> Iterator[tuple[list[str], str, Any, list[tuple[Any, ...]]]]:
@@ -201,6 +206,9 @@ FITS: dict[str, list[tuple[Any, Any]]] = {
                 (dt.datetime(1900, 1, 1, 7, 5, 30), "07:05:30"), ("07:05", None),
                 ("2026-11-20 07:05:30", None), (dt.datetime(2026, 11, 20, 7, 5, 30), None),
                 ("25:00:00", None), ("07:05+07", None), (2026, None)],
+    # A condition is 1 or 0 (NULL false); a status code itself is not one (docs/adapting.md).
+    "cancelled": [(1, True), (0, False), (None, False), (True, True), (Decimal("1"), True),
+                  ("X", None), (2, None), ("1", None), (0.5, None)],
 }
 
 

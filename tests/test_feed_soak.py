@@ -2,8 +2,9 @@
 process plays three weighbridge PCs (stamps up to 9 s behind the database clock, 3 s ahead,
 transactions held open up to 2 s) while a poller follows the bookmark every half second
 against gunicorn as deployed, on SQLite (WAL), PostgreSQL and, where the suite runs it, the
-T-SQL engine. With settle 2 s and lookback 15 s the poller's copy equals
-the table and nothing came twice; with lookback 1 s records are missed, and /metrics'
+T-SQL engine; the writer also cancels tickets the poller has already copied. With settle 2 s
+and lookback 15 s the poller's copy equals the table, cancellations included, and nothing came
+twice; with lookback 1 s records are missed, and /metrics'
 lateness histogram shows records first sent later than the window: why. `make soak-feed`
 runs it with the real windows. The poller waits out a 503 with Retry-After and repeats the
 request, as docs/api.md tells an ERP to (the report prints each one's message); any other
@@ -47,7 +48,11 @@ def test_every_weighing_and_exit_arrives_once(engine: str, tmp_path: Path,
     report = run(target, read, tmp_path, settle=2, lookback=15, **SCALED)
     print(report.text())
     assert report.table > 10 and report.exits > 5  # the writer wrote, and updated
-    assert report.missed == []  # the copy equals the table, every exit weighing included
+    assert report.cancelled > 0  # and voided tickets the poller had copied
+    assert report.missed == []  # the copy equals the table, every exit weighing and
+    # cancellation included: a cancelled ticket came again, with cancelled true (all of them
+    # unless a poll stalled past the writer's wait, when one came cancelled the first time)
+    assert 0 < report.reversed <= report.cancelled
     assert report.twice == 0 and report.repeats == 0
     # How late a record is first sent also counts how promptly the poller and the server ran
     # on this machine (a stalled poll on a loaded host sends a caught record late): printed

@@ -21,7 +21,16 @@ import pytest
 
 from app.model import glossary
 from app.model.collections import COLLECTIONS, Collection
-from app.model.schemas import GROUPS, Date, Integer, JoinedDateTime, Number, String, Time
+from app.model.schemas import (
+    GROUPS,
+    Boolean,
+    Date,
+    Integer,
+    JoinedDateTime,
+    Number,
+    String,
+    Time,
+)
 from tests.servers import ROOT
 
 DOCS = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
@@ -162,6 +171,7 @@ def test_the_groups_are_the_schemas() -> None:
 
 # The type column's first word (or varchar(50)) -> the field's class and String length.
 KINDS = {"integer": (Integer, None), "number": (Number, None), "string": (String, 255),
+         "boolean": (Boolean, None),
          "varchar(50)": (String, 50), "date": (Date, None), "time": (Time, None),
          "datetime": (JoinedDateTime, None)}
 

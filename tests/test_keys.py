@@ -59,7 +59,9 @@ def test_record_by_id_with_every_other_column_null(shared, collection):
     response = client.get(f"/{collection}/3")
     assert response.status_code == 200
     fields = COLLECTIONS[collection][0]
-    assert response.get_json() == {f: (3 if f == "id" else None) for f in fields}
+    # Every other field null; a weighing's cancelled false: a NULL condition (docs/api.md §3).
+    assert response.get_json() == {f: (3 if f == "id" else False if f == "cancelled" else None)
+                                   for f in fields}
 
 
 ABSENT_IDS = ["1", "6", "0", "-1", "-6", HUGE, "-" + HUGE]

@@ -86,13 +86,15 @@ def test_empty_table_is_an_empty_array(shared, collection):
 
 @pytest.mark.parametrize("collection", COLLECTIONS)
 def test_row_with_every_column_null_has_every_field_null(shared, collection):
+    """Every field null, but a weighing's cancelled: a NULL condition is false (§3)."""
     client = shared({c: [sample_row(c, 1), dict.fromkeys(columns(c))] for c in COLLECTIONS})
     nothing = {column: None for column in columns(collection)}
     one = sample_row(collection, 1)
     body = get_list(client, collection)
     assert body == records(collection, [nothing, one])
     fields = COLLECTIONS[collection][0]
-    assert body[0] == {f: (1 if f == "numberrow" else None) for f in fields}
+    assert body[0] == {f: (1 if f == "numberrow" else False if f == "cancelled" else None)
+                       for f in fields}
 
 
 UNICODE = ["Café – Sidoarjo", "日本", "🚛 truk 🏗️", "  spasi di tepi  ", 'kutip "ganda" \\ \'',

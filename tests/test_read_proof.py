@@ -22,7 +22,7 @@ TRANSACTIONS = next(c for c in COLLECTIONS if c.name == "transactions")
 HEADER = "-- name: records\n-- The plant's weighbridge table.\n"
 TGL_DT1 = 'AS "tgl_dt1"'
 NULL_TYPES = {"Integer": "int", "Number": "float", "String": "varchar(255)", "Date": "date",
-              "Time": "time"}
+              "Time": "time", "Boolean": "int"}
 
 
 def mapping(site: Path, sources: Mapping[str, str], source: str = '"Timbangan"',

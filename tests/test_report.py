@@ -98,9 +98,10 @@ def t(kg: float) -> str:
 
 def weighing(n: int, product: str | None, customer: str | None, weigh1: float,
              weigh2: float | None, day: str = DAY, time: str = "08:00:00",
-             cut: float | None = None) -> dict[str, Any]:
+             cut: float | None = None, cancelled: int = 0) -> dict[str, Any]:
     return {"id": n, "productcode": product, "custcode": customer, "tgl_dt1": day,
-            "jam_dt1": time, "weigh1": weigh1, "weigh2": weigh2, "adjustweigh": cut}
+            "jam_dt1": time, "weigh1": weigh1, "weigh2": weigh2, "adjustweigh": cut,
+            "cancelled": cancelled}
 
 
 def batch(n: int, day: str, **amounts: int) -> dict[str, Any]:
@@ -108,7 +109,8 @@ def batch(n: int, day: str, **amounts: int) -> dict[str, Any]:
 
 
 # The small day: a delivery and a dispatch material, a name that is markup, a code without
-# a master record, an open weighing, and rows just outside the day; deductions (adjustweigh,
+# a master record, an open weighing, a dispatch the weighbridge program cancelled (never in
+# the figures: docs/api.md §6.3), and rows just outside the day; deductions (adjustweigh,
 # kg) on deliveries, none (NULL) on one, and one on the open weighing that counts nowhere.
 ROWS: dict[str, list[dict[str, Any]]] = {
     "products": [{"id": 1, "ProductCode": "RM001", "ProductName": "Pasir Lumajang"},
@@ -122,6 +124,7 @@ ROWS: dict[str, list[dict[str, Any]]] = {
         weighing(3, "FG001", "CUS001", 9000, 31450, cut=0.0),
         weighing(4, "RM001", "SUP001", 28000, None, cut=300.0),  # still on the bridge
         weighing(5, "FG001", "CUS002", 10000, 20000, time="23:59:59", cut=12.0),
+        weighing(8, "FG001", "CUS001", 9500, 37500, time="12:00:00", cut=40.0, cancelled=1),
         weighing(6, "RM001", "SUP001", 40000, 10000, day="2026-03-11", time="00:00:00",
                  cut=900.0),
         weighing(7, "RM001", "SUP001", 40000, 10000, day="2026-03-09", time="23:59:59"),
@@ -136,8 +139,8 @@ ROWS: dict[str, list[dict[str, Any]]] = {
 def expected_weighbridge(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """What the report prints for these weighing rows on DAY: per direction the net kg and
     the net after deduction (less adjustweigh, NULL as 0) and weighings by product and by
-    customer, the day's records and open ones."""
-    day = [r for r in rows if r["tgl_dt1"] == DAY]
+    customer, the day's records and open ones; cancelled tickets left out."""
+    day = [r for r in rows if r["tgl_dt1"] == DAY and r.get("cancelled") != 1]
     out: dict[str, Any] = {"records": len(day), "in": 0.0, "out": 0.0, "in_after": 0.0,
                            "out_after": 0.0, "open": sum(r["weigh2"] is None for r in day)}
     groups: dict[tuple[str, str, str], list[float]] = defaultdict(lambda: [0, 0.0, 0.0])

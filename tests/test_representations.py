@@ -26,7 +26,10 @@ TABLES = {"transactions": AWKWARD_WEIGHINGS, "weighing": AWKWARD_WEIGHINGS,
 
 def json_cell(value: Any) -> str:
     """What a CSV cell must hold for a JSON value (docs/api.md §5.8: as in JSON, NULL empty);
-    numbers are kept as the JSON text wrote them (see as_written)."""
+    numbers are kept as the JSON text wrote them (see as_written), booleans as JSON writes
+    them."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
     return "" if value is None else value
 
 

@@ -161,7 +161,7 @@ def _record_schema(spec: dict[str, Any], response: dict[str, Any]) -> dict[str, 
 @pytest.mark.parametrize("collection", list(COLLECTIONS))
 def test_openapi_record_schemas(spec: dict[str, Any], collection: str) -> None:
     """Every response carries the record shape: its fields in the contract's order, all
-    nullable."""
+    nullable but a weighing's cancelled, a boolean that is never null (docs/api.md §3)."""
     fields, _, ons = COLLECTIONS[collection]
     paths = [f"/{collection}", f"/{collection}/page/{{pagenumber}}",
              key_path(spec, collection)] + ([date_path(collection)] if ons else [])
@@ -170,6 +170,9 @@ def test_openapi_record_schemas(spec: dict[str, Any], collection: str) -> None:
         properties = schema["properties"]
         assert list(properties) == fields, path
         for name, prop in properties.items():
+            if name == "cancelled":
+                assert resolve(spec, prop) == {"type": "boolean"}, path
+                continue
             assert resolve(spec, prop).get("nullable") is True, f"{path}: {name}"
 
 
@@ -208,6 +211,11 @@ def test_openapi_lists_document_their_filters(spec: dict[str, Any], collection: 
         assert filters == stored, path
         for name in filters:
             assert params[name]["required"] is False
+            if name == "cancelled":  # a condition takes true, false or all, no operator
+                assert resolve(spec, params[name]["schema"]) == {
+                    "type": "string", "enum": ["true", "false", "all"]}
+                assert "__" not in params[name]["description"], path
+                continue
             assert f"{name}__not" in params[name]["description"]
             schema = resolve(spec, params[name]["schema"])
             if name in types:

@@ -23,7 +23,7 @@ import pytest
 from app.formats import xlsx
 from app.model.collections import COLLECTIONS as SERVED
 from app.model.labels import FIELD_LABELS
-from app.model.schemas import Date, Integer, Number, String, Time
+from app.model.schemas import Boolean, Date, Integer, Number, String, Time
 from app.ops.config import SHIPPED_SQL_DIR
 from tests.contract import COLLECTIONS, columns
 from tests.helpers import AWKWARD_WEIGHINGS
@@ -64,7 +64,7 @@ def cell(name: str, value: Any) -> Any:
         return value if day < dt.date(1900, 3, 1) else dt.datetime(day.year, day.month, day.day)
     if is_time(name):
         return to_ms(dt.time.fromisoformat(value))
-    return value  # int, float, str as JSON has them
+    return value  # int, float, str and a boolean (a cell of type b) as JSON has them
 
 
 def xstring(text: str) -> str:
@@ -117,7 +117,8 @@ def sample_row(collection: str, n: int) -> dict[str, Any]:
     for i, name in enumerate(columns(collection)):
         kind = type(declared[name])
         row[name] = {Integer: n * 100 + i, Number: n * 1000.5 + i, String: f"{name} {n}",
-                     Date: f"2026-11-{n:02d}", Time: f"0{n}:{i % 60:02d}:05"}[kind]
+                     Date: f"2026-11-{n:02d}", Time: f"0{n}:{i % 60:02d}:05",
+                     Boolean: 0}[kind]  # none cancelled: a workbook leaves those out
     return row
 
 
@@ -138,7 +139,11 @@ AWKWARD = {"transactions": [
 @pytest.mark.parametrize("collection", list(COLLECTIONS))
 def test_workbook_read_back_gives_the_json_values(shared, collection: str) -> None:
     client = shared(SAMPLES)
-    as_json = client.get(f"/{collection}").get_json()
+    # A workbook of weighings is the JSON of cancelled=false (docs/api.md §6.3): numberrow
+    # null, as in any filtered answer.
+    weighings = "cancelled" in COLLECTIONS[collection][0]
+    as_json = client.get(f"/{collection}" + ("?cancelled=false" if weighings else "")
+                         ).get_json()
     response = client.get(f"/{collection}?format=xlsx")
     assert response.headers["Content-Disposition"] == (
         f'attachment; filename="{collection}.xlsx"')
@@ -221,6 +226,9 @@ def test_accept_pages_keys_and_file_names(shared) -> None:
     assert "format=xlsx" in page.headers["Link"]
     names = COLLECTIONS["weighing"][0]
     assert sheet_rows(workbook(page).active) == expected_rows(
+        names, client.get("/weighing/page/2?page_size=2&cancelled=false").get_json())
+    numbered = client.get("/weighing/page/2?page_size=2&format=xlsx&cancelled=all")
+    assert sheet_rows(workbook(numbered).active) == expected_rows(
         names, client.get("/weighing/page/2?page_size=2").get_json())
     one = client.get("/weighing/2?format=xlsx&fields=custcode,numberrow")
     assert one.headers["Content-Disposition"] == 'attachment; filename="weighing-2.xlsx"'
@@ -340,9 +348,12 @@ def shown(name: str, value: Any) -> str:
     """How LibreOffice prints a JSON value's cell with the display formats of the workbook:
     yyyy-mm-dd, hh:mm:ss, yyyy-mm-dd hh:mm:ss, with .000 for a fraction of a second (which
     LibreOffice 7.4 prints with two or three digits: .5 as .50, so the test pads what it
-    prints to three); numbers in its General format; text as it is."""
+    prints to three); numbers in its General format; a boolean as TRUE or FALSE; text as it
+    is."""
     if value is None:
         return ""
+    if isinstance(value, bool):
+        return str(value).upper()
     if name in DATETIMES or is_time(name):
         clock = value.replace("T", " ")
         whole, _, fraction = clock.partition(".")

@@ -259,8 +259,10 @@ def _filtered_line(query: Query) -> str:
     """Where a read's filters go, told by the text of one filter on its first field."""
     assert query.template is not None
     marks = [p for p in FILTER_PLACEHOLDERS if "{" + p + "}" in query.template]
-    forms = ", ".join(op.condition('"f"', ["?"] * (2 if op.form.split else 1), (True,))
-                      for op in OPERATORS.values())  # every operator, from its one entry
+    # Every operator, from its one entry (a value that binds: a boolean form's true).
+    forms = ", ".join(op.condition('"f"', ["?"] * (2 if op.form.split else 1),
+                                   (True,) if op.form.boolean else ("v",))
+                      for op in OPERATORS.values())
     return (f"{' and '.join('{' + m + '}' for m in marks)} of the shape becomes WHERE (or "
             f"AND) one condition per filter, each value one more parameter: {forms}")
 

@@ -60,8 +60,12 @@ WEIGHING_COLUMNS = (
     "jam_update", "location", "lot", "mai", "noct", "operator1", "operator2", "opt1", "opt2",
     "pending", "pl3no", "productcode", "recno", "remark", "sealno", "tgl_create", "tgl_dt1",
     "tgl_dt2", "tgl_update", "transcode", "vehno", "wbname1", "wbname2", "weigh1", "weigh2",
-    "weighsource1", "weighsource2", "weighunit1", "weighunit2",
+    "weighsource1", "weighsource2", "weighunit1", "weighunit2", "cancelled",
 )
+# About one ticket in 120 is voided by the weighbridge program (cancelled = 1), chosen by a
+# multiplicative hash of its row number rather than drawn, so that every other value of the
+# demo stays as it was: those whose hash's low 16 bits fall under _CANCELLED (546 / 65536).
+_HASH, _CANCELLED = 2654435761, 546
 
 # --- master data ------------------------------------------------------------------------------
 
@@ -484,6 +488,7 @@ def _weighing_rows(rng: random.Random, table: str, count: int, cal: _Calendar,
             f"{prefix}{i + 1:07d}", remarks[int(r() * n_rem)] if r() < 0.08 else None, sealno,
             tgl1, tgl1, tgl2, tgl_u, transcode if r() < 0.95 else None, plate, wb1, wb2,
             weigh1, weigh2, 1.0 if r() < 0.97 else 2.0, source2, 1.0, unit2,
+            1 if i * _HASH & 0xFFFF < _CANCELLED else 0,
         )
 
 

@@ -49,8 +49,8 @@ from flask.cli import ScriptInfo
 from ..database.db import Database, DatabaseUnavailable, QueryFailed
 from ..database.loading import load_queries
 from ..database.sqltext import QueryFileError, qualified, quote
-from ..model.collections import COLLECTIONS, Collection
-from ..model.schemas import Date, Integer, Number, String, Time
+from ..model.collections import CANCELLED, COLLECTIONS, Collection
+from ..model.schemas import Boolean, Date, Integer, Number, String, Time
 from ..ops.config import SHIPPED_SQL_DIR, ConfigError, load_settings
 from ..ops.config_option import FROM_SETTINGS
 from .codes import Proposal, Way, cancelled, direction
@@ -101,7 +101,9 @@ __all__ = ["WORDS_FILE", "Column", "draft", "fits", "load_words", "read_words"]
 # refuses to CAST to date or time or compare with one (every date range reads its date and
 # time that way) and to which it converts a text filter's value ('SUP-007': conversion
 # failed); PostgreSQL's bare NULL is text there.
-_NULL_TYPES: dict[type, str] = {Integer: "int", Number: "float", Date: "date", Time: "time"}
+# A condition (the weighings' cancelled) is an int, 1 or 0, which its filter compares with 1.
+_NULL_TYPES: dict[type, str] = {Integer: "int", Number: "float", Date: "date", Time: "time",
+                                Boolean: "int"}
 # SQLite has one schema, main; `dbo` is what docs/adapting.md's SQL Server example names.
 SQLITE_SCHEMAS = ("dbo", "main")
 
@@ -252,12 +254,11 @@ def _todo_note(c: Collection, field: str, plan: Plan, free: Sequence[Column],
     if near:
         parts.append(f"nearest: {', '.join(map(quote, near))}")
     return "; ".join(parts) or "no column near it"
+
+
 def _wrapped(text: str) -> list[str]:
     return textwrap.wrap(text, 92, initial_indent="-- ", subsequent_indent="-- ",
                          break_on_hyphens=False)
-
-
-CANCELLED = "cancelled"  # the field of a void ticket (docs/adapting.md "Cancelled tickets")
 
 
 def _by_values(c: Collection, way: Way | None, proposal: Proposal | None) -> list[str]:

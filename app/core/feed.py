@@ -160,6 +160,7 @@ def read(runner: Runner, planner: Planner, feed: FeedSettings, on: str, limit: i
          filters: Sequence[Filter] = ()) -> Changes:
     """What changed since `after` (or `since`, or the oldest stamp), at most `limit`."""
     c, db = planner.collection, runner.db
+    filters = planner.as_run(filters)  # cancelled=all is no filter: the same bookmarks
     b = start(c.name, on, filters, after, since)
     frm = b.lower_bound(dt.timedelta(seconds=feed.lookback_seconds))
     row_count = limit + len(b.seen) + b.forgotten_count

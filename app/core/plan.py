@@ -17,7 +17,7 @@ from ..database.filters import Filter
 from ..formats.encoding import RecordEncoder
 from ..formats.headings import Headings
 from ..model import params
-from ..model.collections import Collection, QueryName
+from ..model.collections import CANCELLED, Collection, QueryName
 from ..model.problems import Absent, Invalid
 from . import summaries
 from .reads import Read, Window
@@ -49,16 +49,30 @@ class Planner:
     def _read(self, query: QueryName, **read: Any) -> Read:
         return Read(self.collection.name, query, read.pop("encoder", self.encoder), **read)
 
-    def all(self, filters: Sequence[Filter] = (), fields: Sequence[str] | None = None
-            ) -> Read:
-        """Every record in canonical order (numbered when unfiltered)."""
-        return self._read(QueryName("all"), filters=tuple(filters), fields=fields,
+    def as_run(self, filters: Sequence[Filter], leave_out: bool = False
+               ) -> tuple[Filter, ...]:
+        """The filters a read runs (docs/api.md §6.3): `cancelled=all` dropped, and with
+        `leave_out` (summaries, workbooks), where no filter names cancelled, cancelled=false
+        added; unchanged on a collection without the field."""
+        if not self.collection.cancellable:
+            return tuple(filters)
+        named = any(f.field == CANCELLED for f in filters)
+        kept = tuple(f for f in filters if f.field != CANCELLED or f.values != (None,))
+        return kept + ((Filter(CANCELLED, "", (False,)),) if leave_out and not named else ())
+
+    def all(self, filters: Sequence[Filter] = (), fields: Sequence[str] | None = None,
+            leave_out: bool = False) -> Read:
+        """Every record in canonical order (numbered when unfiltered); `leave_out`: the
+        cancelled ones left out unless a filter names them (a workbook)."""
+        filters = self.as_run(filters, leave_out)
+        return self._read(QueryName("all"), filters=filters, fields=fields,
                           numbered=not filters)
 
     def part(self, skip: int, size: int, filters: Sequence[Filter] = (),
-             fields: Sequence[str] | None = None) -> Read:
+             fields: Sequence[str] | None = None, leave_out: bool = False) -> Read:
         """`size` records after the first `skip` in canonical order, counted."""
-        return self._read(QueryName("page"), filters=tuple(filters), fields=fields,
+        filters = self.as_run(filters, leave_out)
+        return self._read(QueryName("page"), filters=filters, fields=fields,
                           numbered=not filters, window=Window(skip, size, QueryName("count")))
 
     def one(self, key: str, fields: Sequence[str] | None = None) -> Read:
@@ -79,32 +93,34 @@ class Planner:
 
     def range(self, on: str, bounds: Mapping[str, Any], filters: Sequence[Filter] = (),
               fields: Sequence[str] | None = None,
-              part: tuple[int, int] | None = None) -> Read:
+              part: tuple[int, int] | None = None, leave_out: bool = False) -> Read:
         """The records between `bounds` (params.date_range) on the `on` pair, all of them
         or the `part` (skip, size) of them, counted."""
         self.check_on(on)
+        filters = self.as_run(filters, leave_out)
         if part is None:
-            return self._read(QueryName("range", on), values=bounds, filters=tuple(filters),
+            return self._read(QueryName("range", on), values=bounds, filters=filters,
                               fields=fields)
         return self._read(QueryName("range_page", on), values=bounds,
-                          filters=tuple(filters), fields=fields,
+                          filters=filters, fields=fields,
                           window=Window(*part, QueryName("range_count", on)))
 
     def summary(self, on: str, bounds: Mapping[str, Any], by: Sequence[str] | None = None,
                 filters: Sequence[Filter] = ()) -> Read:
         """The summary of the records a range would read, per group of `by` (day by
-        default)."""
+        default), cancelled ones left out unless a filter names them."""
         self.check_on(on)
         groups = summaries.read_by(self.collection, by, self.groupable)
         return self._read(QueryName("summary", on), encoder=self.summary_encoder(groups),
-                          values=bounds, filters=tuple(filters), by=groups)
+                          values=bounds, filters=self.as_run(filters, True), by=groups)
 
     def changes(self, on: str, values: Mapping[str, Any], filters: Sequence[Filter] = (),
                 fields: Sequence[str] | None = None) -> Read:
         """The feed's read (app/core/feed.py): whole, with the server's clock beside it."""
         self.check_on(on)
-        return self._read(QueryName("changes", on), values=values, filters=tuple(filters),
-                          fields=fields, whole=True, also=(CLOCK,))
+        return self._read(QueryName("changes", on), values=values,
+                          filters=self.as_run(filters), fields=fields, whole=True,
+                          also=(CLOCK,))
 
     def check_on(self, on: str) -> None:
         """`on` must be one of the collection's date pairs."""

@@ -22,10 +22,13 @@ import marshmallow as ma
 
 from ..model import params
 from ..model.problems import Invalid
-from ..model.schemas import Date, Integer, Number, Time
+from ..model.schemas import Boolean, Date, Integer, Number, Time
 
 # The kinds a filter value is read as; app/http/arguments.py maps the record's fields to them.
 KINDS = ("integer", "number", "date", "time", "string")
+# A condition (the weighings' cancelled) takes equality alone: true, false or ALL.
+BOOLEAN_KIND = "boolean"
+ALL = "all"  # a condition's value that selects both: no condition, and no default either
 # Strings compare by the database's collation, which orders text differently on each engine
 # (and case-insensitively on most SQL Servers): so no order operator takes them.
 ORDERED = ("integer", "number", "date", "time")
@@ -42,8 +45,14 @@ class Filter(NamedTuple):
     def shape(self) -> tuple[str, str, int]:
         """What its SQL text depends on, to cache that text by: its field, operator and
         number of values (a boolean's value itself, which picks the text)."""
-        boolean = OPERATORS[self.op].form.boolean
+        boolean = OPERATORS[self.op].form.boolean or picks_text(self.values)
         return self.field, self.op, int(self.values[0]) if boolean else len(self.values)
+
+
+def picks_text(values: Sequence[Any]) -> bool:
+    """Whether a filter's values are a condition's true or false, which pick its SQL text
+    (Operator.truths) and bind nothing."""
+    return len(values) == 1 and type(values[0]) is bool
 
 
 @dataclass(frozen=True)
@@ -73,11 +82,15 @@ class Operator:
     doc: str  # what FILTERS_DOC says of it; operators in a row with the same doc share it
     kinds: tuple[str, ...] = KINDS  # the field kinds that take it
     negated: str = ""
+    # On a condition's field (BOOLEAN_KIND): the texts for true and for false, nothing bound.
+    truths: tuple[str, str] = ("", "")
 
     def condition(self, field: str, parameters: Sequence[str], values: Sequence[Any]) -> str:
         """The SQL condition on the quoted `field`, its values bound to `parameters`."""
         if self.form.boolean:
             return (self.sql if values[0] else self.negated).format(f=field)
+        if picks_text(values):
+            return self.truths[0 if values[0] else 1].format(f=field)
         return self.sql.format(f=field, v=", ".join(parameters))
 
     def name(self, field: str) -> str:
@@ -90,7 +103,9 @@ class Operator:
 
 
 OPERATORS: dict[str, Operator] = {op.suffix: op for op in (
-    Operator("", ONE, "{f} = {v}", "equals"),
+    # A condition is 1 or 0, and a NULL counts as 0 (false), as the record sends it.
+    Operator("", ONE, "{f} = {v}", "equals", KINDS + (BOOLEAN_KIND,),
+             truths=("{f} = 1", "({f} = 0 OR {f} IS NULL)")),
     # NULL included: a flag that is NULL is not 1 either, and SQL's <> would drop it.
     Operator("not", ONE, "({f} <> {v} OR {f} IS NULL)", "does not equal, NULL included"),
     Operator("gt", ONE, "{f} > {v}", ORDERED_DOC, ORDERED),
@@ -114,7 +129,7 @@ def boolean(text: str) -> bool | None:
 
 def _kind(field: ma.fields.Field) -> str:
     for kind, cls in (("integer", Integer), ("number", Number), ("date", Date),
-                      ("time", Time)):
+                      ("time", Time), (BOOLEAN_KIND, Boolean)):
         if type(field) is cls:
             return kind
     return "string"
@@ -176,6 +191,9 @@ KIND_TEXTS = {
     "date": "a date YYYY-MM-DD, e.g. 2026-11-01",
     "time": "a time HH:MM or HH:MM:SS, 24-hour, e.g. 07:30",
     "string": "any text, compared as the database compares text",
+    BOOLEAN_KIND: (f"true (only the cancelled), false (none of them) or {ALL} (both), in any "
+                   f"letter case; without it lists, ranges and the feed send both, summaries "
+                   f"and workbooks leave the cancelled out"),
 }
 
 
@@ -187,6 +205,13 @@ def read_value(kind: str, text: str, argument: str) -> Any:
     """A filter's value of the field's kind, read from its text, or `Invalid` saying what
     the kind accepts."""
     accepted = f"{argument} takes {KIND_TEXTS[kind]}; got {text[:40]!r}"
+    if kind == BOOLEAN_KIND:  # ALL is None: app/core/plan.py drops that filter
+        if text.lower() == ALL:
+            return None
+        flag = boolean(text)
+        if flag is None:
+            _bad(argument, accepted)
+        return flag
     if kind == "string":
         if "\x00" in text:  # no database compares it: PostgreSQL refuses it in any text
             _bad(argument, f"{argument}: the text holds a NUL character, which no stored "

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model.collections import DATE_PAIRS, Collection, Naming
-from .filters import OPERATORS, Filter
+from .filters import OPERATORS, Filter, picks_text
 from .sqltext import QueryFileError, quote
 
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)(:|\})")
@@ -45,7 +45,7 @@ class Where:
             names = [f"filter_{len(values) + i}" for i in range(len(f.values))]
             conditions.append(operator.condition(quote(f.field), [":" + n for n in names],
                                                  f.values))
-            if not operator.form.boolean:  # a boolean picks the text: nothing to bind
+            if not operator.form.boolean and not picks_text(f.values):  # nothing to bind
                 values.update(zip(names, f.values, strict=True))
         return cls(tuple(conditions), tuple(f.shape() for f in filters), values)
 

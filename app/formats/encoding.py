@@ -29,7 +29,17 @@ from typing import Any
 import marshmallow as ma
 import orjson
 
-from ..model.schemas import Date, Integer, JoinedDateTime, Number, String, Time, ValueMisfit
+from ..model.schemas import (
+    TRUTHS,
+    Boolean,
+    Date,
+    Integer,
+    JoinedDateTime,
+    Number,
+    String,
+    Time,
+    ValueMisfit,
+)
 from .headings import Headings
 
 NONE = type(None)
@@ -40,12 +50,14 @@ _UNCHANGED: dict[type[ma.fields.Field], tuple[frozenset[type], int | None]] = {
     String: (frozenset({str, NONE}), None),
     Date: (frozenset({str, NONE}), 10),
     Time: (frozenset({str, NONE}), 8),
+    # A condition's 1, 0 or NULL becomes true or false (RecordEncoder._truths), in any batch.
+    Boolean: (frozenset({bool, int, NONE}), None),
 }
 
 # field class -> what its values are in a format that types its cells (RecordEncoder.kinds)
 _KINDS: dict[type[ma.fields.Field], str] = {
     Integer: "integer", Number: "number", Date: "date", Time: "time",
-    JoinedDateTime: "datetime", String: "text"}
+    JoinedDateTime: "datetime", String: "text", Boolean: "boolean"}
 
 
 # Date and time text the sqlite3 driver gives must also be a real date or time to go out
@@ -56,6 +68,7 @@ _TEXT_FORM: dict[type[ma.fields.Field], tuple[int, str, Callable[[str], Any]]] =
     Date: (7, "-", dt.date.fromisoformat),
     Time: (5, ":", dt.time.fromisoformat),
 }
+_SPELT = {True: "true", False: "false"}  # a condition's value in CSV, as JSON writes it
 _drain = deque(maxlen=0).extend  # runs an iterator to its end at C speed, keeping nothing
 _contains = frozenset.__contains__  # (types, type): `type in types`, mapped at C speed
 
@@ -70,8 +83,9 @@ _FAST: dict[tuple[type[ma.fields.Field], frozenset[type]], Callable[[Any], str]]
 
 class PlainValues(list):  # type: ignore[type-arg]
     """Records' values (RecordEncoder.values) of which every one is a value its field dumps
-    unchanged: int, float, str or None, a float only in a Number field's column. `csv` then
-    need not look at every value's type again."""
+    unchanged: int, float, str or None, a float only in a Number field's column, a bool only
+    in a condition's (which `csv` spells itself). `csv` then need not look at every value's
+    type again."""
 
     __slots__ = ()
 
@@ -97,6 +111,9 @@ class RecordEncoder:
         self._declared = [declared[name] for name in self.names]
         self._fields = tuple(self.fields)
         self._numbers = {name for name, f in declared.items() if isinstance(f, Number)}
+        self._booleans = {name for name, f in declared.items() if type(f) is Boolean}
+        # Where the conditions are in a record's values (numberrow first where there is one).
+        self._conditions = [i for i, name in enumerate(self.names) if name in self._booleans]
         # Per column: the types its field dumps unchanged and the text length, if any.
         self._types = [check[0] if check else frozenset() for check in self._checks]
         self._forms = [_TEXT_FORM.get(type(declared[name])) for name in self.fields]
@@ -146,12 +163,18 @@ class RecordEncoder:
     def _convert(self, values: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
         """The values as the schema dumps them, converting only the columns that need it."""
         columns: list[Sequence[Any]] = []
+        plain = True  # whether only conditions' 1, 0 and NULL were converted
         for name, field, column in zip(self.names, self._declared, zip(*values, strict=True),
                                        strict=True):
             kind = type(field)
-            if _unchanged(_UNCHANGED[kind], column, _TEXT_FORM.get(kind)):
+            if kind is Boolean and _conditions(column):  # 1, 0 and NULL: at C speed
+                columns.append(list(map(TRUTHS.__getitem__, column)))
+                continue
+            if kind is not Boolean and _unchanged(_UNCHANGED[kind], column,
+                                                  _TEXT_FORM.get(kind)):
                 columns.append(column)
                 continue
+            plain = False
             fast = _FAST.get((kind, frozenset(map(type, column)) - {NONE}))
             try:
                 if fast is not None:
@@ -162,7 +185,20 @@ class RecordEncoder:
             except ValueMisfit as exc:
                 exc.field = name
                 raise
-        return list(zip(*columns, strict=True))
+        converted = list(zip(*columns, strict=True))
+        return PlainValues(converted) if plain else converted
+
+    def _truths(self, values: list[tuple[Any, ...]]) -> tuple[bool, list[tuple[Any, ...]]]:
+        """The values with each condition's 1, 0 or NULL as true or false, record by record
+        at C speed (no transposing of the batch); (False, the values as given) where a
+        condition holds anything else, for _convert to refuse."""
+        out = values
+        try:
+            for i in self._conditions:
+                out = _looked_up(out, i, TRUTHS)
+        except (KeyError, TypeError):
+            return False, values
+        return True, out
 
     def misfits(self, columns: Sequence[str], rows: Sequence[Sequence[Any]]
                 ) -> dict[str, ValueMisfit]:
@@ -192,6 +228,8 @@ class RecordEncoder:
                first: int | None) -> list[tuple[Any, ...]]:
         """Each record's values as sent, in the order of `self.output`."""
         values, plain = self.batch(columns, rows, first)
+        if plain and self._conditions:
+            plain, values = self._truths(values)
         if plain:
             return PlainValues(values)
         if not values:
@@ -228,6 +266,9 @@ class RecordEncoder:
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\r\n")
         names = fields or self.output
+        flags = [i for i, name in enumerate(names) if name in self._booleans]
+        for i in flags:  # true and false as JSON writes them, where csv would write True
+            rows = _looked_up(rows, i, _SPELT)
         if (self._csv_floats_as_json(rows, names) if type(values) is PlainValues
                 else self._csv_writes_as_json(rows, names)):
             writer.writerows(rows)  # None, str, int, plain floats: the csv module's own way
@@ -303,6 +344,16 @@ def _unchanged(check: tuple[frozenset[type], int | None], column: Sequence[Any],
     return True
 
 
+def _conditions(column: Sequence[Any]) -> bool:
+    """Whether a condition's column holds only what TRUTHS maps (1, 0, NULL; the drivers'
+    int, bool or a Decimal equal to one of them): anything else is a misfit, found value by
+    value by the field."""
+    try:
+        return set(column) <= TRUTHS.keys()
+    except TypeError:  # an unhashable value: certainly not a condition's
+        return False
+
+
 def _text_fits(text: str, length: int, at: int, separator: str,
                parse: Callable[[str], Any]) -> bool:
     """_unchanged for one value of a date or time column."""
@@ -313,6 +364,19 @@ def _text_fits(text: str, length: int, at: int, separator: str,
     except ValueError:
         return False
     return True
+
+
+def _looked_up(rows: Sequence[tuple[Any, ...]], i: int, table: dict[Any, Any]
+               ) -> list[tuple[Any, ...]]:
+    """The rows with the value at `i` replaced by table[value], row by row at C speed (no
+    transposing of the batch); a KeyError for a value the table lacks."""
+    if not rows:
+        return []
+    looked = zip(map(table.__getitem__, map(itemgetter(i), rows)))  # 1-tuples
+    heads = map(tuple.__add__, map(itemgetter(slice(0, i)), rows), looked)
+    if i == len(rows[0]) - 1:  # the last value (the weighings' cancelled): nothing after it
+        return list(heads)
+    return list(map(tuple.__add__, heads, map(itemgetter(slice(i + 1, None)), rows)))
 
 
 def _same(values: tuple[Any, ...]) -> tuple[Any, ...]:

@@ -56,6 +56,9 @@ class Format:
     # or "summary") -> its writer.
     writer: Callable[[Encoder, Fields, str], Writer]
     bare_one: bool = False  # a record by key is one part alone (JSON: the object, no array)
+    # A clerk's figures (a workbook): a list or a range leaves cancelled records out unless
+    # a filter names them (docs/api.md §6.3), as summaries do in every format.
+    figures: bool = False
 
     def filename(self, stem: str) -> str:
         return f"{stem}.{self.extension}"
@@ -140,12 +143,14 @@ application/vnd.openxmlformats-officedocument.spreadsheetml.sheet` gives the sam
 Excel workbook: one sheet named after the collection (or `summary`), row 1 the site's label of
 each column (bold, frozen, with an autofilter; the fields the site maps to NULL are left out
 unless `fields` names them), then one row per record or group with typed cells:
-integers and numbers as numbers; dates, times and date-times as Excel dates shown
-`yyyy-mm-dd`, `hh:mm:ss`, `yyyy-mm-dd hh:mm:ss` (with `.000` when the value has a fraction of
-a second); text exactly as stored, never a formula; NULL as an empty cell. Past 1,048,575
-records a sheet ends and the records go on in the next (`transactions (2)`), with its own
-header row. Not among the responses documented here: fetch it over plain HTTP.""",
-    writer=_workbook)
+integers and numbers as numbers; booleans as TRUE and FALSE; dates, times and date-times as
+Excel dates shown `yyyy-mm-dd`, `hh:mm:ss`, `yyyy-mm-dd hh:mm:ss` (with `.000` when the value
+has a fraction of a second); text exactly as stored, never a formula; NULL as an empty cell.
+Past 1,048,575 records a sheet ends and the records go on in the next (`transactions (2)`),
+with its own header row. A workbook of weighings leaves cancelled tickets out unless
+`?cancelled=` names them (`true` or `all`). Not among the responses documented here: fetch it
+over plain HTTP.""",
+    writer=_workbook, figures=True)
 
 FORMATS: dict[str, Format] = {f.name: f for f in (JSON, CSV, XLSX)}
 DEFAULT = JSON

@@ -8,7 +8,8 @@ as the batches arrive; the parts that list the sheets (workbook.xml, its relatio
 holds one batch and the deflater's window, whatever the size.
 
 Cells are typed by their column's kind (the encoders' `kinds`): integers and numbers as
-numbers, dates, times and date-times as Excel serial numbers with a display format, text as
+numbers, booleans as Excel's TRUE and FALSE (a cell of type b), dates, times and date-times
+as Excel serial numbers with a display format, text as
 inline strings (never a formula: a cell only holds a formula in an <f> element, which is
 never written), NULL as no cell at all. The values arrive as JSON sends them (docs/api.md §4),
 so a date is ISO text here and is converted.
@@ -56,7 +57,7 @@ _NUMBER_FORMATS = ("yyyy-mm-dd", "hh:mm:ss", "yyyy-mm-dd hh:mm:ss", "hh:mm:ss.00
                    "yyyy-mm-dd hh:mm:ss.000")  # numFmtId 164.., styles 2..6
 # Column widths in characters: the values are not known when the columns are declared (at
 # the top of a sheet), so a kind's usual width, or its name's with room for the filter button.
-_WIDTHS = {"integer": 10, "count": 10, "number": 12, "date": 11, "time": 10,
+_WIDTHS = {"integer": 10, "count": 10, "number": 12, "boolean": 9, "date": 11, "time": 10,
            "datetime": 19, "text": 16}
 _MAX_WIDTH = 40
 
@@ -167,6 +168,11 @@ def _column(kind: str, letter: str) -> Callable[[Sequence[Any], list[str]], list
             return [f'<c r="{letter}{n}"{cells[v]}' if v is not None else ""
                     for v, n in zip(column, rows, strict=True)]
         return by_value
+    if kind == "boolean":
+        def booleans(column: Sequence[Any], rows: list[str]) -> list[str]:
+            return [f'<c r="{letter}{n}" t="b"><v>{1 if v else 0}</v></c>' if v is not None
+                    else "" for v, n in zip(column, rows, strict=True)]
+        return booleans
     if kind in ("integer", "count", "number"):
         def numbers(column: Sequence[Any], rows: list[str]) -> list[str]:
             if set(map(type, column)) <= _NUMBERS and _finite(column):

@@ -57,6 +57,11 @@ class Answers:
     def __init__(self, runner: Runner):
         self.runner = runner
 
+    def figures(self, format: str | None) -> bool:
+        """Whether the request's format is a clerk's figures (a workbook), whose lists and
+        ranges leave cancelled records out by default (docs/api.md §6.3)."""
+        return _negotiate(format, request.headers.get("Accept")).figures
+
     def answer(self, read: Read, format: str | None, filename: str,
                paging: Paging | None = None) -> Response:
         """The response to a read: one record, a page, or the whole result."""

@@ -23,6 +23,7 @@ from flask import request
 from werkzeug.datastructures import MultiDict
 
 from ..database.filters import (
+    BOOLEAN_KIND,
     KIND_TEXTS,
     MAX_VALUES,
     OPERATORS,
@@ -99,8 +100,11 @@ class Accepted:
         if self.filters is None or field not in self.filters or op not in OPERATORS:
             self._unknown(name)
         taken = self.operators(field)
-        if OPERATORS[op] not in taken:  # only text refuses any operator today
+        if OPERATORS[op] not in taken:  # text refuses the order operators, a condition all
             takes = and_list([o.argument(field) for o in taken])
+            if self.filters[field] == BOOLEAN_KIND:
+                _bad(name, f"{field} is a condition: it takes {field}= alone, with "
+                           f"{KIND_TEXTS[BOOLEAN_KIND]}")
             others = and_list([f"__{o.suffix}" for o in OPERATORS.values() if o not in taken])
             _bad(name, f"{field} is text: it takes {takes}; the order operators {others} apply "
                        f"to {ORDERED_DOC}")
@@ -167,15 +171,17 @@ _SCHEMAS = {"integer": {"type": "integer", "format": "int64", "minimum": -2**63,
             "date": {"type": "string", "format": "date"},
             "time": {"type": "string", "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?$"},
             # No NUL: PostgreSQL refuses it in any text, so Jembatan does everywhere (a 400).
-            "string": {"type": "string", "pattern": "^[^\\u0000]*$"}}
+            "string": {"type": "string", "pattern": "^[^\\u0000]*$"},
+            BOOLEAN_KIND: {"type": "string", "enum": ["true", "false", "all"]}}
 
 
 def filter_parameters(filters: Mapping[str, str]) -> list[dict[str, Any]]:
     """The OpenAPI query parameter of each field's equality filter; the operators are in
     the operation's description (FILTERS_DOC)."""
     return [{"in": "query", "name": field, "required": False, "schema": dict(_SCHEMAS[kind]),
-             "description": f"Only records whose {field} equals this ({KIND_TEXTS[kind]}). "
-                            f"Also {usage(field, for_kind(kind))}."}
+             "description": f"Only records whose {field} equals this ({KIND_TEXTS[kind]})."
+                            + (f" Also {also}." if (also := usage(field, for_kind(kind)))
+                               else "")}
             for field, kind in filters.items()]
 
 

@@ -35,7 +35,8 @@ def get_all(s: CollectionViews, filters: tuple[Filter, ...] = (), format: str | 
     (a chunked JSON array or CSV; the table may hold millions of rows). A collection of
     fewer than 2,000 records is read whole and sent with a Content-Length.
     """
-    return s.answers.answer(s.plan.all(filters, fields), format, s.collection.name)
+    read = s.plan.all(filters, fields, s.answers.figures(format))
+    return s.answers.answer(read, format, s.collection.name)
 
 
 def get_page(s: CollectionViews, pagenumber: str, page_size: int, filters: tuple[Filter, ...] = (),
@@ -46,7 +47,8 @@ def get_page(s: CollectionViews, pagenumber: str, page_size: int, filters: tuple
     A page beyond the last is an empty array.
     """
     page = params.integer(pagenumber, "pagenumber", minimum=1)
-    read = s.plan.part((page - 1) * page_size, page_size, filters, fields)
+    read = s.plan.part((page - 1) * page_size, page_size, filters, fields,
+                       s.answers.figures(format))
     return s.answers.answer(read, format, f"{s.collection.name}-page-{page}",
                             Paging(page, page_size))
 
@@ -77,10 +79,13 @@ def get_range(s: CollectionViews, tglawal: str, jam_awal: str, tglakhir: str, ja
     """
     bounds = params.date_range(tglawal, jam_awal, tglakhir, jam_akhir)
     filename = f"{s.collection.name}-{tglawal}_{tglakhir}"
+    leave_out = s.answers.figures(format)
     if page is None and page_size is None:
-        return s.answers.answer(s.plan.range(on, bounds, filters, fields), format, filename)
+        read = s.plan.range(on, bounds, filters, fields, leave_out=leave_out)
+        return s.answers.answer(read, format, filename)
     page, page_size = page or 1, page_size or s.page_size
-    read = s.plan.range(on, bounds, filters, fields, ((page - 1) * page_size, page_size))
+    read = s.plan.range(on, bounds, filters, fields, ((page - 1) * page_size, page_size),
+                        leave_out)
     paging = Paging(page, page_size, "page", {"on": on, "page": page, "page_size": page_size})
     return s.answers.answer(read, format, filename, paging)
 

@@ -29,6 +29,7 @@ from ..core.plan import Planner
 from ..core.reads import Read, RowEncoder, Runner
 from ..core.unmapped import NotMapped
 from ..database.filters import (
+    BOOLEAN_KIND,
     MAX_VALUES,
     OPERATORS,
     Filter,
@@ -139,6 +140,9 @@ class Tools:
                 if flag is None:
                     raise ToolRefused(f"{where}.value: {op} takes true or false")
                 out.append(Filter(field, suffix, (flag,)))
+                continue
+            if kinds[field] == BOOLEAN_KIND and isinstance(value, bool):  # cancelled: true
+                out.append(Filter(field, suffix, (value,)))
                 continue
             values = value if OPERATORS[suffix].form.split else [value]
             if not isinstance(values, list) or not values:
@@ -444,7 +448,8 @@ def _schemas(tools: Tools) -> dict[str, dict[str, Any]]:
                        "description": "A collection (describe lists them)."},
         "filters": {"type": "array", "maxItems": 50, "description": (
             f"Conditions on stored fields, all ANDed; op is {_operators_doc()}. Values in "
-            f"the field's type: dates YYYY-MM-DD, times HH:MM[:SS]."),
+            f"the field's type: dates YYYY-MM-DD, times HH:MM[:SS]; a condition (cancelled) "
+            f"true, false or \"all\" (summarize leaves cancelled records out without it)."),
             "items": _object({"field": {"type": "string"},
                               "op": {"type": "string", "enum": [
                                   operator_name(s) for s in OPERATORS]},

@@ -22,6 +22,10 @@ from .schemas import (
     with_first,
 )
 
+# The field of a record shape that says its record was voided at the source (the weighings'
+# cancelled, docs/api.md §6.3): summaries and workbooks leave such records out by default.
+CANCELLED = "cancelled"
+
 # `on` value -> (date column, time column) of a date range (docs/api.md §2).
 DATE_PAIRS: dict[str, tuple[str, str]] = {
     "dt1": ("tgl_dt1", "jam_dt1"),
@@ -108,6 +112,11 @@ class Collection:
         computed fields such as vehicles' CreatedDate are Jembatan's own)."""
         return tuple(name for name, f in self.schema._declared_fields.items()
                      if name != "numberrow" and not f.dump_only)
+
+    @property
+    def cancellable(self) -> bool:
+        """Whether its records say whether they were cancelled (the CANCELLED field)."""
+        return CANCELLED in self.fields
 
     @property
     def feed_on(self) -> str:

@@ -39,6 +39,7 @@ NUMBER = "a number"
 INTEGER = "an integer"
 DATE = "a date (YYYY-MM-DD)"
 TIME = "a time of day (HH:MM:SS)"
+CONDITION = "a condition: 1 (true) or 0 (false)"
 
 
 class Number(fields.Number):
@@ -79,6 +80,22 @@ class Integer(fields.Integer):
         if not number.is_finite() or number % 1:
             raise ValueMisfit(value, INTEGER)
         return int(number)
+
+
+# A condition's values as the drivers give them (sqlite3 and ODBC an int, SQL Server's bit a
+# bool, a NUMERIC a Decimal that equals one of these) and NULL, which counts as false.
+TRUTHS: dict[Any, bool] = {1: True, 0: False, None: False}
+
+
+class Boolean(fields.Boolean):
+    """A JSON true or false from a condition the mapping gives as 1 or 0 (docs/api.md §4);
+    NULL is false, so the field is never null; any other value is a misfit."""
+
+    def _serialize(self, value: Any, attr: str | None, obj: Any, **kwargs: Any) -> Any:
+        try:
+            return TRUTHS[value]  # True == 1, False == 0 and Decimal(1) == 1 hash alike
+        except (KeyError, TypeError):
+            raise ValueMisfit(value, CONDITION) from None
 
 
 class String(fields.String):
@@ -192,14 +209,14 @@ class JoinedDateTime(fields.DateTime):
 
 def _fields(spec: str) -> dict[str, fields.Field]:
     """'id:int name:str note:str50 ...' -> marshmallow fields, in that order, all nullable
-    (`str50`: a String of length 50)."""
+    but `bool` (a Boolean: NULL is sent as false) (`str50`: a String of length 50)."""
     kinds = {"int": Integer, "num": Number, "str": String, "date": Date, "time": Time}
     out: dict[str, fields.Field] = {}
     for item in spec.split():
         name, kind = item.split(":")
         text = re.fullmatch(r"str(\d+)", kind)
         out[name] = (String(allow_none=True, length=int(text.group(1))) if text
-                     else kinds[kind](allow_none=True))
+                     else Boolean() if kind == "bool" else kinds[kind](allow_none=True))
     return out
 
 
@@ -229,8 +246,9 @@ Weighing = shape("Weighing", (
     "operator1:str operator2:str opt1:str opt2:str pending:str pl3no:str productcode:str "
     "recno:str remark:str sealno:str tgl_create:date tgl_dt1:date tgl_dt2:date "
     "tgl_update:date transcode:str vehno:str wbname1:str wbname2:str weigh1:num weigh2:num "
-    "weighsource1:num weighsource2:num weighunit1:num weighunit2:num"),
-    "A weighbridge transaction: entry (dt1) and exit (dt2) weighing.")
+    "weighsource1:num weighsource2:num weighunit1:num weighunit2:num cancelled:bool"),
+    "A weighbridge transaction: entry (dt1) and exit (dt2) weighing; `cancelled` when the "
+    "weighbridge program voided the ticket (summaries and workbooks leave those out).")
 Vehicle = shape("Vehicle", (
     "id:int Number:str BeingWeighed:str Capacity:num CapacityUnit:num Tare:num TareUnit:num "
     "TransCode:str UseTare:str Opt1:str Opt2:str tgl_create:date jam_create:time "
@@ -249,7 +267,7 @@ Transporter = shape("Transporter", "id:int TransCode:str TransName:str Address:s
                     "Phone:str Contact:str Remark:str", "A haulage company.")
 
 
-_EXAMPLES: dict[type, Any] = {Integer: 1, Number: 12500.5, String: "text",
+_EXAMPLES: dict[type, Any] = {Integer: 1, Number: 12500.5, String: "text", Boolean: False,
                               Date: "2026-11-01", Time: "07:30:00",
                               JoinedDateTime: "2026-11-01T07:30:00"}
 

@@ -20,7 +20,7 @@ from typing import NamedTuple
 from marshmallow import fields
 
 from .collections import COLLECTIONS, DATE_PAIRS
-from .schemas import Date, Integer, Number, String, Time
+from .schemas import Boolean, Date, Integer, Number, String, Time
 
 DIALECTS = ("sqlite", "postgresql", "mssql")
 
@@ -28,14 +28,15 @@ DIALECTS = ("sqlite", "postgresql", "mssql")
 # SQLite stores dates and times as ISO text and keeps whatever the type says as affinity only.
 # PostgreSQL: DOUBLE PRECISION, since its REAL is 4 bytes and would round 123456789.125.
 # SQL Server (2008 R2 and later): float is 8 bytes; time(6) keeps the microseconds the tests
-# send; nvarchar for text.
+# send; nvarchar for text. A condition (`bool`, the weighings' `cancelled`) is 1 or 0: bit on
+# SQL Server, a small integer elsewhere.
 _TYPES: dict[str, dict[str, str]] = {
     "sqlite": {"int": "INTEGER", "num": "REAL", "str": "VARCHAR({})", "date": "DATE",
-               "time": "TIME"},
+               "time": "TIME", "bool": "INTEGER"},
     "postgresql": {"int": "INTEGER", "num": "DOUBLE PRECISION", "str": "VARCHAR({})",
-                   "date": "DATE", "time": "TIME"},
+                   "date": "DATE", "time": "TIME", "bool": "SMALLINT"},
     "mssql": {"int": "int", "num": "float", "str": "nvarchar({})", "date": "date",
-              "time": "time(6)"},
+              "time": "time(6)", "bool": "bit"},
 }
 # The `id` column (every table's but bricon2) is 64 bits on PostgreSQL, as the hand-written
 # script of the PostgreSQL test cluster had it; elsewhere it is an int like the others.
@@ -43,7 +44,7 @@ _ID_TYPES = {"postgresql": "BIGINT"}
 
 # Matched on the exact class, as app/formats/encoding.py does: a subclass could write other values.
 _KINDS: dict[type[fields.Field], str] = {Integer: "int", Number: "num", String: "str",
-                                         Date: "date", Time: "time"}
+                                         Date: "date", Time: "time", Boolean: "bool"}
 
 
 class Index(NamedTuple):

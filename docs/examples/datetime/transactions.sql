@@ -46,7 +46,8 @@ SELECT
     "weighsource1" AS "weighsource1",
     "weighsource2" AS "weighsource2",
     "weighunit1" AS "weighunit1",
-    "weighunit2" AS "weighunit2"
+    "weighunit2" AS "weighunit2",
+    "cancelled" AS "cancelled"
 FROM "transactions";
 
 -- name: records
@@ -96,5 +97,6 @@ SELECT
     "weighsource1" AS "weighsource1",
     "weighsource2" AS "weighsource2",
     "weighunit1" AS "weighunit1",
-    "weighunit2" AS "weighunit2"
+    "weighunit2" AS "weighunit2",
+    "cancelled" AS "cancelled"
 FROM "transactions";

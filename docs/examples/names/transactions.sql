@@ -3,7 +3,8 @@
 -- program keeps one table of tickets, TBL_TIMBANG, and no product or customer table: each
 -- ticket carries the material's and the party's code and name (KodeBarang, NamaBarang,
 -- KodeRelasi, NamaRelasi). The names are not fields of a transaction; names.sql beside
--- this file says where the summaries read them.
+-- this file says where the summaries read them. Its program deletes a voided ticket's row,
+-- so no ticket it keeps is cancelled: the constant 0.
 SELECT
     "NoUrut" AS "id",
     CAST(NULL AS varchar(255)) AS "accessedbyanother",
@@ -47,5 +48,6 @@ SELECT
     CAST(NULL AS float) AS "weighsource1",
     CAST(NULL AS float) AS "weighsource2",
     CAST(NULL AS float) AS "weighunit1",
-    CAST(NULL AS float) AS "weighunit2"
+    CAST(NULL AS float) AS "weighunit2",
+    0 AS "cancelled"
 FROM "TBL_TIMBANG";

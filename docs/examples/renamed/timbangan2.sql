@@ -45,5 +45,6 @@ SELECT
     "Sumber Berat Masuk" AS "weighsource1",
     "Sumber Berat Keluar" AS "weighsource2",
     "Satuan Masuk" AS "weighunit1",
-    "Satuan Keluar" AS "weighunit2"
+    "Satuan Keluar" AS "weighunit2",
+    "Dibatalkan" AS "cancelled"
 FROM "Timbangan WB2";
