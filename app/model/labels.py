@@ -87,6 +87,7 @@ FIELD_LABELS: dict[str, str] = {
     "detctid": "Detector ID",
     "opt1": "Option 1",
     "opt2": "Option 2",
+    "cancelled": "Cancelled",
     "tanggal": "Batch date",
     "jam": "Batch time",
     "no_produksi": "Batch no.",
