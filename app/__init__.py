@@ -14,6 +14,7 @@ from .commands.mapping import draft_mapping_command
 from .core.plan import Planner
 from .core.reads import Runner
 from .core.unmapped import Proving, from_mapping, read_guard
+from .core.verdicts import Keeper
 from .database.db import Database
 from .database.loading import load_queries
 from .database.queries import NAMES_FILE
@@ -79,7 +80,10 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
         route_kind(endpoint, kinds), status, seconds, rows if isinstance(rows, int) else None,
         broken))
     register_auth(app, settings)
-    proving = (Proving(db, served, queries.files, unmapped)
+    # The proof in the background, its verdicts kept for every process (app/core/verdicts.py).
+    proving = (Proving(db, served, queries.files, unmapped,
+                       Keeper(settings.database.proof_dir, db.describe),
+                       settings.database.proof_wait)
                if settings.database.prove_on_first_read else None)
     guard = read_guard(unmapped, proving)
     register_unmapped(app, guard)  # after the key: a stranger learns nothing
