@@ -85,6 +85,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
                        Keeper(settings.database.proof_dir, db.describe),
                        settings.database.proof_wait)
                if settings.database.prove_on_first_read else None)
+    app.extensions["jembatan"]["proving"] = proving
     guard = read_guard(unmapped, proving)
     register_unmapped(app, guard)  # after the key: a stranger learns nothing
     app.extensions["jembatan"]["tools"] = make_tools(Tools(planners, runner, settings, guard))
@@ -105,5 +106,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
         log.info("names beside codes of %s: from %s", ", ".join(named),
                  queries.files[NAMES_FILE])
     unmapped.warn()
+    if proving is not None:
+        proving.refuse_kept()  # a mapping proven wrong before: refused now, without a read
     return app
 

@@ -157,6 +157,10 @@ class Proving:
         self.lock = threading.Lock()  # one proof at a time in a process
         self.starting = threading.Lock()  # guards `running`
         self.running: dict[str, tuple[threading.Event, float]] = {}  # decided, wait until
+
+    def refuse_kept(self) -> None:
+        """At start: each collection whose kept verdict, on this mapping, is wrong is refused
+        at once (/health says so before any read), and the log says why."""
         for name in list(self.pending):
             self.kept_wrong(name)
 
