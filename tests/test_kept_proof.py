@@ -26,7 +26,7 @@ from app.ops.config import SHIPPED_SQL_DIR
 from tests.conftest import build_database
 from tests.contract import expected
 from tests.helpers import make_row
-from tests.servers import gunicorn
+from tests.servers import eventually, gunicorn
 
 ROWS = [make_row("transactions", n, {"dt1": ("2026-11-24", f"07:{n:02d}:00"),
                                      "update": ("2026-11-24", f"08:{n:02d}:00")},
@@ -216,23 +216,32 @@ def test_a_directory_that_cannot_be_written_is_said_once_and_each_app_proves(
         assert PROVEN.match(messages[1])
 
 
-def test_a_recycled_gunicorn_worker_does_not_prove_again(tmp_path: Path) -> None:
-    """gunicorn replacing each of its two workers every few requests (the shipped unit's
-    --max-requests, lowered): one proof, and every later worker says it found the verdict."""
+def test_gunicorn_proves_at_start_and_a_recycled_worker_does_not_prove_again(
+        tmp_path: Path) -> None:
+    """gunicorn's master starts the proof at start (app/console/prover.py), which keeps the
+    verdict before any request; then, each of the two workers replaced every few requests
+    (the shipped unit's --max-requests, lowered), every worker finds it: no worker proves."""
     database = build_database(tmp_path / "plant.sqlite3", {"transactions": ROWS})
     config = tmp_path / "jembatan.toml"
-    config.write_text(f'[database]\nsqlite = "{database}"\nproof_dir = "{tmp_path / "proofs"}"\n'
+    proofs = tmp_path / "proofs"
+    config.write_text(f'[database]\nsqlite = "{database}"\nproof_dir = "{proofs}"\n'
                       f'proof_wait = 60\n[collections]\nserve = ["transactions"]\n')
     with gunicorn(tmp_path, {"JEMBATAN_CONFIG": str(config)}, "--workers", "2",
                   "--threads", "1", "--max-requests", "4") as server:
+        assert eventually(lambda: "transactions proven on" in server.log(), 60), server.log()
         for n in range(24):
             response = requests.get(f"{server.base}/transactions/{n % 6 + 1}", timeout=60)
             assert (response.status_code, response.json()) == (
                 200, expected("transactions", ROWS[n % 6])), n
         log = server.log()
+    lines = log.splitlines()
     booted = re.findall(r"Booting worker with pid: (\d+)", log)
-    proven = [line for line in log.splitlines() if "transactions proven on" in line]
-    kept = [line for line in log.splitlines() if "transactions: not proven again" in line]
+    proven = [line for line in lines if "transactions proven on" in line]
+    kept = [line for line in lines if "transactions: not proven again" in line]
     assert len(booted) >= 6, log  # 24 requests, 4 a worker: at least 6 workers served
     assert len(proven) == 1, log
+    assert all("by the proof at start (pid " in line for line in kept), log
     assert len(kept) >= 4, log
+    verdict = json.loads(next(proofs.glob("transactions-*.json")).read_text())
+    assert (verdict["right"], verdict["by"].startswith("the proof at start (pid ")) == (
+        True, True)

@@ -151,6 +151,7 @@ class Proving:
                  wait: float):
         self.db, self.files, self.unmapped, self.keeper = db, files, unmapped, keeper
         self.wait = wait
+        self.by = "jembatan serve"  # who proves, as a kept verdict names it (with the pid)
         self.pending = {c.name: c for c in collections if c.name not in unmapped}
         self.mappings = {name: verdicts.mapping_digest(c, files)
                          for name, c in self.pending.items()}
@@ -192,6 +193,17 @@ class Proving:
         if (left := until - time.monotonic()) > 0:
             decided.wait(left)
 
+    def prove_all(self) -> None:
+        """Every collection not decided yet, one after the other, in this thread: what the
+        prover that gunicorn's master starts does (app/console/prover.py)."""
+        for name in list(self.pending):
+            decided = threading.Event()
+            with self.starting:
+                if name in self.running:
+                    continue
+                self.running[name] = (decided, 0.0)
+            self.run(name, decided)
+
     def run(self, collection: str, decided: threading.Event) -> None:
         """The background proof of one collection: one at a time in this process, and one
         process at a time on a kept verdict's directory (its siblings then find it)."""
@@ -232,7 +244,7 @@ class Proving:
                      collection)
             return
         verdict = verdicts.made(c, mapping, self.keeper, state, findings,
-                                FIRST_READ_RECORDS, f"jembatan serve (pid {os.getpid()})")
+                                FIRST_READ_RECORDS, f"{self.by} (pid {os.getpid()})")
         self.keeper.write(verdict)
         if findings:
             self.refuse(collection, verdict)
