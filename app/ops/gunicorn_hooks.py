@@ -108,9 +108,10 @@ def when_ready(server: Any) -> None:
         prove = load_settings().database.prove_on_first_read
     except ConfigError:
         return  # the workers say why, and gunicorn stops
-    if prove:
+    if prove:  # its queries are no request's: kept out of the workers' metrics
+        env = {k: v for k, v in os.environ.items() if k not in (MULTIPROCESS, MADE_HERE)}
         server.jembatan_prover = subprocess.Popen(
-            [sys.executable, "-m", "app.console.prover"], stdin=subprocess.DEVNULL)
+            [sys.executable, "-m", "app.console.prover"], stdin=subprocess.DEVNULL, env=env)
 
 
 def on_reload(server: Any) -> None:
