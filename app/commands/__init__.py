@@ -1,4 +1,5 @@
-"""Commands that never run in a request: `check-sql` (check), `draft-mapping`
+"""Commands that never run in a request: `check-sql` (check, with indexes: the reads no
+index serves), `draft-mapping`
 (mapping, with matching, sampling and words) and `demo-db` (demo). They may import every
 layer below the faces; nothing of app/ imports them but the factory, which registers them.
 """
