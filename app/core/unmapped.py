@@ -233,11 +233,11 @@ class Proving:
                      "records, by %s at %s, when it held %d records; it holds %d)",
                      collection, self.keeper.path(collection), kept.records, kept.by,
                      kept.at, kept.count, state[0])
-            del self.pending[collection]
+            self.pending.pop(collection, None)
             return
         begun = time.monotonic()
         findings = proof.confirmed(self.db, c, records=FIRST_READ_RECORDS)
-        del self.pending[collection]
+        self.pending.pop(collection, None)
         if failed := [f for f in findings if not f.field]:  # a read itself failed
             log.info("%s is served unproven: a read failed while proving it (%s); "
                      "run `jembatan check-sql %s`", collection, failed[0].cause,
