@@ -26,7 +26,11 @@ RETRY = 30  # seconds between tries while the database cannot be reached
 def main() -> None:
     """Prove every served collection and keep the verdicts; log what was decided."""
     master = os.getppid()
-    proving = application().extensions["jembatan"]["proving"]
+    logging.disable(logging.WARNING)  # the start's lines are the workers' to say, not again
+    try:
+        proving = application().extensions["jembatan"]["proving"]
+    finally:
+        logging.disable(logging.NOTSET)
     if not isinstance(proving, Proving):
         return  # prove_on_first_read = false
     proving.by = "the proof at start"

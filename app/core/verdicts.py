@@ -84,7 +84,7 @@ class Verdict:
     fields: tuple[str, ...]  # the fields found mapped wrong (none when right)
     findings: tuple[str, ...]  # the findings, as check-sql prints them
     records: int  # how many records were proven
-    by: str  # who proved it: "jembatan serve (pid 1234)", "jembatan check-sql"
+    by: str  # who proved it: "jembatan serve (pid 1234)", "the proof at start (pid 812)"
     at: str  # when, in UTC (ISO 8601)
 
     def holds(self, count: int, first: str) -> bool:
