@@ -16,6 +16,7 @@ from .core.mapped import Refusals
 from .core.plan import Planner
 from .core.reads import Runner
 from .core.unmapped import Proving, from_mapping, read_guard
+from .core.verdicts import Keeper
 from .database.db import Database
 from .database.loading import load_queries
 from .database.queries import NAMES_FILE
@@ -86,8 +87,12 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
         route_kind(endpoint, kinds), status, seconds, rows if isinstance(rows, int) else None,
         broken))
     register_auth(app, settings)
-    proving = (Proving(db, served, queries.files, unmapped)
+    # The proof in the background, its verdicts kept for every process (app/core/verdicts.py).
+    proving = (Proving(db, served, queries.files, unmapped,
+                       Keeper(settings.database.proof_dir, db.describe),
+                       settings.database.proof_wait)
                if settings.database.prove_on_first_read else None)
+    app.extensions["jembatan"]["proving"] = proving
     guard = read_guard(unmapped, proving)
     register_unmapped(app, guard)  # after the key: a stranger learns nothing
     app.extensions["jembatan"]["tools"] = make_tools(Tools(planners, runner, settings, guard))
@@ -108,5 +113,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
         log.info("names beside codes of %s: from %s", ", ".join(named),
                  queries.files[NAMES_FILE])
     unmapped.warn()
+    if proving is not None:
+        proving.refuse_kept()  # a mapping proven wrong before: refused now, without a read
     return app
 

@@ -1,6 +1,8 @@
 """The proof at the first read (app/core/unmapped.py Proving): the first request of a collection,
-which proves its reads on three of its records, against the next one and against the same
-first request with `prove_on_first_read = false`, on one SQLite file.
+which waits up to `proof_wait` seconds for the proof of its reads on three of its records
+(started then, in the background, with no verdict kept: a fresh `proof_dir`), against the
+next one and against the same first request with `prove_on_first_read = false`, on one
+SQLite file.
 
     .venv/bin/python bench/first_read.py PATH   # e.g. a `jembatan demo-db --rows
                                                 # 1000000 --path PATH` file
@@ -9,6 +11,7 @@ first request with `prove_on_first_read = false`, on one SQLite file.
 from __future__ import annotations
 
 import sys
+import tempfile
 import time
 
 from app import create_app
@@ -18,8 +21,8 @@ COLLECTIONS = ("transactions", "bricon2", "vehicles")
 
 def main(path: str) -> None:
     for prove in (True, False):
-        client = create_app({"database": {"sqlite": path, "prove_on_first_read": prove}}
-                            ).test_client()
+        client = create_app({"database": {"sqlite": path, "prove_on_first_read": prove,
+                                          "proof_dir": tempfile.mkdtemp()}}).test_client()
         for name in COLLECTIONS:
             times, statuses = [], []
             for _ in range(2):

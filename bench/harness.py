@@ -65,6 +65,15 @@ def children(pid: int) -> list[int]:
     return sorted(found)
 
 
+def _proving(pid: int) -> bool:
+    """Whether process `pid` is the proof at start (python -m app.console.prover)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return b"app.console.prover" in f.read()
+    except OSError:
+        return False
+
+
 class Server:
     """A server process: `with Server(...) as s:` starts it and waits until `ready_path`
     answers 200; leaving the block stops it and everything it started."""
@@ -113,9 +122,11 @@ class Server:
         return self
 
     def pids(self) -> list[int]:
-        """The processes that serve requests: gunicorn's workers, or the server itself."""
+        """The processes that serve requests: gunicorn's workers (not the proof at start its
+        master runs a while, app/console/prover.py), or the server itself."""
         assert self.proc is not None
-        return children(self.proc.pid) if self.worker_processes else [self.proc.pid]
+        return ([p for p in children(self.proc.pid) if not _proving(p)]
+                if self.worker_processes else [self.proc.pid])
 
     def __exit__(self, *exc: object) -> None:
         if self.proc is None or self.proc.poll() is not None:

@@ -597,13 +597,15 @@ EARLIER = "## Earlier studies"
 COST = "## Cost of a request (issue 21, item 3)"
 TSQL = "## The TDS path (T-SQL server, both drivers)"  # written by `make bench-tsql` alone
 READ_CORE = "## MCP and the read core (issue 33)"  # by hand: bench/before_after.py's figures
-KEPT = (COST, TSQL, READ_CORE, EARLIER)  # the sections no `make bench` run writes, in order
+RECYCLING = "## Records by key under recycling (issue 40)"  # by hand: bench/recycling.py's
+KEPT = (COST, TSQL, READ_CORE, RECYCLING, EARLIER)  # the sections no `make bench` run writes
 
 
 def earlier_studies(published: Path) -> list[str]:
     """The hand-written sections of the published RESULTS.md (KEPT), carried into the one
     being written: "Cost of a request" (issue 21's profiles and the changes they led to),
-    "MCP and the read core" (issue 33's runs of bench/before_after.py) and "Earlier studies"
+    "MCP and the read core" (issue 33's runs of bench/before_after.py), "Records by key
+    under recycling" (issue 40's runs of bench/recycling.py) and "Earlier studies"
     (the findings of studies whose code has left bench/), which no run can measure again."""
     if not published.is_file():
         return []

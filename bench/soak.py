@@ -42,12 +42,14 @@ class Outcome:
 
 
 def worker_rss(master_pid: int) -> int:
-    """Sum of the RSS (kB) of the gunicorn master's child processes."""
+    """Sum of the RSS (kB) of the gunicorn master's workers (its child processes but the
+    proof at start, app/console/prover.py, which ends once it has proven)."""
     total = 0
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             parent = int(stat.read_text().rsplit(") ", 1)[1].split()[1])
-            if parent == master_pid:
+            if parent == master_pid and b"app.console.prover" not in (
+                    stat.parent / "cmdline").read_bytes():
                 status = (stat.parent / "status").read_text()
                 total += int(next(line.split()[1] for line in status.splitlines()
                                   if line.startswith("VmRSS:")))

@@ -62,6 +62,16 @@ ENGINE_PARAMS = [pytest.param(e, marks=getattr(pytest.mark, e)) if e in SERVER_E
 Tables = Mapping[str, list[dict[str, Any]]]
 
 
+@pytest.fixture(autouse=True, scope="session")
+def proof_verdicts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The proof's verdicts of every app the tests build, and of the servers they start
+    (which inherit the environment), kept in a directory of the run's own (the default
+    when STATE_DIRECTORY is set), never in the checkout's instance/."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("STATE_DIRECTORY", str(tmp_path_factory.mktemp("state")))
+        yield
+
+
 def other_zone_than(plant: str) -> str:
     """A zone whose date now differs from `plant`'s: one of two zones 25 hours apart."""
     def today_in(zone: str) -> dt.date:

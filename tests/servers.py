@@ -181,8 +181,17 @@ def children(pid: int) -> set[int]:
 
 
 def workers(server: Running) -> set[int]:
-    """The pids of gunicorn's worker processes."""
-    return children(server.process.pid)
+    """The pids of gunicorn's worker processes (not the proof at start, which the master
+    starts once it listens and which ends once it has proven: app/console/prover.py)."""
+    return {pid for pid in children(server.process.pid) if not proving(pid)}
+
+
+def proving(pid: int) -> bool:
+    """Whether process `pid` is the proof at start (python -m app.console.prover)."""
+    try:
+        return b"app.console.prover" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
 
 
 def rss_kib(pid: int) -> int:

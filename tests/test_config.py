@@ -30,7 +30,8 @@ def documented_keys() -> list[str]:
 SAMPLES = {
     "database.sqlite": "other.sqlite3", "database.odbc": "DSN=plant",
     "database.query_timeout": 7, "database.connect_timeout": 3, "database.sql_dir": "mine",
-    "database.prove_on_first_read": False,
+    "database.prove_on_first_read": False, "database.proof_dir": "/var/lib/proofs",
+    "database.proof_wait": 0.5,
     "api.page_size": 50, "api.max_page_size": 500, "api.url_prefix": "/api",
     "api.cors_origins": ["https://erp.example"], "api.metrics_key": "secret",
     "auth.api_keys": ["key-one"],
@@ -72,6 +73,23 @@ def test_defaults(workdir: Path) -> None:
     assert s.database.sql_dir == SHIPPED_SQL_DIR
     assert SHIPPED_SQL_DIR == ROOT / "sql"
     assert s.auth.api_keys == ()
+
+
+def test_where_the_proofs_verdicts_are_kept(workdir: Path, tmp_path: Path) -> None:
+    """database.proof_dir (docs/operations.md, "The proof of the mapping"): as given (relative
+    to the file); else $STATE_DIRECTORY/proofs (the first of several, as systemd lists
+    them); else instance/proofs under the working directory. proof_wait: 2 s, 0 or more."""
+    assert load_settings(None, {}).database.proof_dir == workdir / "instance" / "proofs"
+    state = {"STATE_DIRECTORY": "/var/lib/jembatan:/var/lib/other"}
+    assert load_settings(None, state).database.proof_dir == Path("/var/lib/jembatan/proofs")
+    config = write_config(tmp_path / "etc", '[database]\nproof_dir = "kept"\n')
+    assert load_settings(None, state | {"JEMBATAN_CONFIG": str(config)}
+                         ).database.proof_dir == tmp_path / "etc" / "kept"
+    assert load_settings(None, {}).database.proof_wait == 2
+    assert load_settings({"database": {"proof_wait": 0}}, {}).database.proof_wait == 0
+    with pytest.raises(ConfigError) as exc:
+        load_settings({"database": {"proof_wait": -1}}, {})
+    assert str(exc.value) == "database.proof_wait must be a number of seconds, 0 or more"
 
 
 def test_feed_windows(workdir: Path) -> None:

@@ -359,9 +359,11 @@ def test_a_mapping_the_first_read_disproves_is_not_served(engine: str, tmp_path:
     site = mapping(tmp_path / "site", {"id": '"NoTiket"', "vehno": '"NoPolisi"',
                                        "tgl_dt1": '"WaktuTimbang1"', "weigh1": '"Bruto"'})
     mapping(site, {"id": '"NoTiket"', "ProductCode": '"NoPolisi"'}, of="products")
-    client = create_app({"database": database_settings(engine, path) | {"sql_dir": str(site)},
-                         "collections": {"serve": ["transactions", "products"]}}
-                        ).test_client()
+    # The proof runs in the background; a request waits for its verdict up to proof_wait
+    # seconds (here long enough for any engine: the first request gets the verdict).
+    client = create_app({"database": database_settings(engine, path) | {
+        "sql_dir": str(site), "proof_dir": str(tmp_path / "proofs"), "proof_wait": 120},
+        "collections": {"serve": ["transactions", "products"]}}).test_client()
     message = ("transactions is not mapped yet: 1 field mapped so that a read misses or "
                "repeats the site's own records in transactions.sql: tgl_dt1. Its records are "
                "not served until the operator maps those fields, runs `jembatan "
@@ -377,10 +379,13 @@ def test_a_mapping_the_first_read_disproves_is_not_served(engine: str, tmp_path:
     assert [r["ProductCode"] for r in products.get_json()] == ["L 1234 AB", "L 5678 CD"]
     health = client.get("/health")
     assert health.get_json()["unmapped"] == {"transactions": ["tgl_dt1"]}
-    warnings = [r.getMessage() for r in caplog.records if "proven on" in r.getMessage()]
+    warnings = [r.getMessage() for r in caplog.records if "not mapped yet: proven on" in
+                r.getMessage()]
     assert len(warnings) == 1
-    assert warnings[0].startswith(
-        "transactions is not mapped yet: proven on 3 of its records at its first read, "
+    assert re.match(
+        r"transactions is not mapped yet: proven on 3 of its records by jembatan serve \(pid "
+        r"\d+\) at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00, ", warnings[0]), warnings[0]
+    assert warnings[0].split("+00:00, ", 1)[1].startswith(
         "tgl_dt1: the range on=dt1 from its own moment to it does not find id 1, id 2: "
         "tgl_dt1 holds '2026-11-24 07:05:00', a date with a time after it: on SQLite write "
         'date("WaktuTimbang1") for tgl_dt1 and time("WaktuTimbang1") for jam_dt1;')

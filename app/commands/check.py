@@ -29,6 +29,7 @@ from ..database.templates import DEFAULT_BY, FILTER_PLACEHOLDERS
 from ..formats.encoding import RecordEncoder
 from ..model import params
 from ..model.collections import COLLECTIONS, DATE_PAIRS, NAMINGS, Collection
+from . import indexes
 from .deduction import FIELD as DEDUCTION
 from .deduction import deduction_findings
 
@@ -370,6 +371,9 @@ def check_collection(db: Database, c: Collection, dialect: str | None) -> tuple[
         if name == "records" and broken:
             click.echo("  (every read of the collection reads records: fix it first)")
             return failures + len(runs) - 1, 0
+    if found := indexes.notes(db, c, dialect):  # a note: the exit status stays the same
+        click.echo(f"  {'indexes':<22} NOTE")
+        click.echo("\n".join(f"      {line}" for line in found))
     # The proof asks the reads; one that does not run would fail it for every record.
     return failures, prove_collection(db, c, sampled) if sampled and not reads_fail else 0
 

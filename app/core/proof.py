@@ -38,7 +38,7 @@ from typing import Any
 from ..database.db import Database, DatabaseUnavailable, QueryFailed, ValueRefused
 from ..database.filters import Filter
 from ..database.queries import PARAMETERS, kind_of
-from ..database.sqltext import joins
+from ..database.sqltext import joins, written_as
 from ..model import params
 from ..model.collections import DATE_PAIRS, Collection, QueryName
 from ..model.schemas import Integer
@@ -238,9 +238,7 @@ class _Prover:
 
     def expression(self, field: str) -> str | None:
         """What `records` writes before AS "field" on its line, or None."""
-        m = re.search(rf':\d+: (.*?)\s+AS\s+"?{re.escape(field)}"?\s*,?\s*(?:--.*)?$',
-                      self.line(field), re.I)
-        return m.group(1) if m else None
+        return written_as(self.line(field), field)
 
     def as_type(self, expression: str, kind: str) -> str:
         """The engine's text that makes a date or a time of an expression."""

@@ -16,7 +16,9 @@ report day of it would be empty rather than an error.
 from __future__ import annotations
 
 import logging
+import os
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +27,7 @@ from ..database.db import Database, DatabaseUnavailable, QueryFailed
 from ..database.sqlfiles import parse_file
 from ..database.sqltext import null_fields, todo_fields
 from ..model.collections import DATE_PAIRS, Collection
-from . import proof
+from . import proof, verdicts
 
 log = logging.getLogger("jembatan")
 
@@ -169,48 +171,132 @@ def from_mapping(files: dict[str, Path], collections: Sequence[Collection]) -> U
 
 
 class Proving:
-    """Each served collection's reads proven on a few of its own records (app/core/proof.py)
-    once per process, at the first request of that collection: one that misses or repeats
-    a record is marked not mapped yet (its routes answer 503) and the log says why. While
-    the database cannot be reached nothing is decided: the next request tries again; a
-    read that fails on the way (a query the site mapped wrong) leaves it served unproven,
-    each read answering its own error."""
+    """Each served collection's reads proven on a few of its own records (app/core/proof.py),
+    in the background, from the first request of that collection in a process: no request
+    waits longer than `wait` seconds after that first one (docs/operations.md, "The proof of
+    the mapping"). The verdict is kept (app/core/verdicts.py): a process that finds one made
+    on the same mapping and database, for the table in a state it still holds, does not
+    prove again, and a kept wrong one refuses the collection at once. One whose reads miss
+    or repeat a record is marked not mapped yet (its routes answer 503) and the log says
+    why. While the database cannot be reached nothing is decided: the next request tries
+    again; a read that fails on the way (a query the site mapped wrong) leaves it served
+    unproven, each read answering its own error."""
 
     def __init__(self, db: Database, collections: Sequence[Collection],
-                 files: dict[str, Path], unmapped: Unmapped):
-        self.db, self.files, self.unmapped = db, files, unmapped
+                 files: dict[str, Path], unmapped: Unmapped, keeper: verdicts.Keeper,
+                 wait: float):
+        self.db, self.files, self.unmapped, self.keeper = db, files, unmapped, keeper
+        self.wait = wait
+        self.by = "jembatan serve"  # who proves, as a kept verdict names it (with the pid)
         self.pending = {c.name: c for c in collections if c.name not in unmapped}
-        self.lock = threading.Lock()
+        self.mappings = {name: verdicts.mapping_digest(c, files)
+                         for name, c in self.pending.items()}
+        self.lock = threading.Lock()  # one proof at a time in a process
+        self.starting = threading.Lock()  # guards `running`
+        self.running: dict[str, tuple[threading.Event, float]] = {}  # decided, wait until
+
+    def refuse_kept(self) -> None:
+        """At start: each collection whose kept verdict, on this mapping, is wrong is refused
+        at once (/health says so before any read), and the log says why."""
+        for name in list(self.pending):
+            self.kept_wrong(name)
+
+    def kept_wrong(self, name: str) -> bool:
+        """Refuse `name` at once when its kept verdict, on this mapping, is wrong."""
+        kept = self.keeper.read(name, self.mappings[name])
+        if kept is None or kept.right or self.pending.pop(name, None) is None:
+            return False
+        self.refuse(name, kept)
+        return True
 
     def ensure(self, collection: str) -> None:
-        """Prove `collection` unless it is proven (or marked) already."""
+        """Start proving `collection` in the background unless it is proven (or marked)
+        already; wait for its verdict until `wait` seconds after the proof began."""
         if collection not in self.pending:
             return
-        with self.lock:  # one proof at a time; the others wait for its verdict
-            c = self.pending.get(collection)
-            if c is None:
-                return
-            try:
-                findings = proof.confirmed(self.db, c, records=FIRST_READ_RECORDS)
-            except DatabaseUnavailable:
-                return  # the request's own read answers 503; the next one tries again
-            except QueryFailed:  # records itself fails: each read says so (check-sql too)
-                del self.pending[collection]
-                return
-            del self.pending[collection]
-            if failed := [f for f in findings if not f.field]:  # a read itself failed
-                log.info("%s is served unproven: a read failed while proving it (%s); "
-                         "run `jembatan check-sql %s`", collection, failed[0].cause,
-                         collection)
-                return
-            if findings:
-                fields = tuple(dict.fromkeys(f.field for f in findings))
-                self.unmapped.add(collection, Reason(fields, UNPROVEN, self.files[collection]))
-                log.warning("%s is %s: proven on %d of its records at its first read, %s. "
-                            "Every route of %s answers 503: run `jembatan check-sql "
-                            "%s` for every finding, correct the mapping, then restart "
-                            "Jembatan", collection, NOT_MAPPED, FIRST_READ_RECORDS,
-                            "; ".join(proof.lines(findings)), collection, collection)
+        with self.starting:
+            if collection not in self.running:
+                if self.kept_wrong(collection):
+                    return
+                kept = self.keeper.read(collection, self.mappings[collection])
+                # A verdict kept right: served at once while the table's state is read.
+                until = time.monotonic() + (0 if kept else self.wait)
+                decided = threading.Event()
+                self.running[collection] = (decided, until)
+                threading.Thread(target=self.run, args=(collection, decided), daemon=True,
+                                 name=f"jembatan-proof-{collection}").start()
+            decided, until = self.running[collection]
+        if (left := until - time.monotonic()) > 0:
+            decided.wait(left)
+
+    def prove_all(self) -> None:
+        """Every collection not decided yet, one after the other, in this thread: what the
+        prover that gunicorn's master starts does (app/console/prover.py)."""
+        for name in list(self.pending):
+            decided = threading.Event()
+            with self.starting:
+                if name in self.running:
+                    continue
+                self.running[name] = (decided, 0.0)
+            self.run(name, decided)
+
+    def run(self, collection: str, decided: threading.Event) -> None:
+        """The background proof of one collection: one at a time in this process, and one
+        process at a time on a kept verdict's directory (its siblings then find it)."""
+        try:
+            with self.lock, self.keeper.lock(collection):
+                self.decide(collection)
+        except DatabaseUnavailable:  # the requests answer 503; the next one tries again
+            with self.starting:
+                self.running.pop(collection, None)
+        except QueryFailed:  # records itself fails: each read says so (check-sql too)
+            self.pending.pop(collection, None)
+        except Exception:  # a fault of the proof's own: logged, the collection served
+            log.exception("the proof of %s failed; it is served unproven", collection)
+            self.pending.pop(collection, None)
+        finally:
+            decided.set()
+
+    def decide(self, collection: str) -> None:
+        """Take the kept verdict where it holds, else prove, keep the verdict and act on it."""
+        c, mapping = self.pending.get(collection), self.mappings[collection]
+        if c is None or self.kept_wrong(collection):  # a sibling found it wrong meanwhile
+            return
+        state = verdicts.table_state(self.db, c)
+        kept = self.keeper.read(collection, mapping)  # right, if any
+        if kept is not None and kept.holds(*state):
+            log.info("%s: not proven again: the verdict kept in %s holds (right on %d "
+                     "records, by %s at %s, when it held %d records; it holds %d)",
+                     collection, self.keeper.path(collection), kept.records, kept.by,
+                     kept.at, kept.count, state[0])
+            self.pending.pop(collection, None)
+            return
+        begun = time.monotonic()
+        findings = proof.confirmed(self.db, c, records=FIRST_READ_RECORDS)
+        self.pending.pop(collection, None)
+        if failed := [f for f in findings if not f.field]:  # a read itself failed
+            log.info("%s is served unproven: a read failed while proving it (%s); "
+                     "run `jembatan check-sql %s`", collection, failed[0].cause,
+                     collection)
+            return
+        verdict = verdicts.made(c, mapping, self.keeper, state, findings,
+                                FIRST_READ_RECORDS, f"{self.by} (pid {os.getpid()})")
+        self.keeper.write(verdict)
+        if findings:
+            self.refuse(collection, verdict)
+        else:
+            log.info("%s proven on %d of its records in %.1f s: every read finds each "
+                     "exactly once", collection, FIRST_READ_RECORDS,
+                     time.monotonic() - begun)
+
+    def refuse(self, collection: str, verdict: verdicts.Verdict) -> None:
+        """Mark `collection` not mapped yet for a wrong verdict, and say why in the log."""
+        self.unmapped.add(collection, Reason(verdict.fields, UNPROVEN, self.files[collection]))
+        log.warning("%s is %s: proven on %d of its records by %s at %s, %s. Every route of "
+                    "%s answers 503: run `jembatan check-sql %s` for every finding, correct "
+                    "the mapping, then restart Jembatan", collection, NOT_MAPPED,
+                    verdict.records, verdict.by, verdict.at, "; ".join(verdict.findings),
+                    collection, collection)
 
 
 def read_guard(unmapped: Unmapped, proving: Proving | None) -> Callable[[str], None]:

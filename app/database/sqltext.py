@@ -193,3 +193,11 @@ def qualified(table: Sequence[str]) -> str:
     """A table's name as SQL: its quoted parts joined by dots, an empty schema left out
     ("dbo"."TBL_TIMBANG"; "TBL_TIMBANG" on SQLite)."""
     return ".".join(quote(part) for part in table if part)
+
+
+def written_as(line: str, field: str) -> str | None:
+    """What a `records` line, as Queries.field_line gives it ('file:line: the line'), writes
+    before AS "field"; None where it does not name the field."""
+    m = re.search(rf':\d+: (.*?)\s+AS\s+"?{re.escape(field)}"?\s*,?\s*(?:--.*)?$', line,
+                  re.I)
+    return m.group(1) if m else None

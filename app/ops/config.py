@@ -34,6 +34,10 @@ class DatabaseSettings:
     connect_timeout: float
     sql_dir: Path
     prove_on_first_read: bool = True  # each collection's reads proven once (app/core/unmapped.py)
+    # Where the proof's verdicts are kept for every process and the next start
+    # (app/core/verdicts.py); None: not kept.
+    proof_dir: Path | None = None
+    proof_wait: float = 2  # seconds a request waits at most for a verdict not yet kept
 
 
 @dataclass(frozen=True)
@@ -122,6 +126,9 @@ SPEC: dict[str, dict[str, tuple[type | tuple[type, ...], Any]]] = {
         "connect_timeout": ((int, float), 5),
         "sql_dir": (str, None),  # None: the sql/ shipped with Jembatan
         "prove_on_first_read": (bool, True),  # app/core/unmapped.py Proving
+        # "": $STATE_DIRECTORY/proofs (systemd's StateDirectory=), else instance/proofs
+        "proof_dir": (str, ""),
+        "proof_wait": ((int, float), 2),
     },
     "api": {
         "page_size": (int, 100),
@@ -157,7 +164,8 @@ SPEC: dict[str, dict[str, tuple[type | tuple[type, ...], Any]]] = {
         "allowed_origins": (list, []),  # []: only requests that carry no Origin header
     },
 }
-_PATH_KEYS = (("database", "sqlite"), ("database", "sql_dir"))
+_PATH_KEYS = (("database", "sqlite"), ("database", "sql_dir"), ("database", "proof_dir"))
+STATE_DIRECTORY = "STATE_DIRECTORY"  # what systemd's StateDirectory= gives the service
 
 
 def _merge(into: dict[str, dict[str, Any]], layer: Mapping[str, Any], origin: str,
@@ -263,6 +271,16 @@ def _origins(given: list[str]) -> tuple[str, ...]:
     return tuple(o.lower() for o in given)
 
 
+def _proof_dir(given: str, cwd: Path, environ: Mapping[str, str]) -> Path:
+    """database.proof_dir: as given; else the service manager's state directory (systemd's
+    StateDirectory=, the shipped unit's /var/lib/jembatan) + proofs; else instance/proofs
+    under the working directory."""
+    if given:
+        return Path(given)
+    state = environ.get(STATE_DIRECTORY, "").split(":")[0]
+    return Path(state) / "proofs" if state else cwd / "instance" / "proofs"
+
+
 def _environment(environ: Mapping[str, str]) -> dict[str, dict[str, Any]]:
     layer: dict[str, dict[str, Any]] = {}
     if "JEMBATAN_SQLITE" in environ:
@@ -304,6 +322,8 @@ def load_settings(overrides: Mapping[str, Any] | None = None,
     for key in ("query_timeout", "connect_timeout"):
         if db[key] <= 0:
             raise ConfigError(f"database.{key} must be a positive number of seconds")
+    if db["proof_wait"] < 0:
+        raise ConfigError("database.proof_wait must be a number of seconds, 0 or more")
     if not 1 <= api["page_size"] <= api["max_page_size"]:
         raise ConfigError("api.page_size must be at least 1 and at most api.max_page_size "
                           f"({api['page_size']} > {api['max_page_size']})")
@@ -330,6 +350,8 @@ def load_settings(overrides: Mapping[str, Any] | None = None,
             connect_timeout=float(db["connect_timeout"]),
             sql_dir=Path(db["sql_dir"]) if db["sql_dir"] else SHIPPED_SQL_DIR,
             prove_on_first_read=db["prove_on_first_read"],
+            proof_dir=_proof_dir(db["proof_dir"], cwd, environ),
+            proof_wait=float(db["proof_wait"]),
         ),
         api=ApiSettings(page_size=api["page_size"], max_page_size=api["max_page_size"],
                         url_prefix=prefix, cors_origins=tuple(api["cors_origins"]),

@@ -5,6 +5,10 @@
   `limit_request_fields`, 431; a request that is not HTTP, 400), come in Jembatan's JSON error
   shape instead of gunicorn's HTML page (docs/api.md §9): gunicorn writes every one of them
   through `gunicorn.util.write_error`, which each worker replaces with `write_json_error`.
+- The proof at start (docs/operations.md, "The proof of the mapping"): once the master
+  listens, and again on a reload (HUP), it starts `python -m app.console.prover`, which
+  proves every served collection and keeps the verdicts for the workers, however often
+  they are replaced; it is stopped with the master. Not with `prove_on_first_read = false`.
 - The metrics of all workers: PROMETHEUS_MULTIPROC_DIR is made before the workers start
   (gunicorn.conf.py, before anything imports prometheus_client), emptied at start, a dead
   worker's files are marked, and the directory is removed at exit when Jembatan made it.
@@ -15,11 +19,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
+from .config import ConfigError, load_settings
 from .metrics import MULTIPROCESS
 
 MADE_HERE = "JEMBATAN_METRICS_DIR_MADE"  # set when the directory is Jembatan's to remove
@@ -94,8 +101,40 @@ def child_exit(server: Any, worker: Any) -> None:
         multiprocess.mark_process_dead(worker.pid)
 
 
+def when_ready(server: Any) -> None:
+    """The master listens: the proof at start, in a process of its own."""
+    stop_prover(server)
+    try:
+        prove = load_settings().database.prove_on_first_read
+    except ConfigError:
+        return  # the workers say why, and gunicorn stops
+    if prove:  # its queries are no request's: kept out of the workers' metrics
+        env = {k: v for k, v in os.environ.items() if k not in (MULTIPROCESS, MADE_HERE)}
+        server.jembatan_prover = subprocess.Popen(
+            [sys.executable, "-m", "app.console.prover"], stdin=subprocess.DEVNULL, env=env)
+
+
+def on_reload(server: Any) -> None:
+    """A reload (HUP) builds new workers on a mapping that may have changed: prove again."""
+    when_ready(server)
+
+
+def stop_prover(server: Any) -> None:
+    """The proof at start ends with its master (or before a new one starts)."""
+    prover = getattr(server, "jembatan_prover", None)
+    if prover is not None and prover.poll() is None:
+        prover.terminate()
+        try:
+            prover.wait(10)
+        except subprocess.TimeoutExpired:
+            prover.kill()
+            prover.wait(10)
+    server.jembatan_prover = None
+
+
 def on_exit(server: Any) -> None:
-    """The directory Jembatan made goes with it."""
+    """The proof at start stops; the directory Jembatan made goes with it."""
+    stop_prover(server)
     made = os.environ.get(MADE_HERE)
     if made and made == os.environ.get(MULTIPROCESS):
         shutil.rmtree(made, ignore_errors=True)
@@ -111,7 +150,7 @@ def on_exit(server: Any) -> None:
 # (--max-requests) is the unit's choice, on its command line: a run by hand keeps its workers.
 SETTINGS: dict[str, Any] = {"workers": 2, "threads": 4, "timeout": 120, "graceful_timeout": 120,
                             "control_socket_disable": True}
-HOOKS = (on_starting, post_worker_init, child_exit, on_exit)
+HOOKS = (on_starting, when_ready, on_reload, post_worker_init, child_exit, on_exit)
 
 
 def settings(known: Any) -> dict[str, Any]:
