@@ -33,6 +33,8 @@ TYPES = {
               "TIME": {"time(6)", "time(7)"}},
 }
 TEXT = {"postgresql": "VARCHAR({})", "mssql": "nvarchar({})"}
+# A condition (the weighings' cancelled, 1 or 0; an INTEGER on SQLite): the server's small type.
+CONDITION = {"postgresql": "SMALLINT", "mssql": "bit"}
 
 
 def created_columns(statements: list[str]) -> dict[str, list[tuple[str, str]]]:
@@ -71,6 +73,7 @@ def test_the_tables_of_every_engine_come_from_one_description() -> None:
             for (name, sqlite_type), (_, given) in zip(columns, created[table], strict=True):
                 text_length = re.fullmatch(r"VARCHAR\((\d+)\)", sqlite_type)
                 allowed = ({TEXT[server].format(text_length.group(1))} if text_length
+                           else {CONDITION[server]} if name == "cancelled"
                            else TYPES[server][sqlite_type])
                 assert given in allowed, (server, table, name, sqlite_type, given)
     # Pages walk an index on the canonical order; each date range seeks one on its pair.

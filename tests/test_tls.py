@@ -37,6 +37,7 @@ from click.testing import Result
 from flask import Flask
 
 from app import create_app
+from app.model.tables import table_statements
 from app.ops.config import SHIPPED_SQL_DIR
 from tests.mssql import FREETDS, MSODBC18, Kit, odbc_string, parts, started
 from tests.servers import ROOT
@@ -137,14 +138,20 @@ def encryption(odbc: str) -> str:
 
 
 def app_for(odbc: str) -> Flask:
-    """Jembatan on `odbc`, reads unproven (the kit's database has no tables)."""
+    """Jembatan on `odbc` serving customers alone, reads unproven (the kit's database holds
+    no other table: /health tries each served collection's mapping)."""
     return create_app({"database": {"odbc": odbc, "sql_dir": str(SHIPPED_SQL_DIR),
-                                    "connect_timeout": 5, "prove_on_first_read": False}})
+                                    "connect_timeout": 5, "prove_on_first_read": False},
+                       "collections": {"serve": ["customers"]}})
 
 
 def assert_served(odbc: str) -> None:
     """`odbc` connects, encrypted, and Jembatan's /health says so."""
     assert encryption(odbc) == "TRUE"
+    import pyodbc
+
+    with contextlib.closing(pyodbc.connect(odbc, autocommit=True)) as conn:
+        conn.execute("IF OBJECT_ID('customers') IS NULL " + table_statements("mssql")[0])
     response = app_for(odbc).test_client().get("/health")
     assert (response.status_code, response.get_json()) == (200, {"status": "ok",
                                                                  "database": "ok"})
