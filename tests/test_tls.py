@@ -277,13 +277,20 @@ def test_freetds_given_driver18s_server_form(plain: Kit,
 
 
 def health_in_a_process(odbc: str, **env: str) -> tuple[int, dict[str, str]]:
-    """/health of Jembatan on `odbc` in a fresh process with `env` added (OpenSSL reads
-    OPENSSL_CONF once per process, as a service reads its unit's Environment=)."""
-    script = ("import json, sys; from app import create_app; "
+    """/health of Jembatan on `odbc` serving customers alone in a fresh process with `env`
+    added (OpenSSL reads OPENSSL_CONF once per process, as a service reads its unit's
+    Environment=); the process creates the table first where the server can be reached."""
+    script = ("import json, sys, pyodbc; from app import create_app\n"
+              "try:\n"
+              "    pyodbc.connect(sys.argv[1], autocommit=True).execute(sys.argv[3])\n"
+              "except pyodbc.Error:\n"
+              "    pass  # not reached: /health says why\n"
               "r = create_app({'database': {'odbc': sys.argv[1], 'sql_dir': sys.argv[2], "
-              "'prove_on_first_read': False}}).test_client().get('/health'); "
+              "'prove_on_first_read': False}, 'collections': {'serve': ['customers']}})"
+              ".test_client().get('/health')\n"
               "print(json.dumps([r.status_code, r.get_json()]))")
-    done = subprocess.run([sys.executable, "-c", script, odbc, str(SHIPPED_SQL_DIR)],
+    create = "IF OBJECT_ID('customers') IS NULL " + table_statements("mssql")[0]
+    done = subprocess.run([sys.executable, "-c", script, odbc, str(SHIPPED_SQL_DIR), create],
                           env=os.environ | env, cwd=ROOT, capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 0, done.stderr[-2000:]
