@@ -384,7 +384,10 @@ def run(target: Target, read: dict[str, str], work: Path, seconds: float, scale:
     """The whole soak; `read`: the service's JEMBATAN_SQLITE or JEMBATAN_ODBC."""
     prepare(target)
     config = work / "feed-soak.toml"
-    config.write_text(f"[feed]\nsettle_seconds = {settle}\nlookback_seconds = {lookback}\n")
+    # The soak's database holds transactions alone: the service serves it alone (a start
+    # refuses a served collection whose table the database lacks).
+    config.write_text(f"[feed]\nsettle_seconds = {settle}\nlookback_seconds = {lookback}\n"
+                      '[collections]\nserve = ["transactions"]\n')
     copy = Copy()
     # A ticket is cancelled once the poller has copied it: past the settle delay of a PC
     # whose clock runs ahead, and two polls.
