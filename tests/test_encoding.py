@@ -206,9 +206,11 @@ FITS: dict[str, list[tuple[Any, Any]]] = {
                 (dt.datetime(1900, 1, 1, 7, 5, 30), "07:05:30"), ("07:05", None),
                 ("2026-11-20 07:05:30", None), (dt.datetime(2026, 11, 20, 7, 5, 30), None),
                 ("25:00:00", None), ("07:05+07", None), (2026, None)],
-    # A condition is 1 or 0 (NULL false); a status code itself is not one (docs/adapting.md).
+    # A condition is 1 or 0 (NULL false), also as the text the SQLite ODBC driver gives an
+    # expression's value in; a status code itself is not one (docs/adapting.md).
     "cancelled": [(1, True), (0, False), (None, False), (True, True), (Decimal("1"), True),
-                  ("X", None), (2, None), ("1", None), (0.5, None)],
+                  ("1", True), ("0", False), ("X", None), (2, None), ("2", None), (" 1", None),
+                  ("true", None), (0.5, None)],
 }
 
 

@@ -83,8 +83,10 @@ class Integer(fields.Integer):
 
 
 # A condition's values as the drivers give them (sqlite3 and ODBC an int, SQL Server's bit a
-# bool, a NUMERIC a Decimal that equals one of these) and NULL, which counts as false.
-TRUTHS: dict[Any, bool] = {1: True, 0: False, None: False}
+# bool, a NUMERIC a Decimal that equals one of these; the SQLite ODBC driver the text of an
+# expression's value, as for any expression: '1' for a CASE's 1) and NULL, which counts as
+# false.
+TRUTHS: dict[Any, bool] = {1: True, 0: False, "1": True, "0": False, None: False}
 
 
 class Boolean(fields.Boolean):
