@@ -53,7 +53,7 @@ from ..model.collections import CANCELLED, COLLECTIONS, Collection
 from ..model.schemas import Boolean, Date, Integer, Number, String, Time
 from ..ops.config import SHIPPED_SQL_DIR, ConfigError, load_settings
 from ..ops.config_option import FROM_SETTINGS
-from .codes import Proposal, Way, cancelled, direction
+from .codes import Way, cancelled, direction
 from .dates import NO_INDEX, text_date_sql, text_time_sql
 from .matching import (
     Column,
@@ -161,7 +161,8 @@ class Plan:
         used = {p.column.name for p in self.found.values()} | {
             name for p in self.found.values() for name in p.uses}
         self.way = direction(columns, used)
-        self.cancelled = cancelled(columns, used, words)
+        # A weighing's condition of a void ticket; no other record has the field.
+        self.cancelled = cancelled(columns, used, words) if CANCELLED in c.fields else None
 
 
 def plan(c: Collection, columns: Sequence[Column], words: Words | None = None
@@ -261,21 +262,16 @@ def _wrapped(text: str) -> list[str]:
                          break_on_hyphens=False)
 
 
-def _by_values(c: Collection, way: Way | None, proposal: Proposal | None) -> list[str]:
-    """The header's lines on the columns read by their values: the direction, and the
-    `cancelled` condition where the record has no such field to give it a line."""
-    lines = []
-    if way:
-        name = quote(way.column.name)
-        lines += _wrapped(f"Direction: {name} says which way each truck went ('{way.way_in}' "
-                          f"in, '{way.way_out}' out, sampled). A record has no direction "
-                          f"field: Jembatan works it out from the weights (weigh1 > weigh2 "
-                          f"came in loaded); check that {name} agrees on your rows.")
-    if proposal and CANCELLED not in c.fields:
-        lines += _wrapped(f"Cancelled: {proposal.note}. TODO: once the record has the "
-                          f"{CANCELLED} field, give it as {proposal.sql} AS \"{CANCELLED}\", "
-                          f"with the void code confirmed by the plant.")
-    return lines
+def _by_values(way: Way | None) -> list[str]:
+    """The header's lines on the direction, read by its values (a record has no field of
+    it)."""
+    if not way:
+        return []
+    name = quote(way.column.name)
+    return _wrapped(f"Direction: {name} says which way each truck went ('{way.way_in}' "
+                    f"in, '{way.way_out}' out, sampled). A record has no direction "
+                    f"field: Jembatan works it out from the weights (weigh1 > weigh2 "
+                    f"came in loaded); check that {name} agrees on your rows.")
 
 
 def _header(c: Collection, target: str, todo: int, unused: Sequence[str],
@@ -336,7 +332,7 @@ def draft(c: Collection, schema: str, table: str, columns: Sequence[Column],
     named = [quote(col.name) + (f" (a word for {word_of[normalized(col.name)]})"
                                 if normalized(col.name) in word_of else "") for col in unused]
     lines = [*_header(c, target, len(todo), named, sampled, unsampled, drafted.names),
-             *_by_values(c, drafted.way, drafted.cancelled), "SELECT"]
+             *_by_values(drafted.way), "SELECT"]
     for n, field in enumerate(c.fields):
         comma = "," if n < len(c.fields) - 1 else ""
         if field == CANCELLED and field not in found and drafted.cancelled:
