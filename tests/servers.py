@@ -19,6 +19,8 @@ from pathlib import Path
 import pytest
 import requests
 
+from tests.helpers import samples
+
 ROOT = Path(__file__).resolve().parent.parent
 GUNICORN = Path(sys.executable).parent / "gunicorn"
 JEMBATAN = Path(sys.executable).parent / "jembatan"  # the console script setup.cfg installs
@@ -48,6 +50,19 @@ class Running:
 
     def log(self) -> str:
         return self.stderr.read_text(errors="replace")
+
+    def scrape(self, counted: Callable[[dict], bool] = lambda found: True) -> dict:
+        """/metrics parsed, once `counted` holds of it (or the last scrape after 10 s): a
+        request is counted when its body has been sent, which the client may see first."""
+        found: dict = {}
+
+        def settled() -> bool:
+            found.clear()
+            found.update(samples(requests.get(self.base + "/metrics", timeout=10).text))
+            return counted(found)
+
+        eventually(settled)
+        return found
 
 
 def environment(work: Path, env: Mapping[str, str]) -> dict[str, str]:

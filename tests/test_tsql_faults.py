@@ -25,7 +25,7 @@ import shutil
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -36,7 +36,7 @@ import requests
 from app.model.tables import column_types
 from app.ops.config import SHIPPED_SQL_DIR
 from tests.contract import expected
-from tests.helpers import samples, value
+from tests.helpers import value
 from tests.mssql import DRIVERS, FREETDS, MSODBC18, Kit, odbc_string, require_driver, started
 from tests.servers import ODBC_CONNECT_TIMEOUT, Running, free_port, serve_odbc, workers
 
@@ -215,8 +215,9 @@ def database_lines(web: Running) -> list[str]:
             if re.search(r"query \S+ failed|query \S+: |cannot connect", line)]
 
 
-def metrics(web: Running) -> dict[Any, float]:
-    return samples(requests.get(web.base + "/metrics", timeout=10).text)
+def metrics(web: Running, counted: Callable[[dict], bool] = lambda found: True
+            ) -> dict[Any, float]:
+    return web.scrape(counted)
 
 
 def no_500(found: dict[Any, float]) -> None:
@@ -255,7 +256,8 @@ def test_server_stopped_between_requests_is_503(tsql: Server, driver: str, odbc:
         response, took = timed_get(web, "/health")
         assert_unavailable(response, "cannot connect to the database")
         assert took < ODBC_CONNECT_TIMEOUT + 1
-        found = metrics(web)
+        found = metrics(web, lambda found: all(value(
+            found, "jembatan_requests_total", kind=kind, status="503") for kind in DATA_PATHS))
         # One failed connection per request, and a 503 of each kind. The stale connection's
         # error counts only where the driver called it a lost link (Driver 18): FreeTDS's
         # "Unknown error" was a query's, tried again.
