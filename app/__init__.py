@@ -70,7 +70,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
                 for c in served}
     prefix = settings.api.url_prefix
     api = build_api(app, settings)
-    keyed = bool(settings.auth.api_keys)
+    keyed = bool(settings.auth.keys)
     runner = Runner(db, Refusals(db, unmapped))
     answers = Answers(runner)
     for planner in planners.values():
@@ -96,6 +96,11 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     guard = read_guard(unmapped, proving)
     register_unmapped(app, guard)  # after the key: a stranger learns nothing
     app.extensions["jembatan"]["tools"] = make_tools(Tools(planners, runner, settings, guard))
+    # A key with a scope calls tools of its own collections, each read within its condition.
+    app.extensions["jembatan"]["key_tools"] = {
+        key.name: make_tools(Tools({name: p.within(key) for name, p in planners.items()
+                                    if key.reads(name)}, runner, settings, guard))
+        for key in settings.auth.keys if key.collections is not None or key.where}
     app.before_request(no_arguments)
     register_headers(app, settings)
     app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1, x_proto=1, x_host=1, x_port=1,

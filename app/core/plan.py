@@ -9,6 +9,7 @@ data here (app/database/filters.py `Filter`); the SQL layer composes them. Nothi
 
 from __future__ import annotations
 
+import copy
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -19,6 +20,7 @@ from ..formats.headings import Headings
 from ..model import params
 from ..model.collections import CANCELLED, Collection, QueryName
 from ..model.problems import Absent, Invalid
+from ..ops.config import ApiKey
 from . import summaries
 from .reads import Read, Window
 
@@ -45,13 +47,37 @@ class Planner:
             functools.lru_cache(maxsize=64)(
                 functools.partial(summaries.SummaryEncoder, collection,
                                   headings=Headings(headings.labels))))
+        # A key's row condition (docs/api.md §10), added to every read this planner plans;
+        # none on the app's own planners, which read everything.
+        self.scope: tuple[Filter, ...] = ()
+        self.scoped: dict[str, Planner] = {}  # by key name: this planner within that key
+
+    def within(self, key: ApiKey | None) -> Planner:
+        """This planner as `key` may use it: every read it plans holds the key's row
+        condition as filters (one value: equality; several: IN), bound like any filter's.
+        Made once per key; no key, or one without a condition: this planner itself."""
+        if key is None or not key.where:
+            return self
+        found = self.scoped.get(key.name)
+        if found is None:
+            found = copy.copy(self)  # the same encoders and caches
+            found.scope = tuple(Filter(name, "" if len(values) == 1 else "in", values)
+                                for name, values in key.where)
+            found.scoped = {}
+            self.scoped[key.name] = found
+        return found
 
     def _read(self, query: QueryName, **read: Any) -> Read:
         return Read(self.collection.name, query, read.pop("encoder", self.encoder), **read)
 
     def as_run(self, filters: Sequence[Filter], leave_out: bool = False
                ) -> tuple[Filter, ...]:
-        """The filters a read runs (docs/api.md §6.3): `cancelled=all` dropped, and with
+        """The filters a read runs: the client's (`asked`), then the key's row condition."""
+        return self.asked(filters, leave_out) + self.scope
+
+    def asked(self, filters: Sequence[Filter], leave_out: bool = False
+              ) -> tuple[Filter, ...]:
+        """The client's filters as run (docs/api.md §6.3): `cancelled=all` dropped, and with
         `leave_out` (summaries, workbooks), where no filter names cancelled, cancelled=false
         added; unchanged on a collection without the field."""
         if not self.collection.cancellable:
@@ -62,18 +88,19 @@ class Planner:
 
     def all(self, filters: Sequence[Filter] = (), fields: Sequence[str] | None = None,
             leave_out: bool = False) -> Read:
-        """Every record in canonical order (numbered when unfiltered); `leave_out`: the
-        cancelled ones left out unless a filter names them (a workbook)."""
-        filters = self.as_run(filters, leave_out)
-        return self._read(QueryName("all"), filters=filters, fields=fields,
-                          numbered=not filters)
+        """Every record in canonical order (numbered when the client names no filter: a
+        key's records are numbered as the whole table is for a key without a condition);
+        `leave_out`: the cancelled ones left out unless a filter names them (a workbook)."""
+        asked = self.asked(filters, leave_out)
+        return self._read(QueryName("all"), filters=asked + self.scope, fields=fields,
+                          numbered=not asked)
 
     def part(self, skip: int, size: int, filters: Sequence[Filter] = (),
              fields: Sequence[str] | None = None, leave_out: bool = False) -> Read:
         """`size` records after the first `skip` in canonical order, counted."""
-        filters = self.as_run(filters, leave_out)
-        return self._read(QueryName("page"), filters=filters, fields=fields,
-                          numbered=not filters, window=Window(skip, size, QueryName("count")))
+        asked = self.asked(filters, leave_out)
+        return self._read(QueryName("page"), filters=asked + self.scope, fields=fields,
+                          numbered=not asked, window=Window(skip, size, QueryName("count")))
 
     def one(self, key: str, fields: Sequence[str] | None = None) -> Read:
         """One record: by its integer ID, or where the collection has no usable key by its
@@ -83,10 +110,13 @@ class Planner:
         if c.numbered:  # the n-th record of the canonical order: a part of one
             n = params.integer(key, "numberrow", minimum=1)
             return self._read(QueryName("page"), fields=fields, absent=absent, numbered=True,
-                              window=Window(n - 1, 1))
+                              filters=self.scope, window=Window(n - 1, 1))
         k = params.integer(key, "ID")
         if abs(k) > params.INT64_MAX:  # no stored ID can be that large: no query needed
             raise Absent(absent)
+        if self.scope:  # the record only where the key's condition holds: else a 404
+            return self._read(QueryName("all"), filters=(Filter(c.key, "", (k,)), *self.scope),
+                              fields=fields, absent=absent)
         # A legacy table may repeat an ID: the first record is the answer.
         return self._read(QueryName("by_key"), values={"key": k}, fields=fields,
                           absent=absent)
@@ -119,8 +149,10 @@ class Planner:
         """The feed's read (app/core/feed.py): whole, with the server's clock beside it."""
         self.check_on(on)
         return self._read(QueryName("changes", on), values=values,
-                          filters=self.as_run(filters), fields=fields, whole=True,
-                          also=(CLOCK,))
+                          # the feed passes its filters as run (app/core/feed.py, whose
+                          # bookmark digests them): the key's condition once, not twice
+                          filters=tuple(dict.fromkeys(self.as_run(filters))), fields=fields,
+                          whole=True, also=(CLOCK,))
 
     def check_on(self, on: str) -> None:
         """`on` must be one of the collection's date pairs."""

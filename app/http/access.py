@@ -4,15 +4,17 @@ the headers of every answer (nosniff, CORS for the configured origins)."""
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import logging
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from flask import Flask, Response, request
-from werkzeug.exceptions import Unauthorized
+from flask import Flask, Response, g, has_request_context, request
+from werkzeug.exceptions import NotFound, TooManyRequests, Unauthorized
 
-from ..ops.config import Settings
+from ..ops.config import ApiKey, Settings
 from .arguments import reject_all
 
 log = logging.getLogger("jembatan")
@@ -55,27 +57,68 @@ def no_arguments() -> None:
         reject_all(request.args)
 
 
+def current_key() -> ApiKey | None:
+    """The key this request was let in with (docs/api.md §10); None without keys, on an
+    open endpoint, and outside a request (the stdio MCP command): everything."""
+    return g.get("api_key") if has_request_context() else None
+
+
+def sent_key() -> str:
+    """The key a request sends: X-API-Key, else Authorization: Bearer <key>."""
+    sent = request.headers.get("X-API-Key", "")
+    auth = request.headers.get("Authorization", "")
+    if not sent and auth[:7].lower() == "bearer ":
+        sent = auth[7:].strip()
+    return sent
+
+
 def register_auth(app: Flask, settings: Settings) -> None:
-    """API keys (docs/api.md §10): X-API-Key or Authorization: Bearer, compared in constant time."""
-    keys = [k.encode() for k in settings.auth.api_keys]
+    """API keys (docs/api.md §10): X-API-Key or Authorization: Bearer, its SHA-256 compared
+    in constant time with every key's; the key found kept for the request (`current_key`),
+    a collection outside its scope a 404 (app/http/errors.py), and its reads at once held
+    to its max_concurrent (a 429 past it)."""
+    keys = settings.auth.keys
     if not keys:
         log.warning("no API key configured: every endpoint is open to anyone who can reach it")
         return
+    served = frozenset(settings.collections.serve)
+    gates = {k.name: threading.BoundedSemaphore(k.max_concurrent)
+             for k in keys if k.max_concurrent}
 
     @app.before_request
     def require_key() -> None:
         if request.endpoint in _OPEN or request.endpoint is None:
             return
-        sent = request.headers.get("X-API-Key", "")
-        auth = request.headers.get("Authorization", "")
-        if not sent and auth[:7].lower() == "bearer ":
-            sent = auth[7:].strip()
-        given = sent.encode()
+        given = hashlib.sha256(sent_key().encode()).digest()
         # Compare with every key, so the time taken does not tell which one nearly matched.
-        if not any([hmac.compare_digest(given, key) for key in keys]):
-            exc = Unauthorized("an API key is required: send it as X-API-Key: <key> or "
+        found = [k for k in keys if hmac.compare_digest(given, k.digest)]
+        if not found:
+            raise Unauthorized("an API key is required: send it as X-API-Key: <key> or "
                                "Authorization: Bearer <key>")
-            raise exc
+        key = g.api_key = found[0]
+        if request.blueprint in served and not key.reads(request.blueprint):
+            raise NotFound()  # as a collection this site does not serve (errors.py)
+        gate = gates.get(key.name)
+        if gate is not None:
+            if not gate.acquire(blocking=False):
+                raise TooManyRequests(
+                    f"the key {key.name} has {key.max_concurrent} reads running in this "
+                    f"process, as many as it may (auth.keys.{key.name}.max_concurrent): "
+                    f"retry when one has finished", retry_after=1)
+            g.held = gate
+
+    @app.after_request
+    def release_on_close(response: Response) -> Response:
+        gate = g.pop("held", None)
+        if gate is not None:  # held until the last byte of a stream has gone
+            response.call_on_close(gate.release)
+        return response
+
+    @app.teardown_request
+    def release(_: BaseException | None) -> None:
+        gate = g.pop("held", None)  # no response made (after_request not run)
+        if gate is not None:
+            gate.release()
 
 
 def register_unmapped(app: Flask, guard: Callable[[str], None]) -> None:

@@ -16,6 +16,7 @@ from ..model.problems import Absent, Invalid
 from ..model.schemas import ValueMisfit
 from ..ops import logs
 from ..ops.metrics import Metrics
+from .access import current_key
 
 log = logging.getLogger("jembatan")
 
@@ -68,7 +69,9 @@ def _not_served(path: str) -> str | None:
     if prefix and not (path == prefix or path.startswith(prefix + "/")):
         return None
     name = path.removeprefix(prefix).lstrip("/").split("/", 1)[0]
-    served = current_app.extensions["jembatan"]["collections"]
+    key = current_key()  # a key reads only its own collections: the others are not served
+    served = [c for c in current_app.extensions["jembatan"]["collections"]
+              if key is None or key.reads(c.name)]
     if name not in {c.name for c in COLLECTIONS} or name in {c.name for c in served}:
         return None
     return (f"This site does not serve {name}: it serves {', '.join(c.name for c in served)}. "
@@ -102,6 +105,9 @@ def handle_http(exc: HTTPException) -> Response:
         response = error_response(code, exc.description or "")
     if code == 401:
         response.headers["WWW-Authenticate"] = "Bearer"
+    for name, value in exc.get_headers():
+        if name == "Retry-After":  # a key past its max_concurrent (app/http/access.py)
+            response.headers[name] = value
     return response
 
 

@@ -99,14 +99,14 @@ def build_api(app: Flask, settings: Settings) -> Api:
             # With keys configured every operation but /health needs one (docs/api.md §10);
             # without, none does, and the document says so (an empty requirement) rather
             # than declaring schemes nobody checks. 401 is documented only with keys.
-            "security": ([{"ApiKey": []}, {"Bearer": []}] if settings.auth.api_keys
+            "security": ([{"ApiKey": []}, {"Bearer": []}] if settings.auth.keys
                          else []),
         },
     )
     for name, converter in CONVERTERS.items():
         app.url_map.converters[name] = converter
     api = Api(app, prefix)
-    if settings.auth.api_keys:
+    if settings.auth.keys:
         # Both ways of sending a key, so that Swagger UI's "Authorize" button offers them.
         api.spec.components.security_scheme(
             "ApiKey", {"type": "apiKey", "in": "header", "name": "X-API-Key"})

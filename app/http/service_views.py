@@ -22,6 +22,7 @@ from ..database.db import Database, DatabaseUnavailable, QueryFailed
 from ..model import params
 from ..model.collections import Collection
 from ..ops.metrics import Metrics
+from .access import current_key
 from .pages import Page, Script
 
 
@@ -44,6 +45,7 @@ def index(service: ServiceViews) -> Any:
     documentation.
     """
     unmapped = service.unmapped
+    key = current_key()  # a key's own collections only (docs/api.md §10)
     return {
         "name": "Jembatan",
         "collections": [{
@@ -54,7 +56,7 @@ def index(service: ServiceViews) -> Any:
             "order": list(c.order),
             "date_range": list(c.dates),
             **({"unmapped": unmapped.fields(c.name)} if c.name in unmapped else {}),
-        } for c in service.collections],
+        } for c in service.collections if key is None or key.reads(c.name)],
         "docs": url_for("api-docs.openapi_swagger_ui", _external=True),
         "openapi": url_for("api-docs.openapi_json", _external=True),
         "dashboard": url_for("dashboard.dashboard", _external=True),

@@ -13,6 +13,7 @@ from ..core.plan import Planner
 from ..database.filters import Filter
 from ..model import params
 from ..ops.config import FeedSettings
+from .access import current_key
 from .answers import Answers, Paging
 
 
@@ -21,10 +22,15 @@ class CollectionViews:
 
     def __init__(self, planner: Planner, answers: Answers, page_size: int,
                  feed: FeedSettings | None = None):
-        self.plan, self.answers = planner, answers
+        self.planner, self.answers = planner, answers
         self.collection = planner.collection
         self.page_size = page_size  # api.page_size: a page's size when the client names none
         self.feed = feed or FeedSettings()  # /<c>/changes' windows
+
+    @property
+    def plan(self) -> Planner:
+        """The planner as the request's key may use it: its row condition in every read."""
+        return self.planner.within(current_key())
 
 
 def get_all(s: CollectionViews, filters: tuple[Filter, ...] = (), format: str | None = None,

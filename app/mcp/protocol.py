@@ -51,9 +51,10 @@ from flask.cli import with_appcontext
 
 from ..core.unmapped import NotMapped
 from ..database.db import DatabaseUnavailable, QueryFailed, ValueRefused
+from ..http.access import current_key
 from ..http.errors import error_response
 from ..ops import logs
-from ..ops.config import McpSettings
+from ..ops.config import ApiKey, McpSettings
 from ..ops.metrics import Metrics
 from .tools import Tool, ToolRefused
 
@@ -513,7 +514,7 @@ def register(app: Flask, prefix: str, settings: McpSettings, metrics: Metrics) -
     """The MCP server of this app (app.extensions["jembatan"]["mcp"], also for the stdio
     command) and, unless [mcp] enabled = false, its HTTP endpoint: `mcp` takes POST, the
     other methods are `mcp_refused` (405)."""
-    server = Server(lambda: app.extensions["jembatan"]["tools"], metrics, settings)
+    server = Server(lambda: tools_of(app, current_key()), metrics, settings)
     app.extensions["jembatan"]["mcp"] = server
     if not settings.enabled:
         return
@@ -521,6 +522,13 @@ def register(app: Flask, prefix: str, settings: McpSettings, metrics: Metrics) -
     app.add_url_rule(rule, ENDPOINT, _post, methods=["POST"], provide_automatic_options=False)
     app.add_url_rule(rule, "mcp_refused", _refused, provide_automatic_options=False,
                      methods=["GET", "DELETE", "PUT", "PATCH", "OPTIONS"])
+
+
+def tools_of(app: Flask, key: ApiKey | None) -> Sequence[Tool]:
+    """The tools `key` may call: the app's own table, or for a key with a scope its table
+    of its collections, each read within its row condition (docs/api.md §10)."""
+    kept = app.extensions["jembatan"]
+    return kept["key_tools"].get(key.name, kept["tools"]) if key else kept["tools"]
 
 
 def _refused() -> Response:

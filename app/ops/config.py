@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import hashlib
 import os
 import re
 import tomllib
@@ -12,8 +13,9 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
-from ..model.collections import COLLECTIONS
+from ..model.collections import COLLECTIONS, Collection
 from ..model.labels import COLLECTION_LABELS, DATE_LABELS, FIELD_LABELS, field_names
+from ..model.schemas import String
 
 # The queries shipped with Jembatan: sql/ beside app/ in a checkout (and an editable
 # install); app/sql/ in an installed wheel (setup.cfg installs sql/ there).
@@ -55,9 +57,38 @@ class LogSettings:
     slow_query: float  # seconds; a query that takes longer is logged with its parameters
 
 
+MIN_KEY_LENGTH = 16  # characters of an API key at least (docs/api.md §10)
+# What a named key's table in [auth.keys.<name>] takes (docs/api.md §10, docs/keys.md).
+KEY_SETTINGS = ("key", "key_sha256", "collections", "fields", "where", "max_concurrent")
+DEFAULT_MAX_CONCURRENT = 2  # a named key's reads at once per process, when it names none
+_KEY_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    """One API key (docs/api.md §10): its name (what the access log and /metrics say, never
+    the key), the SHA-256 digest of the key, and its scope: the collections it reads (None:
+    every one served), the row condition every read of it has (field, values: one value is
+    equality, several are IN), and how many of its reads may run at once in one process
+    (0: no limit)."""
+
+    name: str
+    digest: bytes
+    collections: tuple[str, ...] | None = None
+    where: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    max_concurrent: int = 0
+
+    def reads(self, collection: str) -> bool:
+        """Whether this key reads `collection` at all."""
+        return self.collections is None or collection in self.collections
+
+
 @dataclass(frozen=True)
 class AuthSettings:
     api_keys: tuple[str, ...]
+    # Every key, api_keys first (named key-1, key-2, ... in that order), then the named
+    # keys of [auth.keys.<name>]; empty: no key, every endpoint open.
+    keys: tuple[ApiKey, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -139,6 +170,7 @@ SPEC: dict[str, dict[str, tuple[type | tuple[type, ...], Any]]] = {
     },
     "auth": {
         "api_keys": (list, []),
+        "keys": (dict, {}),  # [auth.keys.<name>]: named keys, each with its scope
     },
     "log": {
         "format": (str, "plain"),
@@ -271,6 +303,121 @@ def _origins(given: list[str]) -> tuple[str, ...]:
     return tuple(o.lower() for o in given)
 
 
+def _secret(key: str, where: str) -> bytes:
+    """A key as given, checked: not empty, at least MIN_KEY_LENGTH characters, no space at
+    either end; its SHA-256 digest, which is all that is kept of it."""
+    if not key.strip():
+        raise ConfigError(f"{where} is empty: an empty key would let anyone in; give a "
+                          f"long random key (e.g. from `openssl rand -hex 24`) or remove it")
+    if len(key) < MIN_KEY_LENGTH:
+        raise ConfigError(f"{where} is {len(key)} characters long: a key must have at least "
+                          f"{MIN_KEY_LENGTH} (e.g. from `openssl rand -hex 24`)")
+    if key != key.strip():
+        raise ConfigError(f"{where} begins or ends with a space, which no client would send")
+    return hashlib.sha256(key.encode()).digest()
+
+
+def _digest(given: Any, where: str) -> bytes:
+    """key_sha256: the hex SHA-256 of the key, as `printf %s KEY | sha256sum` prints it."""
+    if not isinstance(given, str) or not re.fullmatch(r"[0-9a-fA-F]{64}", given.strip()):
+        raise ConfigError(f"{where} must be the key's SHA-256 in 64 hex digits, as "
+                          f"`printf %s 'the-key' | sha256sum` prints it; got {given!r}")
+    return bytes.fromhex(given.strip())
+
+
+def _strings(given: Any, where: str) -> tuple[str, ...]:
+    """A list of strings, or one string as a list of one."""
+    items = [given] if isinstance(given, str) else given
+    if not isinstance(items, list) or not items or not all(
+            isinstance(v, str) and v for v in items):
+        raise ConfigError(f"{where} must be a non-empty string or a non-empty list of "
+                          f"non-empty strings, not {given!r}")
+    return tuple(items)
+
+
+def _scope_collections(given: Any, where: str, served: Sequence[str]) -> tuple[str, ...]:
+    """A key's collections: each one served here."""
+    names = _strings(given, where)
+    for name in names:
+        if name not in served:
+            near = difflib.get_close_matches(name.lower(), served, n=1, cutoff=0.6)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            raise ConfigError(f"{where}: {name!r} is not a collection served here{hint}; the "
+                              f"collections served are: {', '.join(served)}")
+    return tuple(c for c in served if c in names)
+
+
+def _where(given: Any, where: str, collections: Sequence[Collection]
+           ) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """A key's row condition: {field = "v"} or {field = ["v1", "v2"]}, each field a text
+    field of every collection the key reads (a code: transcode, custcode, suppcode, ...)."""
+    if not isinstance(given, Mapping) or not given:
+        raise ConfigError(f"{where} must be a table of fields, e.g. where = "
+                          f"{{ transcode = \"T03\" }}, not {given!r}")
+    out = []
+    for name, values in given.items():
+        for c in collections:
+            declared = c.schema._declared_fields.get(name)
+            if name not in c.fields or type(declared) is not String:
+                kind = "no such field" if declared is None else "it is not a text field"
+                raise ConfigError(
+                    f"{where}.{name}: {c.name} cannot be scoped by {name!r} ({kind}); a "
+                    f"row condition names a text field (a code) of every collection of the "
+                    f"key: name fewer collections in its `collections`")
+        out.append((name, _strings(values, f"{where}.{name}")))
+    return tuple(out)
+
+
+def _named_key(name: str, table: Any, served: Sequence[str]) -> ApiKey:
+    """One [auth.keys.<name>] table, checked (docs/api.md §10)."""
+    at = f"auth.keys.{name}"
+    if not _KEY_NAME.fullmatch(name):
+        raise ConfigError(f"{at}: a key's name is letters, digits, '.', '_' and '-' (up to "
+                          f"64), starting with a letter or digit; it names the key in the "
+                          f"access log and /metrics")
+    if not isinstance(table, Mapping):
+        raise ConfigError(f"{at} must be a table: key = \"...\" or key_sha256 = \"...\", "
+                          f"and its scope")
+    unknown = [k for k in table if k not in KEY_SETTINGS]
+    if unknown:
+        raise ConfigError(f"{at}: unknown key {unknown[0]!r}; a key's table takes "
+                          f"{', '.join(KEY_SETTINGS)}")
+    if ("key" in table) == ("key_sha256" in table):
+        raise ConfigError(f"{at} needs key = \"...\" or key_sha256 = \"<hex>\", one of them")
+    if "key" in table:
+        if not isinstance(table["key"], str):
+            raise ConfigError(f"{at}.key must be a string")
+        digest = _secret(table["key"], f"{at}.key")
+    else:
+        digest = _digest(table["key_sha256"], f"{at}.key_sha256")
+    collections = (_scope_collections(table["collections"], f"{at}.collections", served)
+                   if "collections" in table else None)
+    scoped = [c for c in COLLECTIONS if c.name in (collections or served)]
+    where = _where(table["where"], f"{at}.where", scoped) if "where" in table else ()
+    limit = table.get("max_concurrent", DEFAULT_MAX_CONCURRENT)
+    if type(limit) is not int or limit < 0:
+        raise ConfigError(f"{at}.max_concurrent must be a whole number, 0 (no limit) or more, "
+                          f"not {limit!r}")
+    return ApiKey(name, digest, collections, where, limit)
+
+
+def _keys(api_keys: Sequence[str], named: Mapping[str, Any], served: Sequence[str]
+          ) -> tuple[ApiKey, ...]:
+    """Every key: api_keys' entries (full access, named key-1, key-2, ...), then the named
+    keys; no two the same key."""
+    keys = [ApiKey(f"key-{n}", _secret(key, f"auth.api_keys entry {n}"))
+            for n, key in enumerate(api_keys, 1)]
+    keys += [_named_key(name, table, served) for name, table in named.items()]
+    for n, key in enumerate(keys):
+        if key.name in (k.name for k in keys[:n]):
+            raise ConfigError(f"auth.keys.{key.name}: the name is the one api_keys' entry "
+                              f"{key.name[4:]} goes by; give the key another name")
+        if key.digest in (k.digest for k in keys[:n]):
+            raise ConfigError(f"auth: {key.name} is the same key as another; a key must "
+                              f"tell who sent it, so give each its own")
+    return tuple(keys)
+
+
 def _proof_dir(given: str, cwd: Path, environ: Mapping[str, str]) -> Path:
     """database.proof_dir: as given; else the service manager's state directory (systemd's
     StateDirectory=, the shipped unit's /var/lib/jembatan) + proofs; else instance/proofs
@@ -288,6 +435,7 @@ def _environment(environ: Mapping[str, str]) -> dict[str, dict[str, Any]]:
     if "JEMBATAN_ODBC" in environ:
         layer.setdefault("database", {})["odbc"] = environ["JEMBATAN_ODBC"]
     if "JEMBATAN_API_KEYS" in environ:
+        # Empty entries dropped ("a,,b", a trailing comma); a short one refuses the start.
         keys = [k.strip() for k in environ["JEMBATAN_API_KEYS"].split(",") if k.strip()]
         layer.setdefault("auth", {})["api_keys"] = keys
     return layer
@@ -356,7 +504,9 @@ def load_settings(overrides: Mapping[str, Any] | None = None,
         api=ApiSettings(page_size=api["page_size"], max_page_size=api["max_page_size"],
                         url_prefix=prefix, cors_origins=tuple(api["cors_origins"]),
                         metrics_key=api["metrics_key"]),
-        auth=AuthSettings(api_keys=tuple(auth["api_keys"])),
+        auth=AuthSettings(api_keys=tuple(auth["api_keys"]),
+                          keys=_keys(auth["api_keys"], auth["keys"],
+                                     _served(merged["collections"]["serve"]))),
         log=LogSettings(format=logs["format"], slow_query=float(logs["slow_query"])),
         collections=CollectionSettings(serve=_served(merged["collections"]["serve"])),
         site=SiteSettings(
