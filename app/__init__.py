@@ -19,7 +19,7 @@ from .core.unmapped import Proving, from_mapping, read_guard
 from .core.verdicts import Keeper
 from .database.db import Database
 from .database.loading import load_queries
-from .database.queries import NAMES_FILE
+from .database.queries import NAMES_FILE, Queries
 from .formats.headings import Headings
 from .http import errors
 from .http.access import no_arguments, register_auth, register_headers, register_unmapped
@@ -35,14 +35,29 @@ from .http.routes import (
 from .http.service_views import ServiceViews
 from .mcp import protocol as mcp
 from .mcp.tools import Tools, make_tools
-from .model.collections import COLLECTIONS
+from .model.collections import COLLECTIONS, Collection
 from .ops import logs
-from .ops.config import SHIPPED_SQL_DIR, load_settings
+from .ops.config import SHIPPED_SQL_DIR, ApiKey, ConfigError, load_settings
 from .ops.metrics import Metrics, route_kind
 
 log = logging.getLogger("jembatan")
 
 __all__ = ["create_app"]
+
+
+def refuse_unscoped(queries: Queries, served: tuple[Collection, ...],
+                    keys: tuple[ApiKey, ...]) -> None:
+    """A key's row condition is added to every read as filters (app/core/plan.py): a site's
+    own query of a collection it reads that takes none would be run without it."""
+    for key in keys:
+        for c in served:
+            reads = [n for n in c.query_names() if n != "by_key"]  # by key: `all`, filtered
+            if key.where and key.reads(c.name) and (bare := queries.unfiltered(c.name, reads)):
+                raise ConfigError(
+                    f"auth.keys.{key.name}.where: {c.name}'s own {bare[0]} in "
+                    f"{queries.files[c.name]} takes no filters ({{where_filters}} or "
+                    f"{{and_filters}}, as sql/shapes.sql's), so it cannot hold the key to "
+                    f"its rows: add them, or leave {c.name} out of the key's collections")
 
 
 def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
@@ -53,6 +68,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     served = tuple(c for c in COLLECTIONS if c.name in settings.collections.serve)
     queries = load_queries(settings.database.sql_dir, served, SHIPPED_SQL_DIR)
     unmapped = from_mapping(queries.files, served)  # unfinished: 503s (app/core/unmapped.py)
+    refuse_unscoped(queries, served, settings.auth.keys)
     logs.configure(settings.log)
     metrics = Metrics()
     db = Database(settings.database, queries, settings.log.slow_query, metrics)
@@ -83,9 +99,9 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     mcp.register(app, prefix, settings.mcp, metrics)  # POST /mcp (app/mcp/protocol.py)
     errors.register(app)
     kinds = ROUTE_KINDS | {mcp.ENDPOINT: "mcp"}  # the metrics' kinds of requests
-    logs.install(app, done=lambda endpoint, status, seconds, rows, broken: metrics.request(
+    logs.install(app, done=lambda endpoint, status, seconds, rows, broken, key: metrics.request(
         route_kind(endpoint, kinds), status, seconds, rows if isinstance(rows, int) else None,
-        broken))
+        broken, key))
     register_auth(app, settings)
     # The proof in the background, its verdicts kept for every process (app/core/verdicts.py).
     proving = (Proving(db, served, queries.files, unmapped,

@@ -75,7 +75,7 @@ DROPPED = ("Date", "X-Request-ID", "Expires")  # new on every request
 # set, which changes with Python's hash seed from run to run.
 SORTED = ("Allow",)
 VOLATILE = "(volatile)"  # a volatile header's value as recorded
-KEYS = ["key-one", "key-two"]
+KEYS = ["key-one-0123456789", "key-two-0123456789"]
 SUBSET = ["transactions", "timbangan1", "vehicles", "products"]
 SETTINGS: dict[str, dict[str, Any]] = {
     "default": {},

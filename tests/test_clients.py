@@ -257,7 +257,7 @@ def test_redocly_lint_finds_nothing(spec_file: Path, tmp_path: Path) -> None:
     database = build_database(tmp_path / "empty.sqlite3", {})
     files = [spec_file]
     for name, settings, url, headers in [
-            ("keys", {"auth": {"api_keys": ["k1"]}}, "/openapi.json", {}),
+            ("keys", {"auth": {"api_keys": ["k1-0123456789abc"]}}, "/openapi.json", {}),
             ("prefix", {"api": {"url_prefix": "/api"}}, "/api/openapi.json",
              {"X-Forwarded-Prefix": "/jembatan"})]:
         app = create_app({"database": {"sqlite": str(database)}, **settings})

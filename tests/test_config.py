@@ -34,7 +34,7 @@ SAMPLES = {
     "database.proof_wait": 0.5,
     "api.page_size": 50, "api.max_page_size": 500, "api.url_prefix": "/api",
     "api.cors_origins": ["https://erp.example"], "api.metrics_key": "secret",
-    "auth.api_keys": ["key-one"],
+    "auth.api_keys": ["key-one-0123456789"],
     "log.format": "json", "log.slow_query": 5,
     "collections.serve": ["vehicles"],
     "feed.settle_seconds": 10, "feed.lookback_seconds": 60,
@@ -127,7 +127,7 @@ max_page_size = 200
 url_prefix = "/api"
 
 [auth]
-api_keys = ["alpha", "beta"]
+api_keys = ["alpha-0123456789ab", "beta-0123456789abc"]
 """)
     s = load_settings(None, {"JEMBATAN_CONFIG": str(path)})
     # Relative paths resolve against the file's directory, not the working directory.
@@ -136,7 +136,7 @@ api_keys = ["alpha", "beta"]
     assert s.database.query_timeout == 12.5
     assert s.database.connect_timeout == 2
     assert (s.api.page_size, s.api.max_page_size, s.api.url_prefix) == (50, 200, "/api")
-    assert s.auth.api_keys == ("alpha", "beta")
+    assert s.auth.api_keys == ("alpha-0123456789ab", "beta-0123456789abc")
 
 
 def test_relative_jembatan_config_path(workdir: Path) -> None:
@@ -173,15 +173,15 @@ sqlite = "from-file.sqlite3"
 odbc = "Driver=FromFile"
 
 [auth]
-api_keys = ["from-file"]
+api_keys = ["from-file-0123456789"]
 """)
     env = {"JEMBATAN_CONFIG": str(path), "JEMBATAN_SQLITE": "/srv/env.sqlite3",
            "JEMBATAN_ODBC": "Driver=FromEnv;Server=wb01",
-           "JEMBATAN_API_KEYS": " k1 , k2,k3 "}
+           "JEMBATAN_API_KEYS": " k1-0123456789abc , k2-0123456789abc,k3-0123456789abc "}
     s = load_settings(None, env)
     assert s.database.sqlite == Path("/srv/env.sqlite3")
     assert s.database.odbc == "Driver=FromEnv;Server=wb01"
-    assert s.auth.api_keys == ("k1", "k2", "k3")
+    assert s.auth.api_keys == ("k1-0123456789abc", "k2-0123456789abc", "k3-0123456789abc")
 
 
 def test_relative_jembatan_sqlite_resolves_against_the_working_directory(workdir: Path) -> None:
@@ -190,7 +190,8 @@ def test_relative_jembatan_sqlite_resolves_against_the_working_directory(workdir
 
 
 def test_environment_api_keys_alone(workdir: Path) -> None:
-    assert load_settings(None, {"JEMBATAN_API_KEYS": "one"}).auth.api_keys == ("one",)
+    assert load_settings(None, {"JEMBATAN_API_KEYS": "one-0123456789ab"}).auth.api_keys == (
+        "one-0123456789ab",)
 
 
 def test_overrides_win(workdir: Path) -> None:
@@ -226,7 +227,7 @@ def test_unknown_key(workdir: Path, tmp_path: Path, text: str, key: str) -> None
     ("[api]\npage_size = 10.5\n", "page_size"),
     ("[api]\nmax_page_size = false\n", "max_page_size"),
     ("[auth]\napi_keys = [1, 2]\n", "api_keys"),
-    ('[auth]\napi_keys = "k1"\n', "api_keys"),
+    ('[auth]\napi_keys = "k1-0123456789abc"\n', "api_keys"),
     ("[database]\nsqlite = 5\n", "sqlite"),
     ('[database]\nquery_timeout = "30"\n', "query_timeout"),
     ("[database]\nconnect_timeout = true\n", "connect_timeout"),

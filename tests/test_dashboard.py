@@ -402,7 +402,7 @@ def test_api_keys_under_a_url_prefix(demo_database: Path, browser: Browser,
                                      tmp_path: Path) -> None:
     config = tmp_path / "prefix.toml"
     config.write_text('[api]\nurl_prefix = "/api"\n')
-    with serve(tmp_path, demo_database, JEMBATAN_API_KEYS="k1",
+    with serve(tmp_path, demo_database, JEMBATAN_API_KEYS="k1-0123456789abc",
                JEMBATAN_CONFIG=str(config)) as server:
         base = server.base + "/api"
         assert requests.get(base + "/", timeout=10).status_code == 401
@@ -413,7 +413,7 @@ def test_api_keys_under_a_url_prefix(demo_database: Path, browser: Browser,
         assert browser.js("document.getElementById('keyform').hidden") is False
         assert browser.js("document.querySelectorAll('section.view').length") == 0
 
-        browser.type("document.getElementById('key')", "k1")
+        browser.type("document.getElementById('key')", "k1-0123456789abc")
         browser.click("document.querySelector('#keyform button')")
         wait_state(browser, "ready")
         first, last = week(END_DATE)
@@ -423,9 +423,9 @@ def test_api_keys_under_a_url_prefix(demo_database: Path, browser: Browser,
         assert browser.js("document.getElementById('keyform').hidden") is True
 
         # The key is kept for the tab only.
-        assert browser.js("Object.values(sessionStorage)") == ["k1"]
+        assert browser.js("Object.values(sessionStorage)") == ["k1-0123456789abc"]
         assert browser.js("localStorage.length") == 0
-        assert "k1" not in browser.js("document.cookie + location.href")
+        assert "k1-0123456789abc" not in browser.js("document.cookie + location.href")
 
         # Every request went under the prefix; the links name URLs that answer with the key.
         for url in browser.seen("request"):
@@ -434,9 +434,9 @@ def test_api_keys_under_a_url_prefix(demo_database: Path, browser: Browser,
         for _, csv_url, api_url in links(browser):
             assert api_url.startswith(f"{base}/transactions/summary/{first}/")
             assert requests.get(api_url, timeout=10).status_code == 401
-            assert requests.get(api_url, headers={"X-API-Key": "k1"},
+            assert requests.get(api_url, headers={"X-API-Key": "k1-0123456789abc"},
                                 timeout=10).status_code == 200
-            assert requests.get(csv_url, headers={"X-API-Key": "k1"},
+            assert requests.get(csv_url, headers={"X-API-Key": "k1-0123456789abc"},
                                 timeout=10).status_code == 200
 
         # A download link followed with the key: the page fetches it with the header.
@@ -475,7 +475,7 @@ def test_without_the_shared_script_the_pages_say_so(demo_database: Path, browser
 
 
 def test_dashboard_route(demo_database: Path, tmp_path: Path) -> None:
-    with serve(tmp_path, demo_database, JEMBATAN_API_KEYS="k1") as server:
+    with serve(tmp_path, demo_database, JEMBATAN_API_KEYS="k1-0123456789abc") as server:
         page = requests.get(server.base + "/dashboard", timeout=10)
         assert page.status_code == 200
         assert page.headers["Content-Type"] == "text/html; charset=utf-8"

@@ -185,12 +185,13 @@ def test_database_errors_by_kind(tmp_path: Path) -> None:
 def test_open_or_behind_its_own_key(tmp_path: Path) -> None:
     database = build_database(tmp_path / "plant.sqlite3", ROWS)
     locked = create_app({"database": {"sqlite": str(database)},
-                         "auth": {"api_keys": ["client-key"]}}).test_client()
+                         "auth": {"api_keys": ["client-key-0123456789"]}}).test_client()
     assert locked.get("/metrics").status_code == 200  # API keys do not apply
     keyed = create_app({"database": {"sqlite": str(database)},
-                        "auth": {"api_keys": ["client-key"]},
+                        "auth": {"api_keys": ["client-key-0123456789"]},
                         "api": {"metrics_key": "scrape-key"}}).test_client()
-    for headers in ({}, {"X-API-Key": "client-key"}, {"Authorization": "Bearer client-key"},
+    for headers in ({}, {"X-API-Key": "client-key-0123456789"},
+                    {"Authorization": "Bearer client-key-0123456789"},
                     {"Authorization": "Bearer scrape-keyx"}):
         response = keyed.get("/metrics", headers=headers)
         assert response.status_code == 401, headers

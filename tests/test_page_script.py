@@ -82,7 +82,7 @@ def database(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("prefix", ["", "/api"])
-@pytest.mark.parametrize("keys", [[], ["k1"]])
+@pytest.mark.parametrize("keys", [[], ["k1-0123456789abc"]])
 def test_the_script_is_served_beside_the_pages(database, prefix, keys):
     client = create_app({"database": {"sqlite": str(database)}, "api": {"url_prefix": prefix},
                          "auth": {"api_keys": keys}}).test_client()

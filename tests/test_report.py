@@ -348,14 +348,14 @@ def test_api_keys_under_a_url_prefix(browser: Browser, tmp_path: Path) -> None:
     database = build_database(tmp_path / "day.sqlite3", ROWS)
     with serve(tmp_path, database, '[api]\nurl_prefix = "/api"\n'
                '[site.collections]\ntransactions = "Timbangan utama"\n',
-               JEMBATAN_API_KEYS="k1") as server:
+               JEMBATAN_API_KEYS="k1-0123456789abc") as server:
         base = server.base + "/api"
         browser.open(f"{base}/report/{DAY}")
         wait_ready(browser, "key")
-        browser.type("document.getElementById('key')", "k1")
+        browser.type("document.getElementById('key')", "k1-0123456789abc")
         browser.click("document.querySelector('#keyform button')")
         wait_ready(browser)
-        assert browser.js("Object.values(sessionStorage)") == ["k1"]
+        assert browser.js("Object.values(sessionStorage)") == ["k1-0123456789abc"]
         assert browser.js("document.querySelector('table.totals tbody td').textContent") \
             == "Timbangan utama"  # the site's own label
         for url in browser.seen("request"):
@@ -369,7 +369,7 @@ def test_api_keys_under_a_url_prefix(browser: Browser, tmp_path: Path) -> None:
 
 def test_report_routes(tmp_path: Path) -> None:
     database = build_database(tmp_path / "day.sqlite3", ROWS)
-    with serve(tmp_path, database, JEMBATAN_API_KEYS="k1") as server:
+    with serve(tmp_path, database, JEMBATAN_API_KEYS="k1-0123456789abc") as server:
         page = requests.get(f"{server.base}/report/{DAY}", timeout=10)  # open, like /dashboard
         assert page.status_code == 200
         assert page.headers["Content-Type"] == "text/html; charset=utf-8"
@@ -397,7 +397,8 @@ def test_report_routes(tmp_path: Path) -> None:
         assert today.headers["Cache-Control"] == "no-store"
 
         # Linked from the index; not an operation of the API.
-        index = requests.get(server.base + "/", headers={"X-API-Key": "k1"}, timeout=10).json()
+        index = requests.get(server.base + "/", headers={"X-API-Key": "k1-0123456789abc"},
+                             timeout=10).json()
         assert index["report"] == f"{server.base}/report" and index["site"] is None
         spec = requests.get(server.base + "/openapi.json", timeout=10).json()
         assert not [p for p in spec["paths"] if "report" in p]

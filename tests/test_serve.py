@@ -141,7 +141,7 @@ def test_a_path_of_a_collection_not_served_is_a_404_saying_so(tmp_path: Path,
 
 def test_the_404_under_a_url_prefix_and_with_api_keys(tmp_path: Path) -> None:
     client = app_serving(tmp_path, "transactions", api={"url_prefix": "/api"},
-                         auth={"api_keys": ["k1"]}).test_client()
+                         auth={"api_keys": ["k1-0123456789abc"]}).test_client()
     # Like every path that does not exist, it needs no key to say so.
     r = client.get("/api/customers/1")
     assert r.status_code == 404
@@ -149,7 +149,8 @@ def test_the_404_under_a_url_prefix_and_with_api_keys(tmp_path: Path) -> None:
     # Outside the prefix it is no collection's path at all.
     assert client.get("/customers/1").get_json()["message"].startswith("Nothing at /customers/1.")
     assert client.get("/api/transactions/1").status_code == 401
-    assert client.get("/api/transactions/1", headers={"X-API-Key": "k1"}).status_code == 200
+    assert client.get("/api/transactions/1",
+                      headers={"X-API-Key": "k1-0123456789abc"}).status_code == 200
 
 
 def test_other_unknown_paths_keep_their_404(tmp_path: Path) -> None:

@@ -415,7 +415,7 @@ LOCKED_ROWS = {"weighing": [WEIGHING_ROW], "customers": [{"id": 1}]}
 def locked_app(request: pytest.FixtureRequest,
                tmp_path_factory: pytest.TempPathFactory) -> tuple[str, FlaskClient]:
     return request.param, module_client(request, tmp_path_factory, request.param, LOCKED_ROWS,
-                                        auth={"api_keys": ["k1"]})
+                                        auth={"api_keys": ["k1-0123456789abc"]})
 
 
 @pytest.fixture
@@ -432,13 +432,13 @@ DATA_PATHS = ["/weighing", "/weighing/page/1", "/weighing/1",
 @pytest.mark.parametrize("path", DATA_PATHS)
 @pytest.mark.parametrize("headers", [
     {},
-    {"X-API-Key": "k2"},
+    {"X-API-Key": "k2-0123456789abc"},
     {"X-API-Key": ""},
-    {"X-API-Key": "k1 "},
+    {"X-API-Key": "k1-0123456789abc "},
     {"X-API-Key": "K1"},
-    {"Authorization": "Bearer k2"},
-    {"Authorization": "Basic k1"},
-    {"Authorization": "k1"},
+    {"Authorization": "Bearer k2-0123456789abc"},
+    {"Authorization": "Basic k1-0123456789abc"},
+    {"Authorization": "k1-0123456789abc"},
 ], ids=["none", "wrong", "empty", "trailing-space", "case", "bearer-wrong", "basic", "bare"])
 def test_without_a_valid_key_401(locked: FlaskClient, path: str,
                                  headers: dict[str, str]) -> None:
@@ -448,11 +448,12 @@ def test_without_a_valid_key_401(locked: FlaskClient, path: str,
     assert r.headers["WWW-Authenticate"].split()[0] == "Bearer"
     body = r.get_json()
     assert body["code"] == 401 and body["status"] == "Unauthorized" and body["message"]
-    assert "k1" not in r.get_data(as_text=True)
+    assert "k1-0123456789abc" not in r.get_data(as_text=True)
 
 
 @pytest.mark.parametrize("path", DATA_PATHS)
-@pytest.mark.parametrize("headers", [{"X-API-Key": "k1"}, {"Authorization": "Bearer k1"}],
+@pytest.mark.parametrize("headers", [{"X-API-Key": "k1-0123456789abc"},
+                                     {"Authorization": "Bearer k1-0123456789abc"}],
                          ids=["x-api-key", "bearer"])
 def test_with_the_key_200(locked: FlaskClient, path: str, headers: dict[str, str]) -> None:
     r = locked.get(path, headers=headers)
@@ -463,10 +464,11 @@ def test_with_the_key_200(locked: FlaskClient, path: str, headers: dict[str, str
 
 
 def test_one_of_several_keys(make_client: MakeClient) -> None:
-    client = make_client({}, auth={"api_keys": ["k1", "k2"]})
-    assert client.get("/customers", headers={"X-API-Key": "k2"}).status_code == 200
-    assert client.get("/customers", headers={"Authorization": "Bearer k1"}).status_code == 200
-    assert client.get("/customers", headers={"X-API-Key": "k3"}).status_code == 401
+    client = make_client({}, auth={"api_keys": ["k1-0123456789abc", "k2-0123456789abc"]})
+    assert client.get("/customers", headers={"X-API-Key": "k2-0123456789abc"}).status_code == 200
+    assert client.get("/customers",
+                      headers={"Authorization": "Bearer k1-0123456789abc"}).status_code == 200
+    assert client.get("/customers", headers={"X-API-Key": "k3-0123456789abc"}).status_code == 401
 
 
 def test_open_endpoints_with_keys(locked: FlaskClient) -> None:
@@ -544,7 +546,7 @@ def _document_client(tmp_path: Path, rows: dict[str, Any] | None = None,
 
 
 def test_with_keys_401_and_the_schemes_are_documented(tmp_path: Path) -> None:
-    spec = _document_client(tmp_path, auth={"api_keys": ["k1"]}).get(
+    spec = _document_client(tmp_path, auth={"api_keys": ["k1-0123456789abc"]}).get(
         "/openapi.json").get_json()
     assert spec["security"] == [{"ApiKey": []}, {"Bearer": []}]
     assert set(spec["components"]["securitySchemes"]) == {"ApiKey", "Bearer"}

@@ -214,10 +214,11 @@ def test_one_warning_at_start(tmp_path: Path, caplog: pytest.LogCaptureFixture) 
 
 
 def test_a_key_is_asked_before_the_mapping_is_told(tmp_path: Path) -> None:
-    app = create_app(site(tmp_path, records_query(drafted)) | {"auth": {"api_keys": ["k1"]}})
+    app = create_app(site(tmp_path, records_query(drafted))
+                     | {"auth": {"api_keys": ["k1-0123456789abc"]}})
     client = app.test_client()
     assert client.get("/transactions").status_code == 401
-    response = client.get("/transactions", headers={"X-API-Key": "k1"})
+    response = client.get("/transactions", headers={"X-API-Key": "k1-0123456789abc"})
     assert (response.status_code, response.get_json()) == (503, NOT_MAPPED)
 
 

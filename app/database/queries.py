@@ -51,7 +51,14 @@ from typing import Any
 from ..model.collections import Naming, QueryName
 from .sqlfiles import is_name_line
 from .sqltext import QueryFileError, convert, qualified
-from .templates import DEFAULT_BY, GROUPED, Where, with_filters, with_groups
+from .templates import (
+    DEFAULT_BY,
+    FILTER_PLACEHOLDERS,
+    GROUPED,
+    Where,
+    with_filters,
+    with_groups,
+)
 
 SHAPES_FILE = "shapes"
 DATABASE_FILE = "database"
@@ -236,6 +243,14 @@ class Queries:
                 return (path, *found)
         path, _, number = records.rpartition(":")
         return path, int(number), None, None
+
+    def unfiltered(self, stem: str, names: Sequence[str]) -> list[str]:
+        """Those of `names` (queries of sql/<stem>.sql) whose text takes no filters: a site's
+        own query without {where_filters} or {and_filters}."""
+        def takes(query: Query) -> bool:
+            return query.template is not None and any(
+                "{" + p + "}" in query.template for p in FILTER_PLACEHOLDERS)
+        return [name for name in names if not takes(self.get(stem, name, None))]
 
     def names(self, stem: str) -> list[str]:
         """The names of a file's queries, in the order they were added."""

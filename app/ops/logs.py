@@ -140,11 +140,11 @@ class Counted(Response):
     note: str | None = None  # what the view adds to its line (app/mcp/protocol.py: the tool called)
 
 
-def install(app: Flask, done: Callable[[str | None, int, float, int | None, bool], None]
-            | None = None) -> None:
+def install(app: Flask, done: Callable[[str | None, int, float, int | None, bool, str | None],
+                                       None] | None = None) -> None:
     """Request ids, and the access line written when the response is done (for a stream,
-    when its last byte has gone); then `done(endpoint, status, seconds, rows, broken)`, for
-    the metrics."""
+    when its last byte has gone); then `done(endpoint, status, seconds, rows, broken, key)`,
+    for the metrics (`key`: the name of the API key the request came in with, else None)."""
 
     @app.before_request
     def start() -> None:
@@ -164,20 +164,24 @@ def install(app: Flask, done: Callable[[str | None, int, float, int | None, bool
         rows, stream, note = ((response.rows, response.stream, response.note)
                               if isinstance(response, Counted) else (None, None, None))
         endpoint = req.endpoint
+        api_key = kept.get("api_key")  # its name, never the key (app/http/access.py)
+        key = api_key.name if api_key is not None else None
 
         def line() -> None:
             sent = rows() if callable(rows) else rows
             took = time.monotonic() - started
             if done is not None:
-                done(endpoint, status, took, sent, bool(stream and stream.broken))
+                done(endpoint, status, took, sent, bool(stream and stream.broken), key)
             fields = {"request_id": rid, "client": client, "method": method, "path": path,
                       "status": status, "seconds": round(took, 4), "rows": sent}
-            args = (client, rid, method, path, status, took, "-" if sent is None else sent)
-            if note is None:
-                _write_access("%s %s %s %s %d %.3fs rows=%s", args, fields)
-            else:
-                _write_access("%s %s %s %s %d %.3fs rows=%s %s", (*args, note),
-                              fields | {"note": note})
+            text = "%s %s %s %s %d %.3fs rows=%s"
+            args = [client, rid, method, path, status, took, "-" if sent is None else sent]
+            for name, value, form in (("key", key, " key=%s"), ("note", note, " %s")):
+                if value is not None:
+                    text += form
+                    args.append(value)
+                    fields[name] = value
+            _write_access(text, tuple(args), fields)
 
         response.call_on_close(line)
         return response

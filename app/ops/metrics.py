@@ -55,6 +55,9 @@ class Metrics:
         self.latency = Histogram("jembatan_request_duration_seconds", "Time from the "
                                  "request to its last byte sent, by route kind.", ["kind"],
                                  buckets=_REQUEST_BUCKETS, registry=r)
+        self.by_key = Counter("jembatan_key_requests", "Requests that came in with an API "
+                              "key, by the key's name (never the key: docs/api.md §10) and "
+                              "HTTP status.", ["key", "status"], registry=r)
         self.rows = Counter("jembatan_rows_sent", "Records (or summary groups) sent, by "
                             "route kind.", ["kind"], registry=r)
         self.broken = Counter("jembatan_streams_broken", "Streamed answers that broke off "
@@ -103,7 +106,7 @@ class Metrics:
         self._per_query: dict[str, Any] = {}
 
     def request(self, kind: str, status: int, seconds: float, rows: int | None,
-                broken: bool) -> None:
+                broken: bool, key: str | None = None) -> None:
         series = self._per_request.get((kind, status))
         if series is None:
             series = self._per_request.setdefault((kind, status), (
@@ -118,6 +121,8 @@ class Metrics:
             sent.inc(rows)
         if broken:
             self.broken.inc()
+        if key is not None:  # the names are the settings' own: a bounded set of series
+            self.by_key.labels(key, str(status)).inc()
 
     def database_error(self, reason: str | None) -> None:
         """A failure as app/database/failures.py classifies it: None is a query the
