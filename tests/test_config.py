@@ -6,11 +6,12 @@ import datetime as dt
 import re
 import tomllib
 from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
 
-from app.ops.config import SHIPPED_SQL_DIR, SPEC, ConfigError, load_settings
+from app.ops.config import SHIPPED_SQL_DIR, SPEC, ApiKey, ConfigError, load_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "config.example.toml"
@@ -35,6 +36,7 @@ SAMPLES = {
     "api.page_size": 50, "api.max_page_size": 500, "api.url_prefix": "/api",
     "api.cors_origins": ["https://erp.example"], "api.metrics_key": "secret",
     "auth.api_keys": ["key-one-0123456789"],
+    "auth.keys": {"reader": {"key": "reader-key-0123456789"}},
     "log.format": "json", "log.slow_query": 5,
     "collections.serve": ["vehicles"],
     "feed.settle_seconds": 10, "feed.lookback_seconds": 60,
@@ -235,6 +237,95 @@ def test_unknown_key(workdir: Path, tmp_path: Path, text: str, key: str) -> None
 ])
 def test_wrong_type(workdir: Path, tmp_path: Path, text: str, key: str) -> None:
     assert key in config_error(tmp_path, text)
+
+
+# -- API keys (docs/api.md §10) ---------------------------------------------------------------
+
+GOOD = "a-good-long-key-0001"
+
+
+@pytest.mark.parametrize(("auth", "message"), [
+    ({"api_keys": [""]}, "auth.api_keys entry 1 is empty: an empty key would let anyone in; "
+                         "give a long random key (e.g. from `openssl rand -hex 24`) or remove it"),
+    ({"api_keys": [GOOD, "   "]}, "auth.api_keys entry 2 is empty: an empty key would let "
+                                  "anyone in; give a long random key (e.g. from `openssl rand "
+                                  "-hex 24`) or remove it"),
+    ({"api_keys": ["short-key"]}, "auth.api_keys entry 1 is 9 characters long: a key must "
+                                  "have at least 16 (e.g. from `openssl rand -hex 24`)"),
+    ({"keys": {"t": {"key": "tiny"}}}, "auth.keys.t.key is 4 characters long: a key must have "
+                                       "at least 16 (e.g. from `openssl rand -hex 24`)"),
+    ({"keys": {"t": {"key": GOOD, "key_sha256": "00" * 32}}},
+     'auth.keys.t needs key = "..." or key_sha256 = "<hex>", one of them'),
+    ({"keys": {"t": {"key_sha256": "abc"}}},
+     "auth.keys.t.key_sha256 must be the key's SHA-256 in 64 hex digits, as `printf %s "
+     "'the-key' | sha256sum` prints it; got 'abc'"),
+    ({"keys": {"t": {"key": GOOD, "colections": ["transactions"]}}},
+     "auth.keys.t: unknown key 'colections'; a key's table takes key, key_sha256, "
+     "collections, where, max_concurrent"),
+    ({"keys": {"t": {"key": GOOD, "collections": ["transaction"]}}},
+     "auth.keys.t.collections: 'transaction' is not a collection served here (did you mean "
+     "'transactions'?); the collections served are: customers, products, transporters, "
+     "transactions, vehicles, bricon2, weighing, timbangan1, timbangan2, biao1"),
+    ({"keys": {"t": {"key": GOOD, "collections": ["transactions", "customers"],
+                     "where": {"transcode": "T03"}}}},
+     "auth.keys.t.where.transcode: customers cannot be scoped by 'transcode' (no such "
+     "field); a row condition names a text field (a code) of every collection of the key: "
+     "name fewer collections in its `collections`"),
+    ({"keys": {"t": {"key": GOOD, "collections": ["transactions"], "where": {"weigh1": "5"}}}},
+     "auth.keys.t.where.weigh1: transactions cannot be scoped by 'weigh1' (it is not a text "
+     "field); a row condition names a text field (a code) of every collection of the key: "
+     "name fewer collections in its `collections`"),
+    ({"keys": {"t": {"key": GOOD, "collections": ["transactions"], "where": {"custcode": []}}}},
+     "auth.keys.t.where.custcode must be a non-empty string or a non-empty list of non-empty "
+     "strings, not []"),
+    ({"keys": {"t": {"key": GOOD, "max_concurrent": -1}}},
+     "auth.keys.t.max_concurrent must be a whole number, 0 (no limit) or more, not -1"),
+    ({"keys": {"t o": {"key": GOOD}}},
+     "auth.keys.t o: a key's name is letters, digits, '.', '_' and '-' (up to 64), starting "
+     "with a letter or digit; it names the key in the access log and /metrics"),
+    ({"api_keys": [GOOD], "keys": {"t": {"key": GOOD}}},
+     "auth: t is the same key as another; a key must tell who sent it, so give each its own"),
+    ({"api_keys": [GOOD], "keys": {"key-1": {"key": GOOD + "x"}}},
+     "auth.keys.key-1: the name is the one api_keys' entry 1 goes by; give the key another "
+     "name"),
+])
+def test_a_key_that_cannot_serve_refuses_the_start(workdir: Path, auth: dict[str, Any],
+                                                   message: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_settings({"auth": auth}, {})
+    assert str(info.value) == message
+
+
+def test_a_short_key_in_the_environment_refuses_the_start(workdir: Path) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_settings(None, {"JEMBATAN_API_KEYS": f"{GOOD},,short"})
+    assert str(info.value) == ("auth.api_keys entry 2 is 5 characters long: a key must have "
+                               "at least 16 (e.g. from `openssl rand -hex 24`)")
+
+
+def test_named_keys_and_their_scopes(workdir: Path, tmp_path: Path) -> None:
+    """api_keys' entries read everything under the names key-1, key-2; a named key keeps
+    the SHA-256 of its key (given, or worked out from `key`), its collections in the table's
+    order, its condition, and 2 reads at once unless it says."""
+    import hashlib
+    path = write_config(tmp_path / "etc", f"""
+[auth]
+api_keys = ["{GOOD}"]
+[auth.keys.transporter-t03]
+key_sha256 = "{hashlib.sha256(b"transporter-secret-03").hexdigest().upper()}"
+collections = ["weighing", "transactions"]
+where = {{ transcode = "T03", custcode = ["C1", "C2"] }}
+[auth.keys.all-of-it]
+key = "another-long-key-0002"
+max_concurrent = 0
+""")
+    keys = load_settings(None, {"JEMBATAN_CONFIG": str(path)}).auth.keys
+    assert keys == (
+        ApiKey("key-1", hashlib.sha256(GOOD.encode()).digest()),
+        ApiKey("transporter-t03", hashlib.sha256(b"transporter-secret-03").digest(),
+               ("transactions", "weighing"), (("transcode", ("T03",)),
+                                               ("custcode", ("C1", "C2"))), 2),
+        ApiKey("all-of-it", hashlib.sha256(b"another-long-key-0002").digest(), None, (), 0))
 
 
 def test_wrong_type_in_overrides(workdir: Path) -> None:
