@@ -493,3 +493,29 @@ def test_a_client_gone_mid_stream_frees_the_worker(big: Site) -> None:
     # nginx's access line: the 200 it began, with what it had sent when the client left.
     (proxied_line,) = [a for a in big.proxy.access() if '"GET /transactions HTTP/1.1"' in a]
     assert re.search(r'" 200 (\d+) ', proxied_line)
+
+
+def test_nginx_limits_the_rate_per_key_and_per_address(tmp_path: Path, small: Site) -> None:
+    """limit_req (docs/keys.md): with the key's rate lowered to one a minute and a burst of
+    one, a key's third request at once is nginx's JSON 429 with Retry-After, while another
+    key from the same address still passes; lowered the same way, the address's limit
+    refuses a request whatever key it sends (the rates are per minute: no timing matters)."""
+    cert, key = self_signed(tmp_path, NAME)
+    for zone, lowered in (("key", "rate=20r/s"), ("address", "rate=40r/s")):
+        ports = [free_port() for _ in range(3)]
+        site = Site(small.server, None, *ports, cert)  # type: ignore[arg-type]
+        conf = replaced(site_conf(site, small.server.base, key, ELSEWHERE), {
+            lowered: ("rate=1r/m", 1),
+            f"zone=jembatan_{zone} burst={60 if zone == 'key' else 120} nodelay": (
+                f"zone=jembatan_{zone} burst=1 nodelay", 1)})
+        with nginx(tmp_path / zone, conf, {"snippets/jembatan-proxy.conf": SNIPPET.read_text()},
+                   ports[:2]) as site.proxy:  # the shipped site alone: no sub-path site
+            one, other = ({"X-API-Key": f"{name}-0123456789abcdef"} for name in "ab")
+            assert [site.get("/health", headers=one).status_code for _ in range(2)] == [200, 200]
+            refused = site.get("/health", headers=one)
+            assert (refused.status_code, refused.headers["Retry-After"], refused.json()) == (
+                429, "1", error_body(429, "Too Many Requests", "Too many requests from this "
+                                     "key or address (nginx limit_req): slow down and retry "
+                                     "in a second."))
+            assert site.get("/health", headers=other).status_code == (
+                200 if zone == "key" else 429)
