@@ -59,7 +59,7 @@ class LogSettings:
 
 MIN_KEY_LENGTH = 16  # characters of an API key at least (docs/api.md §10)
 # What a named key's table in [auth.keys.<name>] takes (docs/api.md §10, docs/keys.md).
-KEY_SETTINGS = ("key", "key_sha256", "collections", "fields", "where", "max_concurrent")
+KEY_SETTINGS = ("key", "key_sha256", "collections", "where", "max_concurrent")
 DEFAULT_MAX_CONCURRENT = 2  # a named key's reads at once per process, when it names none
 _KEY_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
