@@ -261,7 +261,7 @@ GOOD = "a-good-long-key-0001"
      "'the-key' | sha256sum` prints it; got 'abc'"),
     ({"keys": {"t": {"key": GOOD, "colections": ["transactions"]}}},
      "auth.keys.t: unknown key 'colections'; a key's table takes key, key_sha256, "
-     "collections, where, max_concurrent"),
+     "collections, fields, where, max_concurrent"),
     ({"keys": {"t": {"key": GOOD, "collections": ["transaction"]}}},
      "auth.keys.t.collections: 'transaction' is not a collection served here (did you mean "
      "'transactions'?); the collections served are: customers, products, transporters, "
@@ -278,6 +278,10 @@ GOOD = "a-good-long-key-0001"
     ({"keys": {"t": {"key": GOOD, "collections": ["transactions"], "where": {"custcode": []}}}},
      "auth.keys.t.where.custcode must be a non-empty string or a non-empty list of non-empty "
      "strings, not []"),
+    ({"keys": {"t": {"key": GOOD, "collections": ["transactions", "vehicles"],
+                     "fields": ["id", "vehno"]}}},
+     "auth.keys.t.fields: 'vehno' is not a field of vehicles; a key's fields are fields of "
+     "every collection of the key: name fewer collections in its `collections`"),
     ({"keys": {"t": {"key": GOOD, "max_concurrent": -1}}},
      "auth.keys.t.max_concurrent must be a whole number, 0 (no limit) or more, not -1"),
     ({"keys": {"t o": {"key": GOOD}}},

@@ -42,7 +42,8 @@ WEIGHINGS = [_row(i) for i in range(1, len(TRANSPORT) + 1)]
 ROWS = {"transactions": WEIGHINGS, "weighing": WEIGHINGS, "transporters": TRANSPORTERS,
         "customers": CUSTOMERS}
 SECRETS = {"t03": "transporter-T03-secret-0001", "custs": "customers-C01-C02-secret",
-           "full": "full-access-secret-000001", "limited": "one-at-a-time-secret-0001"}
+           "full": "full-access-secret-000001", "limited": "one-at-a-time-secret-0001",
+           "narrow": "a-few-fields-secret-00001"}
 # What each key reads: its collections and, per field, the values its rows may hold.
 SCOPES: dict[str, tuple[tuple[str, ...], dict[str, tuple[str, ...]]]] = {
     "t03": (("transactions", "weighing"), {"transcode": ("T03",)}),
@@ -57,7 +58,11 @@ AUTH = {"api_keys": [SECRETS["full"]], "keys": {
               "key_sha256": hashlib.sha256(SECRETS["custs"].encode()).hexdigest(),
               "max_concurrent": 0},
     "limited": {"key": SECRETS["limited"], "max_concurrent": 1},
+    "narrow": {"key": SECRETS["narrow"], "collections": ["transactions", "weighing"],
+               "fields": ["vehno", "id", "tgl_update", "jam_update"],
+               "where": {"transcode": "T03"}, "max_concurrent": 0},
 }}
+NARROW = ["id", "jam_update", "tgl_update", "vehno"]  # the key's fields, in the record's order
 NAMES = {"t03": "t03", "custs": "custs", "full": "key-1"}
 START, END = "2026-11-01T00:00:00", "2026-11-03T23:59:59"
 RANGE = "/date/2026-11-01/00:00/2026-11-03/23:59:59"
@@ -255,3 +260,40 @@ def test_the_key_is_named_never_sent(shared_app: Callable[..., Any],
                       (("key", NAMES[key]), ("status", "200")))] == 1
     assert not any(secret in text or any(secret in line for line in lines)
                    for secret in SECRETS.values())
+
+
+def test_a_key_with_fields_reads_only_those(client: FlaskClient) -> None:
+    """auth.keys.<name>.fields: its records send those fields alone (and numberrow where
+    there is one) in every read; a field, a filter or a group on another is a 400 that says
+    which it reads, and so is a summary, whose figures are made of other fields."""
+    keyed = Keyed(client, "narrow")
+    mine = scoped("t03", "transactions")
+    only = [{f: r[f] for f in NARROW} for r in mine]
+    feed = sorted(only, key=lambda r: (r["tgl_update"], r["jam_update"], r["id"]))
+    assert keyed.json("/transactions") == only
+    assert keyed.json("/transactions/page/1?page_size=2") == only[:2]
+    assert keyed.json(f"/transactions/{mine[0]['id']}") == only[0]
+    assert keyed.json("/weighing/1") == {"numberrow": 1} | only[0]
+    assert keyed.json(f"/transactions{RANGE}") == [
+        {f: r[f] for f in NARROW} for r in ranged("t03", "transactions")]
+    assert keyed.json("/transactions/changes") == feed
+    assert keyed.get("/transactions?format=csv").get_data(as_text=True) == "".join(
+        ",".join(str(v or "") for v in row.values()) + "\r\n"
+        for row in [dict(zip(NARROW, NARROW, strict=True)), *only])
+    reads = ("id, jam_update, tgl_update, vehno of transactions")
+    for path, argument, outside in (("/transactions?fields=id,weigh1", "fields", "weigh1"),
+                                    ("/transactions?weigh1__gt=1", "filters", "weigh1"),
+                                    ("/transactions/changes?fields=custcode", "fields",
+                                     "custcode")):
+        assert keyed.json(path, 400)["message"] == (
+            f"Invalid query parameter {argument}: this key reads only {reads}, not {outside}")
+    refusal = ("the key narrow reads only some fields of transactions "
+               "(auth.keys.narrow.fields), and a summary's figures are made of others: read "
+               "its records instead")
+    assert keyed.json(f"/transactions{SUMMARY}", 400)["message"] == refusal
+    assert keyed.tool("read_records", collection="transactions", limit=500)["records"] == only
+    assert keyed.tool("summarize", collection="transactions", **{
+        "from": START, "to": END}) == refusal
+    described = keyed.tool("describe")
+    assert [f["name"] for f in described["records"]["Weighing"]] == NARROW
+    assert "summary" not in described["collections"][0]

@@ -50,22 +50,45 @@ class Planner:
         # A key's row condition (docs/api.md §10), added to every read this planner plans;
         # none on the app's own planners, which read everything.
         self.scope: tuple[Filter, ...] = ()
+        # A key's fields: the only ones its records send, filter on and group by (None: all).
+        self.allowed: tuple[str, ...] | None = None
         self.scoped: dict[str, Planner] = {}  # by key name: this planner within that key
+        self.key = ""  # the name of the key this planner is scoped to ("": none)
 
     def within(self, key: ApiKey | None) -> Planner:
         """This planner as `key` may use it: every read it plans holds the key's row
-        condition as filters (one value: equality; several: IN), bound like any filter's.
-        Made once per key; no key, or one without a condition: this planner itself."""
-        if key is None or not key.where:
+        condition as filters (one value: equality; several: IN), bound like any filter's,
+        and sends only the key's fields. Made once per key; no key, or one without a
+        condition or fields: this planner itself."""
+        if key is None or not (key.where or key.fields):
             return self
         found = self.scoped.get(key.name)
         if found is None:
             found = copy.copy(self)  # the same encoders and caches
             found.scope = tuple(Filter(name, "" if len(values) == 1 else "in", values)
                                 for name, values in key.where)
-            found.scoped = {}
+            found.allowed = (None if key.fields is None else
+                             tuple(f for f in self.encoder.output
+                                   if f in key.fields or f == "numberrow"))
+            found.scoped, found.key = {}, key.name
             self.scoped[key.name] = found
         return found
+
+    def shown(self, fields: Sequence[str] | None) -> Sequence[str] | None:
+        """The fields a read sends: those asked (None: every one), within the key's."""
+        if self.allowed is None:
+            return fields
+        if fields is None:
+            return list(self.allowed)
+        self.refuse_outside(fields, "fields")
+        return fields
+
+    def refuse_outside(self, names: Sequence[str], argument: str) -> None:
+        """Fields outside the key's (auth.keys.<name>.fields) are not its to read."""
+        outside = [f for f in names if self.allowed is not None and f not in self.allowed]
+        if outside:
+            raise Invalid(f"this key reads only {', '.join(self.allowed or ())} of "
+                          f"{self.collection.name}, not {', '.join(outside)}", argument)
 
     def _read(self, query: QueryName, **read: Any) -> Read:
         return Read(self.collection.name, query, read.pop("encoder", self.encoder), **read)
@@ -80,6 +103,7 @@ class Planner:
         """The client's filters as run (docs/api.md §6.3): `cancelled=all` dropped, and with
         `leave_out` (summaries, workbooks), where no filter names cancelled, cancelled=false
         added; unchanged on a collection without the field."""
+        self.refuse_outside([f.field for f in filters if f not in self.scope], "filters")
         if not self.collection.cancellable:
             return tuple(filters)
         named = any(f.field == CANCELLED for f in filters)
@@ -92,21 +116,23 @@ class Planner:
         key's records are numbered as the whole table is for a key without a condition);
         `leave_out`: the cancelled ones left out unless a filter names them (a workbook)."""
         asked = self.asked(filters, leave_out)
-        return self._read(QueryName("all"), filters=asked + self.scope, fields=fields,
-                          numbered=not asked)
+        return self._read(QueryName("all"), filters=asked + self.scope,
+                          fields=self.shown(fields), numbered=not asked)
 
     def part(self, skip: int, size: int, filters: Sequence[Filter] = (),
              fields: Sequence[str] | None = None, leave_out: bool = False) -> Read:
         """`size` records after the first `skip` in canonical order, counted."""
         asked = self.asked(filters, leave_out)
-        return self._read(QueryName("page"), filters=asked + self.scope, fields=fields,
-                          numbered=not asked, window=Window(skip, size, QueryName("count")))
+        return self._read(QueryName("page"), filters=asked + self.scope,
+                          fields=self.shown(fields), numbered=not asked,
+                          window=Window(skip, size, QueryName("count")))
 
     def one(self, key: str, fields: Sequence[str] | None = None) -> Read:
         """One record: by its integer ID, or where the collection has no usable key by its
         1-based position (numberrow) in the canonical order."""
         c = self.collection
         absent = f"no {c.name} record with {self.key_name} {key}"
+        fields = self.shown(fields)
         if c.numbered:  # the n-th record of the canonical order: a part of one
             n = params.integer(key, "numberrow", minimum=1)
             return self._read(QueryName("page"), fields=fields, absent=absent, numbered=True,
@@ -127,7 +153,7 @@ class Planner:
         """The records between `bounds` (params.date_range) on the `on` pair, all of them
         or the `part` (skip, size) of them, counted."""
         self.check_on(on)
-        filters = self.as_run(filters, leave_out)
+        filters, fields = self.as_run(filters, leave_out), self.shown(fields)
         if part is None:
             return self._read(QueryName("range", on), values=bounds, filters=filters,
                               fields=fields)
@@ -140,6 +166,10 @@ class Planner:
         """The summary of the records a range would read, per group of `by` (day by
         default), cancelled ones left out unless a filter names them."""
         self.check_on(on)
+        if self.allowed is not None:  # its figures are made of fields the key may not read
+            raise Invalid(f"the key {self.key} reads only some fields of "
+                          f"{self.collection.name} (auth.keys.{self.key}.fields), and a "
+                          f"summary's figures are made of others: read its records instead")
         groups = summaries.read_by(self.collection, by, self.groupable)
         return self._read(QueryName("summary", on), encoder=self.summary_encoder(groups),
                           values=bounds, filters=self.as_run(filters, True), by=groups)

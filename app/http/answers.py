@@ -111,7 +111,7 @@ class Answers:
                    "Cache-Control": "no-store"}
         if found.repeats:
             headers["X-Bookmark-Repeats"] = str(found.repeats)
-        body = fmt.whole(planner.encoder, found.values, fields, name)
+        body = fmt.whole(planner.encoder, found.values, planner.shown(fields), name)
         response = _response(fmt, f"{name}-changes", body, headers)
         response.rows = len(found.values)
         return response

@@ -257,7 +257,7 @@ class Tools:
         on = arguments.get("on") or c.feed_on
         planner.check_on(on)
         filters = self.filters(c, arguments.get("filters"))
-        fields = self.fields(planner, arguments.get("fields"))
+        fields = planner.shown(self.fields(planner, arguments.get("fields")))
         limit = _limit(arguments, DEFAULT_LIMIT, MAX_LIMIT)
         asked = (self.runner, planner, self.settings.feed, on)
         found = feed.read(*asked, limit, arguments.get("after"), arguments.get("since"),
@@ -410,7 +410,7 @@ def _described(tools: Tools, arguments: Mapping[str, Any]) -> dict[str, Any]:
                                  "description": c.schema.Meta.description, "key": c.key,
                                  "order": list(c.order),
                                  "date_pairs": {on: list(DATE_PAIRS[on]) for on in c.dates}}
-        if c.summary:
+        if c.summary and planner.allowed is None:  # a key's fields: no summaries
             entry["summary"] = {
                 "by": [*summaries.named_groups(c), "a text or integer field"],
                 "names_beside": {g: n.name for g, n in c.namings.items()},
@@ -421,7 +421,7 @@ def _described(tools: Tools, arguments: Mapping[str, Any]) -> dict[str, Any]:
             records[shape] = [{"name": f, "type": meanings[f]["type"],
                                "meaning": meanings[f]["meaning"],
                                **({"filters": kinds[f]} if f in kinds else {})}
-                              for f in planner.encoder.output]
+                              for f in planner.allowed or planner.encoder.output]
     operators = {kind: [operator_name(o.suffix) for o in for_kind(kind)]
                  for kind in sorted({k for ks in tools.kinds.values() for k in ks.values()})}
     return {"collections": collections, "records": records, "operators": operators}

@@ -59,7 +59,7 @@ class LogSettings:
 
 MIN_KEY_LENGTH = 16  # characters of an API key at least (docs/api.md §10)
 # What a named key's table in [auth.keys.<name>] takes (docs/api.md §10, docs/keys.md).
-KEY_SETTINGS = ("key", "key_sha256", "collections", "where", "max_concurrent")
+KEY_SETTINGS = ("key", "key_sha256", "collections", "fields", "where", "max_concurrent")
 DEFAULT_MAX_CONCURRENT = 2  # a named key's reads at once per process, when it names none
 _KEY_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
@@ -69,14 +69,15 @@ class ApiKey:
     """One API key (docs/api.md §10): its name (what the access log and /metrics say, never
     the key), the SHA-256 digest of the key, and its scope: the collections it reads (None:
     every one served), the row condition every read of it has (field, values: one value is
-    equality, several are IN), and how many of its reads may run at once in one process
-    (0: no limit)."""
+    equality, several are IN), how many of its reads may run at once in one process (0: no
+    limit), and the fields its records send (None: all)."""
 
     name: str
     digest: bytes
     collections: tuple[str, ...] | None = None
     where: tuple[tuple[str, tuple[str, ...]], ...] = ()
     max_concurrent: int = 0
+    fields: tuple[str, ...] | None = None
 
     def reads(self, collection: str) -> bool:
         """Whether this key reads `collection` at all."""
@@ -368,6 +369,20 @@ def _where(given: Any, where: str, collections: Sequence[Collection]
     return tuple(out)
 
 
+def _key_fields(given: Any, where: str, collections: Sequence[Collection]
+                ) -> tuple[str, ...]:
+    """A key's fields: each a field of every collection the key reads (docs/api.md §3);
+    numberrow, a position and no value, is every key's where the collection has it."""
+    names = _strings(given, where)
+    for name in names:
+        for c in collections if name != "numberrow" else ():
+            if name not in c.schema._declared_fields:
+                raise ConfigError(f"{where}: {name!r} is not a field of {c.name}; a key's "
+                                  f"fields are fields of every collection of the key: name "
+                                  f"fewer collections in its `collections`")
+    return names
+
+
 def _named_key(name: str, table: Any, served: Sequence[str]) -> ApiKey:
     """One [auth.keys.<name>] table, checked (docs/api.md §10)."""
     at = f"auth.keys.{name}"
@@ -394,11 +409,12 @@ def _named_key(name: str, table: Any, served: Sequence[str]) -> ApiKey:
                    if "collections" in table else None)
     scoped = [c for c in COLLECTIONS if c.name in (collections or served)]
     where = _where(table["where"], f"{at}.where", scoped) if "where" in table else ()
+    fields = _key_fields(table["fields"], f"{at}.fields", scoped) if "fields" in table else None
     limit = table.get("max_concurrent", DEFAULT_MAX_CONCURRENT)
     if type(limit) is not int or limit < 0:
         raise ConfigError(f"{at}.max_concurrent must be a whole number, 0 (no limit) or more, "
                           f"not {limit!r}")
-    return ApiKey(name, digest, collections, where, limit)
+    return ApiKey(name, digest, collections, where, limit, fields)
 
 
 def _keys(api_keys: Sequence[str], named: Mapping[str, Any], served: Sequence[str]
