@@ -10,12 +10,17 @@ import hashlib
 import io
 import json
 import logging
+import shutil
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
 
+from app import create_app
+from app.ops.config import SHIPPED_SQL_DIR, ConfigError
+from tests.conftest import build_database
 from tests.contract import COLLECTIONS, PAIRS, expected
 from tests.helpers import grouped, in_range, records, samples, weighing
 
@@ -297,3 +302,23 @@ def test_a_key_with_fields_reads_only_those(client: FlaskClient) -> None:
     described = keyed.tool("describe")
     assert [f["name"] for f in described["records"]["Weighing"]] == NARROW
     assert "summary" not in described["collections"][0]
+
+
+def test_a_sites_own_read_without_filters_refuses_a_keys_condition(tmp_path: Path) -> None:
+    """A site's own query that takes no {where_filters} could not hold a key to its rows:
+    the start is refused, naming it; a key without a condition over that collection starts."""
+    sql = tmp_path / "sql"
+    shutil.copytree(SHIPPED_SQL_DIR, sql)
+    mapping = sql / "transactions.sql"
+    mapping.write_text(mapping.read_text() + '\n-- name: all\n-- Everything, unfiltered.\n'
+                       'SELECT {fields} FROM "records" ORDER BY {order};\n')
+    database = {"sqlite": str(build_database(tmp_path / "db.sqlite3", {})),
+                "sql_dir": str(sql)}
+    with pytest.raises(ConfigError) as refused:
+        create_app({"database": database, "auth": AUTH})
+    assert str(refused.value) == (
+        f"auth.keys.t03.where: transactions's own all in {mapping} takes no filters "
+        f"({{where_filters}} or {{and_filters}}, as sql/shapes.sql's), so it cannot hold the "
+        f"key to its rows: add them, or leave transactions out of the key's collections")
+    create_app({"database": database, "auth": {"keys": {"c": AUTH["keys"]["custs"] | {
+        "collections": ["weighing"], "where": {"custcode": "C01"}}}}})
