@@ -245,12 +245,13 @@ class Queries:
         return path, int(number), None, None
 
     def unfiltered(self, stem: str, names: Sequence[str]) -> list[str]:
-        """Those of `names` (queries of sql/<stem>.sql) whose text takes no filters: a site's
-        own query without {where_filters} or {and_filters}."""
+        """Those of `names` (queries of sql/<stem>.sql) whose text, main or of a dialect,
+        takes no filters: a site's own query without {where_filters} or {and_filters}."""
         def takes(query: Query) -> bool:
             return query.template is not None and any(
                 "{" + p + "}" in query.template for p in FILTER_PLACEHOLDERS)
-        return [name for name in names if not takes(self.get(stem, name, None))]
+        return list(dict.fromkeys(name for (s, name, _), query in self._by_key.items()
+                                  if s == stem and name in names and not takes(query)))
 
     def names(self, stem: str) -> list[str]:
         """The names of a file's queries, in the order they were added."""
