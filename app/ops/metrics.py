@@ -103,6 +103,7 @@ class Metrics:
         # before, so that none shows a zero it never had.)
         self._per_request: dict[tuple[str, int], tuple[Any, Any]] = {}
         self._rows_sent: dict[str, Any] = {}
+        self._per_key: dict[tuple[str, int], Any] = {}
         self._per_query: dict[str, Any] = {}
 
     def request(self, kind: str, status: int, seconds: float, rows: int | None,
@@ -122,7 +123,11 @@ class Metrics:
         if broken:
             self.broken.inc()
         if key is not None:  # the names are the settings' own: a bounded set of series
-            self.by_key.labels(key, str(status)).inc()
+            keyed = self._per_key.get((key, status))
+            if keyed is None:
+                keyed = self._per_key.setdefault((key, status),
+                                                 self.by_key.labels(key, str(status)))
+            keyed.inc()
 
     def database_error(self, reason: str | None) -> None:
         """A failure as app/database/failures.py classifies it: None is a query the
