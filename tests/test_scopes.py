@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import openpyxl
 import pytest
 from flask.testing import FlaskClient
 
@@ -121,7 +122,7 @@ def client(shared: Callable[..., FlaskClient]) -> FlaskClient:
 @pytest.mark.parametrize("key", list(SCOPES))
 def test_every_read_kind_holds_the_key_to_its_rows(client: FlaskClient, key: str) -> None:
     """Lists, pages and their totals, records by key (a record outside the scope is the
-    404 of a record that does not exist), ranges, summaries, the feed and CSV."""
+    404 of a record that does not exist), ranges, summaries, the feed, CSV and workbooks."""
     keyed = Keyed(client, key)
     collections, _ = SCOPES[key]
     for c in collections:
@@ -133,6 +134,9 @@ def test_every_read_kind_holds_the_key_to_its_rows(client: FlaskClient, key: str
         table = list(csv.reader(io.StringIO(keyed.get(f"/{c}?format=csv").get_data(
             as_text=True))))
         assert [row[table[0].index("id")] for row in table[1:]] == [str(r["id"]) for r in mine]
+        book = openpyxl.load_workbook(io.BytesIO(keyed.get(f"/{c}?format=xlsx&fields=id").data))
+        assert [v for (v,) in book.active.iter_rows(min_row=2, values_only=True)] == [
+            r["id"] for r in mine]
         if c in ("customers", "transporters"):
             continue
         within = ranged(key, c)
