@@ -244,8 +244,8 @@ def test_a_key_past_its_reads_at_once_waits(client: FlaskClient) -> None:
         assert refused.status_code == 429 and refused.headers["Retry-After"] == "1"
         assert refused.get_json() == {
             "code": 429, "status": "Too Many Requests",
-            "message": "the key limited has 1 reads running in this process, as many as it "
-                       "may (auth.keys.limited.max_concurrent): retry when one has finished"}
+            "message": "the key limited has 1 request running in this process, as many as "
+                       "it may (auth.keys.limited.max_concurrent): retry when one has finished"}
     first.close()
     with client.get("/transactions/1", headers=headers) as again:
         assert again.status_code == 200

@@ -53,7 +53,7 @@ class Planner:
         # A key's fields: the only ones its records send, filter on and group by (None: all).
         self.allowed: tuple[str, ...] | None = None
         self.scoped: dict[str, Planner] = {}  # by key name: this planner within that key
-        self.key = ""  # the name of the key this planner is scoped to ("": none)
+        self.scoped_to = ""  # the name of the key this planner is scoped to ("": none)
 
     def within(self, key: ApiKey | None) -> Planner:
         """This planner as `key` may use it: every read it plans holds the key's row
@@ -70,7 +70,7 @@ class Planner:
             found.allowed = (None if key.fields is None else
                              tuple(f for f in self.encoder.output
                                    if f in key.fields or f == "numberrow"))
-            found.scoped, found.key = {}, key.name
+            found.scoped, found.scoped_to = {}, key.name
             self.scoped[key.name] = found
         return found
 
@@ -167,8 +167,8 @@ class Planner:
         default), cancelled ones left out unless a filter names them."""
         self.check_on(on)
         if self.allowed is not None:  # its figures are made of fields the key may not read
-            raise Invalid(f"the key {self.key} reads only some fields of "
-                          f"{self.collection.name} (auth.keys.{self.key}.fields), and a "
+            raise Invalid(f"the key {self.scoped_to} reads only some fields of "
+                          f"{self.collection.name} (auth.keys.{self.scoped_to}.fields), and a "
                           f"summary's figures are made of others: read its records instead")
         groups = summaries.read_by(self.collection, by, self.groupable)
         return self._read(QueryName("summary", on), encoder=self.summary_encoder(groups),

@@ -102,9 +102,10 @@ def register_auth(app: Flask, settings: Settings) -> None:
         if gate is not None:
             if not gate.acquire(blocking=False):
                 raise TooManyRequests(
-                    f"the key {key.name} has {key.max_concurrent} reads running in this "
-                    f"process, as many as it may (auth.keys.{key.name}.max_concurrent): "
-                    f"retry when one has finished", retry_after=1)
+                    f"the key {key.name} has {key.max_concurrent} "
+                    f"request{'s' if key.max_concurrent > 1 else ''} running in this process, "
+                    f"as many as it may (auth.keys.{key.name}.max_concurrent): retry when one "
+                    f"has finished", retry_after=1)
             g.held = gate
 
     @app.after_request
