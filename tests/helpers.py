@@ -278,3 +278,20 @@ def fenced_blocks(markdown: str, language: str) -> list[str]:
     """The text of each ```language block of a Markdown page, in order, each line ending in
     a newline, as a file holding it would."""
     return re.findall(rf"^```{re.escape(language)}\n(.*?)^```$", markdown, re.M | re.S)
+
+
+def secrets_of(client: Any) -> tuple[bytes, ...]:
+    """The bookmark secrets of a test client's app (docs/api.md §12, feed.bookmark_secrets)."""
+    return client.application.extensions["jembatan"]["settings"].feed.secrets
+
+
+def signed(body: bytes, secret: bytes, version: int = 2) -> str:
+    """A token of `body` (a bookmark's bytes after the version and MAC) signed with `secret`,
+    as the service signs one (docs/api.md §5.11): what only a holder of the secret can make."""
+    import base64
+    import hashlib
+    import hmac
+
+    head = bytes([version])
+    mac = hmac.new(secret, b"jembatan-feed\0" + head + body, hashlib.sha256).digest()[:12]
+    return base64.urlsafe_b64encode(head + mac + body).rstrip(b"=").decode()

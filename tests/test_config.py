@@ -38,6 +38,7 @@ SAMPLES = {
     "log.format": "json", "log.slow_query": 5,
     "collections.serve": ["vehicles"],
     "feed.settle_seconds": 10, "feed.lookback_seconds": 60,
+    "feed.bookmark_secrets": ["a secret of the plant's own"],
     "site.name": "Plant", "site.timezone": "Asia/Jakarta",
     "site.collections": {"timbangan1": "North gate"}, "site.dates": {"dt1": "masuk"},
     "site.fields": {"weigh1": "Bruto (kg)"},
