@@ -307,12 +307,12 @@ def kept_secret(directory: Path) -> bytes:
     """The bookmark secret kept in `directory` (database.proof_dir) when [feed]
     bookmark_secrets is not set, made there by the first process that needs it: written
     whole to a file of its own, mode 0600, then linked to its name, which fails if another
-    process linked its own first, so every worker reads the same one."""
+    process (or thread) linked its own first, so every worker reads the same one."""
     path = directory / SECRET_FILE
     try:
         if not path.is_file():
             directory.mkdir(parents=True, exist_ok=True)
-            mine = directory / f".{SECRET_FILE}.{os.getpid()}"
+            mine = directory / f".{SECRET_FILE}.{os.getpid()}.{random_secrets.token_hex(4)}"
             fd = os.open(mine, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             with os.fdopen(fd, "w") as f:
                 f.write(random_secrets.token_urlsafe(32) + "\n")
