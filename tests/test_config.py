@@ -152,15 +152,23 @@ def test_workers_starting_together_keep_one_secret(tmp_path: Path) -> None:
     assert len(said) == 8 and [p.name for p in (tmp_path / "proofs").iterdir()] == [SECRET_FILE]
 
 
-def test_a_secret_that_cannot_be_kept_stops_the_start(tmp_path: Path) -> None:
-    (tmp_path / "proofs").write_text("a file where the directory should be")
-    with pytest.raises(ConfigError) as exc:
-        kept_secret(tmp_path / "proofs")
-    assert str(exc.value).startswith(
-        f"feed.bookmark_secrets is not set and the secret kept in "
-        f"{tmp_path / 'proofs' / SECRET_FILE} cannot be read or made (")
-    assert str(exc.value).endswith("): set [feed] bookmark_secrets, or database.proof_dir to "
-                                   "a directory the service may write")
+def test_a_secret_that_cannot_be_kept_is_said_and_the_process_signs_alone(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """As the proof's verdicts (docs/operations.md): a proof_dir that cannot be written does
+    not stop the start; the process signs with a secret of its own and says so."""
+    (tmp_path / "file").write_text("not a directory")  # as a read-only filesystem is
+    caplog.set_level("WARNING", logger="jembatan")
+    state = {"STATE_DIRECTORY": str(tmp_path / "file")}
+    secrets = [with_secrets(load_settings(None, state)).feed.secrets for _ in range(2)]
+    assert secrets[0] != secrets[1] and all(len(s) == 1 for s in secrets)
+    path = tmp_path / "file" / "proofs" / SECRET_FILE
+    assert [r.getMessage() for r in caplog.records] == [
+        f"cannot keep the bookmark secret in {path} (Not a directory): set [feed] "
+        f"bookmark_secrets, or database.proof_dir to a directory the service may write; "
+        f"until then this process signs the feed's bookmarks with a secret of its own, which "
+        f"its sibling workers and the next start refuse"] * 2
+    with pytest.raises(ConfigError):
+        kept_secret(tmp_path / "file" / "proofs")
 
 
 def test_feed_windows(workdir: Path) -> None:

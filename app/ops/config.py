@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import logging
 import os
 import re
 import secrets as random_secrets
@@ -324,8 +325,7 @@ def kept_secret(directory: Path) -> bytes:
                 mine.unlink()
         secret = path.read_text().strip()
     except OSError as exc:
-        raise ConfigError(f"feed.bookmark_secrets is not set and the secret kept in {path} "
-                          f"cannot be read or made ({exc.strerror}): set "
+        raise ConfigError(f"cannot keep the bookmark secret in {path} ({exc.strerror}): set "
                           f"[feed] bookmark_secrets, or database.proof_dir to a directory "
                           f"the service may write") from None
     if len(secret) < MIN_SECRET:
@@ -336,10 +336,19 @@ def kept_secret(directory: Path) -> bytes:
 
 def with_secrets(settings: Settings) -> Settings:
     """The settings with the bookmarks' secrets: those of [feed] bookmark_secrets, else the
-    one kept in database.proof_dir (kept_secret)."""
+    one kept in database.proof_dir (kept_secret). Where it can be neither read nor made the
+    service still starts, as the proof's verdicts do (docs/operations.md): this process signs
+    with a secret of its own, and says once in the log that its siblings refuse its
+    bookmarks."""
     if settings.feed.secrets or settings.database.proof_dir is None:
         return settings
-    secret = kept_secret(settings.database.proof_dir)
+    try:
+        secret = kept_secret(settings.database.proof_dir)
+    except ConfigError as exc:
+        logging.getLogger("jembatan").warning(
+            "%s; until then this process signs the feed's bookmarks with a secret of its own, "
+            "which its sibling workers and the next start refuse", exc)
+        secret = random_secrets.token_bytes(32)
     return replace(settings, feed=replace(settings.feed, secrets=(secret,)))
 
 
