@@ -477,7 +477,10 @@ def _schemas(tools: Tools) -> dict[str, dict[str, Any]]:
             "first.")},
         "from": {"type": "string", "description": f"The range's start. {_MOMENT_DOC}"},
         "to": {"type": "string", "description": f"The range's end. {_MOMENT_DOC}"},
+        # No more than the widest record has: a longer list names one twice (refused before
+        # its items are read).
         "fields": {"type": "array", "items": {"type": "string"}, "minItems": 1,
+                   "maxItems": max(len(p.encoder.output) for p in tools.planners.values()),
                    "uniqueItems": True, "description": "Only these fields, in this order."},
     }
 
