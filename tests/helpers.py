@@ -295,3 +295,16 @@ def signed(body: bytes, secret: bytes, version: int = 2) -> str:
     head = bytes([version])
     mac = hmac.new(secret, b"jembatan-feed\0" + head + body, hashlib.sha256).digest()[:12]
     return base64.urlsafe_b64encode(head + mac + body).rstrip(b"=").decode()
+
+
+# A test's app with this [log] setting logs every query, when its result is closed, with its
+# name and parameters (app/database/db.py): what the database was asked for, counted for real.
+EVERY_QUERY = {"log": {"slow_query": 1e-9}}
+
+
+def queries_asked(caplog: Any) -> list[tuple[str, dict[str, str]]]:
+    """(name, parameters) of every query logged under EVERY_QUERY since the last call, which
+    clears them: the name as "<collection>.<query>" (transactions.changes_update)."""
+    asked = [(r.args[0], r.args[2]) for r in caplog.records if r.msg.startswith("slow query")]
+    caplog.clear()
+    return asked

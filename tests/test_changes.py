@@ -25,7 +25,7 @@ from app import create_app
 from app.core import bookmarks, feed
 from app.model.problems import Invalid
 from tests import postgres
-from tests.helpers import make_row, secrets_of, signed
+from tests.helpers import EVERY_QUERY, make_row, queries_asked, secrets_of, signed
 
 FEED_ON = {"transactions": "update", "weighing": "update", "timbangan1": "update",
            "timbangan2": "update", "vehicles": "create", "bricon2": "tanggal",
@@ -610,20 +610,17 @@ def test_a_workbook_of_the_changes(shared):
 
 # -- reads bounded whatever is asked (issue 41) ------------------------------------------------
 #
-# What a call asks the database for is counted for real: with log.slow_query at a nanosecond
-# every query is logged, when its result is closed, with its name and its parameters, among
-# them the feed's row_count (the LIMIT of sql/shapes.sql's changes, the most rows it returns).
+# What a call asks the database for is counted for real (tests/helpers.py EVERY_QUERY): the
+# feed's row_count is the LIMIT of sql/shapes.sql's changes, the most rows it returns.
 
-COUNTED = {"log": {"slow_query": 1e-9}}
+COUNTED = EVERY_QUERY
 SIGNED_BY_OTHERS = (b"a secret this service never had",)
 
 
 def feed_reads(caplog: pytest.LogCaptureFixture) -> list[int]:
-    """The row_count of every feed query logged since the last call, which it clears."""
-    counts = [int(r.args[2]["row_count"]) for r in caplog.records
-              if r.msg.startswith("slow query") and ".changes" in r.args[0]]
-    caplog.clear()
-    return counts
+    """The row_count of every feed query asked since the last call."""
+    return [int(values["row_count"]) for name, values in queries_asked(caplog)
+            if ".changes" in name]
 
 
 def bound(limit: int) -> int:
