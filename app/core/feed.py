@@ -208,8 +208,9 @@ def passed(step: Step, b: Bookmark, frm: dt.datetime,
     floor = found[-1][1].replace(microsecond=0)
     if floor <= frm:
         log.warning("the feed of %s (on=%s) cannot pass more than %d records forgotten in "
-                    "the one second %s: start it again with since= after that second",
-                    b.collection, b.on, REPEATS, floor)
+                    "the one second %s: it sends them again at each call; a larger limit "
+                    "(up to %d) passes up to limit + %d", b.collection, b.on, REPEATS, floor,
+                    MAX_LIMIT, REPEATS + SEEN)
         return step
     return replace(step, bookmark=replace(step.bookmark, floor=floor))
 
