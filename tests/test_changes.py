@@ -828,3 +828,35 @@ def test_a_burst_past_the_repeats_a_call_reads_is_passed_whole(open_feed, caplog
     assert not body and new == len(rows)
     assert {r["id"] for r in got} == {r["id"] for r in rows}
     assert max(feed_reads(caplog)) == 50 + bookmarks.SEEN + 5
+
+
+@pytest.mark.parametrize("engine", ["sqlite3"])
+def test_a_one_second_burst_past_the_bound_is_said_and_never_skipped(open_feed, caplog,
+                                                                     monkeypatch):
+    """The one case docs/api.md §5.11 says is not passed: more than limit + REPEATS records
+    forgotten in one and the same second. The calls send them again, never skip one, keep
+    their bound, and the service logs why the bookmark stays."""
+    monkeypatch.setattr(feed, "REPEATS", 5)
+    db, client = open_feed({"transactions": []})
+    second = stamp((db.now() - dt.timedelta(minutes=30)).replace(microsecond=0))
+    rows = [feed_row("transactions", k, second) for k in range(1, 401)]
+    db.write("transactions", rows)
+    app = create_app({"database": db.settings | {"prove_on_first_read": False},
+                      "feed": {"settle_seconds": 60, "lookback_seconds": 7200},
+                      **COUNTED}).test_client()
+    caplog.set_level("WARNING", logger="jembatan")
+    sent, query, tokens = [], "limit=50", []
+    for _ in range(12):
+        body, token, _ = get(app, "transactions", query)
+        sent += [r["id"] for r in body]
+        tokens.append(token)
+        query = f"limit=50&after={token}"
+    # Each call in key order from the second's first record: what it sends is the start of
+    # the table, nothing past it skipped; the bookmark no longer moves.
+    assert set(sent) == set(range(1, max(sent) + 1))
+    marks = [bookmarks.decode(t, "transactions", "update", bookmarks.filters_digest(()),
+                              secrets_of(app)) for t in tokens[-2:]]
+    assert marks[0].mark == marks[1].mark and marks[0].seen == marks[1].seen
+    assert any("cannot pass more than 5 records forgotten in the one second" in r.getMessage()
+               for r in caplog.records)
+    assert max(feed_reads(caplog)) == 50 + bookmarks.SEEN + 5
