@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from app import create_app
 from tests.helpers import EVERY_QUERY, make_row, queries_asked
 
 ROWS = {"transactions": [make_row("transactions", k, {"dt1": ("2026-11-20", f"0{k}:00:00")})
@@ -28,13 +29,23 @@ def most_asked(caplog: pytest.LogCaptureFixture) -> dict[str, int]:
     return out
 
 
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """One app for the module, on sqlite3 (the bound is the planner's, the same on every
+    engine): pages of 3 at most, every query logged."""
+    from conftest import build_database
+
+    path = build_database(tmp_path_factory.mktemp("db") / "db.sqlite3", ROWS)
+    return create_app({"database": {"sqlite": str(path), "prove_on_first_read": False},
+                       "api": {"page_size": 3, "max_page_size": 3}, **EVERY_QUERY})
+
+
 @pytest.fixture
-def client(make_client: Any, caplog: pytest.LogCaptureFixture) -> Any:
+def client(app: Any, caplog: pytest.LogCaptureFixture) -> Any:
     caplog.set_level("WARNING", logger="jembatan")
-    return make_client(ROWS, api={"page_size": 3, "max_page_size": 3}, **EVERY_QUERY)
+    return app.test_client()
 
 
-@pytest.mark.parametrize("engine", ["sqlite3"])
 def test_any_page_asks_for_its_page_size_at_most(client, caplog):
     for n in (1, 2, 3, 4, 10**12, 2**63 - 1, 2**64 + 1):
         for path in (f"/transactions/page/{n}?page_size=3",
@@ -58,7 +69,6 @@ def call(client: Any, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     return response.get_json()["result"]
 
 
-@pytest.mark.parametrize("engine", ["sqlite3"])
 def test_an_mcp_cursor_goes_on_within_limit_and_only_the_services_is_taken(client, caplog):
     asked = {"collection": "transactions", "limit": 2, "fields": ["id"]}
     got, cursor = [], None
