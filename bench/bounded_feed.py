@@ -14,49 +14,22 @@ No target is asserted: the figures are printed.
 
 from __future__ import annotations
 
-import base64
-import datetime as dt
-import hashlib
 import http.client
 import json
 import os
 import sys
 import tempfile
 import time
-import zlib
 from pathlib import Path
 
 import harness
+from forged import MARK, forgotten_body, seen_body, signed, unkeyed
 from harness import ROOT, RssSampler, Server
 
 from app.core.bookmarks import Bookmark, encode, filters_digest
 
 SECRET = b"the bounded feed benchmark's secret"
 OTHER = b"a secret the service never had"
-MARK = dt.datetime(2026, 11, 25, 12)
-
-
-def varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte, n = n & 0x7F, n >> 7
-        out.append(byte | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-
-
-def unkeyed(body: bytes) -> str:
-    """A version 1 token: an unkeyed blake2b checksum anyone could compute (the issue's)."""
-    check = hashlib.blake2b(body, digest_size=6, person=b"jembatan-feed").digest()
-    return base64.urlsafe_b64encode(b"\x01" + check + body).rstrip(b"=").decode()
-
-
-def seen_body(entries: int) -> bytes:
-    """A bookmark body of `entries` remembered records of no key, one second apart: zlib
-    packs four million of them into about 4 kB."""
-    mark = (MARK - dt.datetime.min) // dt.timedelta(microseconds=1)
-    packed = zlib.compress(varint(entries) + b"\x00" + b"\x02" * entries, 9)
-    return b"\x0ctransactions\x06update" + bytes(6) + bytes([1 | 8]) + varint(mark) + packed
 
 
 def bursting(forgotten: int) -> Bookmark:
@@ -66,19 +39,6 @@ def bursting(forgotten: int) -> Bookmark:
                     forgotten_count=forgotten)
 
 
-def signed_elsewhere(body: bytes) -> str:
-    """A version 2 token of `body` with a MAC under a secret the service does not have."""
-    import hmac
-
-    mac = hmac.new(OTHER, b"jembatan-feed\0\x02" + body, hashlib.sha256).digest()[:12]
-    return base64.urlsafe_b64encode(b"\x02" + mac + body).rstrip(b"=").decode()
-
-
-def body_of(token: str) -> bytes:
-    """A token's bookmark, without its version and MAC."""
-    return base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))[1 + 12:]
-
-
 def tool(name: str, arguments: dict[str, object]) -> bytes:
     return json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                        "params": {"name": name, "arguments": arguments}}).encode()
@@ -86,22 +46,22 @@ def tool(name: str, arguments: dict[str, object]) -> bytes:
 
 def works() -> list[tuple[str, str, str, bytes | None]]:
     """(name, method, path, body) of each request measured."""
-    forged = encode(bursting(1_000_000), (OTHER,))
+    elsewhere = encode(bursting(1_000_000), (OTHER,))
     return [
         ("v1 token, forgotten 1,000,000, limit=1", "GET",
-         f"/transactions/changes?limit=1&after={unkeyed(body_of(forged))}", None),
+         f"/transactions/changes?limit=1&after={unkeyed(forgotten_body(1_000_000))}", None),
         ("token signed elsewhere, forgotten 1,000,000, limit=1", "GET",
-         f"/transactions/changes?limit=1&after={forged}", None),
+         f"/transactions/changes?limit=1&after={elsewhere}", None),
         ("v1 token of 4,000,000 seen entries", "GET",
          f"/transactions/changes?limit=1&after={unkeyed(seen_body(4_000_000))}", None),
         ("MCP changes, token signed elsewhere", "POST", "/mcp",
-         tool("changes", {"collection": "transactions", "limit": 1, "after": forged})),
+         tool("changes", {"collection": "transactions", "limit": 1, "after": elsewhere})),
         ("MCP changes, v1 token of 4,000,000 seen entries", "POST", "/mcp",
          tool("changes", {"collection": "transactions", "limit": 1,
                           "after": unkeyed(seen_body(4_000_000))})),
         ("MCP changes, the same signed elsewhere", "POST", "/mcp",
          tool("changes", {"collection": "transactions", "limit": 1,
-                          "after": signed_elsewhere(seen_body(4_000_000))})),
+                          "after": signed(seen_body(4_000_000), OTHER)})),
         ("MCP read_records, fields x 100,000", "POST", "/mcp",
          tool("read_records", {"collection": "transactions", "fields": ["id"] * 100_000})),
         ("own token, forgotten 1,000,000, limit=1 (reads 10,001)", "GET",

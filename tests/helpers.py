@@ -285,18 +285,6 @@ def secrets_of(client: Any) -> tuple[bytes, ...]:
     return client.application.extensions["jembatan"]["settings"].feed.secrets
 
 
-def signed(body: bytes, secret: bytes, version: int = 2) -> str:
-    """A token of `body` (a bookmark's bytes after the version and MAC) signed with `secret`,
-    as the service signs one (docs/api.md §5.11): what only a holder of the secret can make."""
-    import base64
-    import hashlib
-    import hmac
-
-    head = bytes([version])
-    mac = hmac.new(secret, b"jembatan-feed\0" + head + body, hashlib.sha256).digest()[:12]
-    return base64.urlsafe_b64encode(head + mac + body).rstrip(b"=").decode()
-
-
 # A test's app with this [log] setting logs every query, when its result is closed, with its
 # name and parameters (app/database/db.py): what the database was asked for, counted for real.
 EVERY_QUERY = {"log": {"slow_query": 1e-9}}

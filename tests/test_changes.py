@@ -24,8 +24,9 @@ from contract import COLLECTIONS, PAIRS, expected
 from app import create_app
 from app.core import bookmarks, feed
 from app.model.problems import Invalid
+from bench.forged import forgotten_body, seen_body, signed, unkeyed
 from tests import postgres
-from tests.helpers import EVERY_QUERY, make_row, queries_asked, secrets_of, signed
+from tests.helpers import EVERY_QUERY, make_row, queries_asked, secrets_of
 
 FEED_ON = {"transactions": "update", "weighing": "update", "timbangan1": "update",
            "timbangan2": "update", "vehicles": "create", "bricon2": "tanggal",
@@ -628,39 +629,6 @@ def bound(limit: int) -> int:
     return limit + bookmarks.SEEN + feed.REPEATS
 
 
-def unkeyed(body: bytes) -> str:
-    """A token as anyone could make one before bookmarks were signed: version 1 and an
-    unkeyed blake2b checksum of the body."""
-    import base64
-    import hashlib
-
-    check = hashlib.blake2b(body, digest_size=6, person=b"jembatan-feed").digest()
-    return base64.urlsafe_b64encode(b"\x01" + check + body).rstrip(b"=").decode()
-
-
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte, n = n & 0x7F, n >> 7
-        out.append(byte | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-
-
-def reproduction(count: int, seen: int) -> bytes:
-    """The body of the issue's forged bookmarks: a mark at 2026-11-25 12:00, `count`
-    forgotten records, and `seen` entries of no key one second apart (zlib packs millions of
-    them into a few kilobytes)."""
-    import zlib
-
-    mark = (dt.datetime(2026, 11, 25, 12) - dt.datetime.min) // dt.timedelta(microseconds=1)
-    head = b"\x0ctransactions\x06update" + bytes(6)
-    stamps = bytes([5]) + _varint(mark) + _varint(mark) + _varint(count)
-    entries = _varint(seen) + (b"\x00" + b"\x02" * seen if seen else b"")
-    packed = zlib.compress(entries, 9)
-    return head + (bytes([5 | 8]) + stamps[1:] + packed if seen else stamps + entries)
-
-
 @pytest.mark.parametrize("engine", ["sqlite3"])
 def test_the_issues_reproductions_are_400s_that_read_nothing(make_client, caplog):
     """A forged bookmark of a million forgotten records, and one of four million seen
@@ -669,7 +637,7 @@ def test_the_issues_reproductions_are_400s_that_read_nothing(make_client, caplog
     them, each is still refused as damaged, unread."""
     client = make_client(TABLES, feed=WIDE, **COUNTED)
     caplog.set_level("WARNING", logger="jembatan")
-    million, millions = reproduction(1_000_000, 0), reproduction(0, 4_000_000)
+    million, millions = forgotten_body(1_000_000), seen_body(4_000_000)
     assert len(unkeyed(millions)) < 8000
     # Longer than any token the service writes: not read at all; shorter: not ours.
     for body, says in ((million, FORGED), (millions, f"after: not a bookmark; {WHAT}.")):
@@ -679,8 +647,8 @@ def test_the_issues_reproductions_are_400s_that_read_nothing(make_client, caplog
         token = signed(body, SIGNED_BY_OTHERS[0])
         assert error(client, f"/transactions/changes?limit=1&after={token}") == bad(says)
     mine = secrets_of(client)[0]
-    for body in (million.replace(_varint(1_000_000), _varint(bookmarks.MAX_FORGOTTEN + 1)),
-                 reproduction(0, bookmarks.SEEN + 1), reproduction(0, 70_000)):
+    for body in (forgotten_body(bookmarks.MAX_FORGOTTEN + 1), seen_body(bookmarks.SEEN + 1),
+                 seen_body(70_000)):
         own = signed(body, mine)
         assert len(own) < bookmarks.MAX_TOKEN
         assert error(client, f"/transactions/changes?after={own}") == bad(
