@@ -37,7 +37,7 @@ from .mcp import protocol as mcp
 from .mcp.tools import Tools, make_tools
 from .model.collections import COLLECTIONS, Collection
 from .ops import logs
-from .ops.config import SHIPPED_SQL_DIR, ApiKey, ConfigError, load_settings
+from .ops.config import SHIPPED_SQL_DIR, ApiKey, ConfigError, load_settings, with_secrets
 from .ops.metrics import Metrics, route_kind
 
 log = logging.getLogger("jembatan")
@@ -62,7 +62,7 @@ def refuse_unscoped(queries: Queries, served: tuple[Collection, ...],
 
 def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     """Build the service from settings (docs/api.md §12); `overrides` has the TOML's shape."""
-    settings = load_settings(overrides)
+    settings = with_secrets(load_settings(overrides))  # the bookmarks' too, read once
     # Only the collections this site serves (collections.serve): the others need no mapping
     # file, have no routes, and their paths answer a 404 that says so (app/http/errors.py).
     served = tuple(c for c in COLLECTIONS if c.name in settings.collections.serve)

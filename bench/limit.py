@@ -41,6 +41,10 @@ from app.model.collections import COLLECTIONS
 from app.ops.config import SHIPPED_SQL_DIR, FeedSettings
 
 TRANSACTIONS = next(c for c in COLLECTIONS if c.name == "transactions")
+# The bookmark secret of the benchmark's servers ([feed] bookmark_secrets of bench/run.py's
+# configs), with which the feed poll's token is signed.
+BOOKMARK_SECRET = "the benchmark's own bookmark secret"
+SECRETS = (BOOKMARK_SECRET.encode(),)
 
 
 def odbc_string(path: Path | str) -> str:
@@ -165,9 +169,10 @@ class Limit:
     def feed(self, token: str, settings: FeedSettings) -> int:
         """A feed poll (app/core/feed.py changes): the bookmark read, its window read from the
         index, the records it remembers skipped, the next bookmark written."""
-        b = bookmarks.decode(token, "transactions", "update", bookmarks.filters_digest(None))
+        b = bookmarks.decode(token, "transactions", "update", bookmarks.filters_digest(None),
+                             settings.secrets)
         start = b.lower_bound(dt.timedelta(seconds=settings.lookback_seconds))
-        row_count = feed.DEFAULT_LIMIT + len(b.seen) + b.forgotten_count
+        row_count = feed.DEFAULT_LIMIT + len(b.seen) + min(b.forgotten_count, feed.REPEATS)
         cursor = self.execute("changes_update", {
             "from_date": start.date(), "from_time": start.time(), "midnight": params.MIDNIGHT,
             "row_count": row_count})
@@ -179,7 +184,7 @@ class Limit:
                                                 values)),
                             now, len(rows) < row_count, feed.DEFAULT_LIMIT, settings)
         body = self.encoder.json(step.sent)
-        return len(bookmarks.fitted(step.bookmark)) + len(body)
+        return len(bookmarks.fitted(step.bookmark, settings.secrets)) + len(body)
 
 
 def draws(plan: dict[str, Any], rng: random.Random) -> dict[str, Callable[[], tuple]]:
@@ -208,7 +213,8 @@ def draws(plan: dict[str, Any], rng: random.Random) -> dict[str, Callable[[], tu
                           fpage["custcode"]),
         "summary": a_month,
         "feed": lambda: (plan["feed"]["token"], FeedSettings(
-            plan["feed"]["settle_seconds"], plan["feed"]["lookback_seconds"])),
+            plan["feed"]["settle_seconds"], plan["feed"]["lookback_seconds"],
+            secrets=SECRETS)),
     }
 
 

@@ -171,8 +171,10 @@ def feed_plan(conn: sqlite3.Connection) -> dict[str, Any]:
                      if (mark - stamp).total_seconds() <= MAX_LOOKBACK)
     lookback = math.ceil((mark - min(stamp for _, stamp in seen)).total_seconds())
     FEED_SETTINGS["lookback_seconds"] = lookback
+    from limit import SECRETS
+
     token = encode(Bookmark("transactions", "update", filters_digest(None), mark=mark,
-                            seen=seen))
+                            seen=seen), SECRETS)
     start = (mark - dt.timedelta(seconds=lookback)).replace(microsecond=0)
     query = load_queries(SHIPPED_SQL_DIR, COLLECTIONS).get("transactions", "changes_update",
                                                            "sqlite")
@@ -234,7 +236,10 @@ def jembatan_config(name: str, odbc: bool) -> Path:
     do not change what is measured."""
     path = BENCH / "data" / f"{name}.toml"
     source = (f'odbc = "{_odbc_string()}"' if odbc else f'sqlite = "{DB}"')
+    from limit import BOOKMARK_SECRET
+
     feed = "".join(f"{k} = {v}\n" for k, v in FEED_SETTINGS.items())
+    feed += f'bookmark_secrets = ["{BOOKMARK_SECRET}"]\n'  # the feed poll's token is signed
     path.write_text(f"# Written by bench/run.py\n[database]\n{source}\n[feed]\n{feed}")
     return path
 

@@ -278,3 +278,21 @@ def fenced_blocks(markdown: str, language: str) -> list[str]:
     """The text of each ```language block of a Markdown page, in order, each line ending in
     a newline, as a file holding it would."""
     return re.findall(rf"^```{re.escape(language)}\n(.*?)^```$", markdown, re.M | re.S)
+
+
+def secrets_of(client: Any) -> tuple[bytes, ...]:
+    """The bookmark secrets of a test client's app (docs/api.md §12, feed.bookmark_secrets)."""
+    return client.application.extensions["jembatan"]["settings"].feed.secrets
+
+
+# A test's app with this [log] setting logs every query, when its result is closed, with its
+# name and parameters (app/database/db.py): what the database was asked for, counted for real.
+EVERY_QUERY = {"log": {"slow_query": 1e-9}}
+
+
+def queries_asked(caplog: Any) -> list[tuple[str, dict[str, str]]]:
+    """(name, parameters) of every query logged under EVERY_QUERY since the last call, which
+    clears them: the name as "<collection>.<query>" (transactions.changes_update)."""
+    asked = [(r.args[0], r.args[2]) for r in caplog.records if r.msg.startswith("slow query")]
+    caplog.clear()
+    return asked

@@ -24,8 +24,9 @@ from contract import COLLECTIONS, PAIRS, expected
 from app import create_app
 from app.core import bookmarks, feed
 from app.model.problems import Invalid
+from bench.forged import forgotten_body, seen_body, signed, unkeyed
 from tests import postgres
-from tests.helpers import make_row
+from tests.helpers import EVERY_QUERY, make_row, queries_asked, secrets_of
 
 FEED_ON = {"transactions": "update", "weighing": "update", "timbangan1": "update",
            "timbangan2": "update", "vehicles": "create", "bricon2": "tanggal",
@@ -430,6 +431,12 @@ def bad(message: str) -> dict[str, Any]:
 
 WHAT = ("after must be the X-Bookmark header of an answer of this service, sent back "
         "unchanged (start again without after, or with since=YYYY-MM-DDTHH:MM:SS)")
+FORGED = ("after: the bookmark is not valid for this service (forged, damaged on the way, or "
+          "signed with a secret the service no longer has); start the feed again with "
+          "since=YYYY-MM-DDTHH:MM:SS, the stamp of the newest record your copy holds (the "
+          "records of that second and after come again, and your copy keeps each once by its "
+          "key), or without after to read from the oldest stamp.")
+SECRETS = (b"the secret of these tests",)
 
 
 def test_bad_bookmarks_are_400s_that_say_why(shared):
@@ -438,10 +445,8 @@ def test_bad_bookmarks_are_400s_that_say_why(shared):
     assert error(app, "/transactions/changes?after=not%20a%20bookmark") == bad(
         f"after: not a bookmark; {WHAT}.")
     damaged = token[:-3] + ("A" if token[-3] != "A" else "B") + token[-2:]
-    assert error(app, f"/transactions/changes?vehno=B%201&after={damaged}") == bad(
-        f"after: the bookmark is damaged (cut short or changed on the way); {WHAT}.")
-    assert error(app, f"/transactions/changes?vehno=B%201&after={token[:-8]}") == bad(
-        f"after: the bookmark is damaged (cut short or changed on the way); {WHAT}.")
+    assert error(app, f"/transactions/changes?vehno=B%201&after={damaged}") == bad(FORGED)
+    assert error(app, f"/transactions/changes?vehno=B%201&after={token[:-8]}") == bad(FORGED)
     assert error(app, f"/vehicles/changes?after={token}") == bad(
         "after: this bookmark belongs to /transactions/changes, not /vehicles/changes: each "
         "collection's feed has its own.")
@@ -469,9 +474,9 @@ def test_the_token_stays_under_2_kb_with_200_records_remembered():
     seen = frozenset(((k * 7919,), mark - dt.timedelta(seconds=k * 3, microseconds=k * 4567))
                      for k in range(200))
     bookmark = bookmarks.Bookmark("timbangan2", "update", bytes(6), mark=mark, seen=seen)
-    token = bookmarks.fitted(bookmark)
-    assert len(token) < 2048 and TOKEN.fullmatch(token)
-    assert bookmarks.decode(token, "timbangan2", "update", bytes(6)) == bookmark
+    token = bookmarks.fitted(bookmark, SECRETS)
+    assert len(token) < 2000 and TOKEN.fullmatch(token)
+    assert bookmarks.decode(token, "timbangan2", "update", bytes(6), SECRETS) == bookmark
 
 
 def test_the_lateness_histogram(open_feed):
@@ -555,24 +560,17 @@ def test_the_postgresql_plan_is_an_index_scan_of_the_stamp_pair(request):
     assert "Seq Scan" not in plan, plan
 
 
-def forged(body: bytes) -> str:
-    """A token whose checksum fits `body` (the checksum detects damage; it is no secret)."""
-    import base64
-    import hashlib
-
-    check = hashlib.blake2b(body, digest_size=6, person=b"jembatan-feed").digest()
-    return base64.urlsafe_b64encode(b"\x01" + check + body).rstrip(b"=").decode()
-
-
 @pytest.mark.parametrize("tail", [
     b"\x04" + b"\xff" * 9 + b"\x7f",  # a forgotten stamp past the calendar
     b"\x04\x80\x80\x80\x80\x80\x80\x80\x80\x01\x00",  # one before 1753
     b"\x00\x01\xff\xff\xff\xff\x0f",  # one entry of a key a billion fields wide
     b"\x00\x05",  # five entries promised, none there
 ])
-def test_a_forged_bookmark_is_a_400_not_a_500(shared, tail):
+def test_a_damaged_bookmark_is_a_400_not_a_500(shared, tail):
+    """Bodies the service never writes, signed with its own secret (as a bug would sign
+    them): read, and refused as damaged."""
     client = feed_client(shared)
-    token = forged(b"\x0ctransactions\x06update" + bytes(6) + tail)
+    token = signed(b"\x0ctransactions\x06update" + bytes(6) + tail, secrets_of(client)[0])
     assert error(client, f"/transactions/changes?after={token}") == bad(
         f"after: the bookmark is damaged; {WHAT}.")
 
@@ -582,7 +580,8 @@ def test_a_forged_count_of_forgotten_records_is_refused():
     bookmark = bookmarks.Bookmark("transactions", "update", bytes(6), mark=mark, forgotten=mark,
                              forgotten_count=bookmarks.MAX_FORGOTTEN + 1)
     with pytest.raises(Invalid, match="the bookmark is damaged"):
-        bookmarks.decode(bookmarks.encode(bookmark), "transactions", "update", bytes(6))
+        bookmarks.decode(bookmarks.encode(bookmark, SECRETS), "transactions", "update",
+                         bytes(6), SECRETS)
 
 
 def test_a_browser_page_may_read_the_bookmark(make_client):
@@ -608,3 +607,224 @@ def test_a_workbook_of_the_changes(shared):
     cells = [[c.value for c in row] for row in book["transactions"].iter_rows()]
     order = in_feed_order("transactions", rows)
     assert [row[0] for row in cells] == ["ID", *(r["id"] for r in order)]
+
+
+# -- reads bounded whatever is asked (issue 41) ------------------------------------------------
+#
+# What a call asks the database for is counted for real (tests/helpers.py EVERY_QUERY): the
+# feed's row_count is the LIMIT of sql/shapes.sql's changes, the most rows it returns.
+
+COUNTED = EVERY_QUERY
+SIGNED_BY_OTHERS = (b"a secret this service never had",)
+
+
+def feed_reads(caplog: pytest.LogCaptureFixture) -> list[int]:
+    """The row_count of every feed query asked since the last call."""
+    return [int(values["row_count"]) for name, values in queries_asked(caplog)
+            if ".changes" in name]
+
+
+def bound(limit: int) -> int:
+    """The most rows a call of this limit asks for (docs/api.md §5.11)."""
+    return limit + bookmarks.SEEN + feed.REPEATS
+
+
+@pytest.mark.parametrize("engine", ["sqlite3"])
+def test_the_issues_reproductions_are_400s_that_read_nothing(make_client, caplog):
+    """A forged bookmark of a million forgotten records, and one of four million seen
+    entries in 5 kB: refused before anything is read (bench/bounded_feed.py measures the
+    worker's time and memory). Signed with the service's own secret, as a bug would sign
+    them, each is still refused as damaged, unread."""
+    client = make_client(TABLES, feed=WIDE, **COUNTED)
+    caplog.set_level("WARNING", logger="jembatan")
+    million, millions = forgotten_body(1_000_000), seen_body(4_000_000)
+    assert len(unkeyed(millions)) < 8000
+    # Longer than any token the service writes: not read at all; shorter: not ours.
+    for body, says in ((million, FORGED), (millions, f"after: not a bookmark; {WHAT}.")):
+        assert error(client, f"/transactions/changes?limit=1&after={unkeyed(body)}") == bad(
+            says if body is millions else
+            f"after: a bookmark of another version of Jembatan; {WHAT}.")
+        token = signed(body, SIGNED_BY_OTHERS[0])
+        assert error(client, f"/transactions/changes?limit=1&after={token}") == bad(says)
+    mine = secrets_of(client)[0]
+    for body in (forgotten_body(bookmarks.MAX_FORGOTTEN + 1), seen_body(bookmarks.SEEN + 1),
+                 seen_body(70_000)):
+        own = signed(body, mine)
+        assert len(own) < bookmarks.MAX_TOKEN
+        assert error(client, f"/transactions/changes?after={own}") == bad(
+            f"after: the bookmark is damaged; {WHAT}.")
+    assert feed_reads(caplog) == []
+    tool = client.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                                     "params": {"name": "changes", "arguments": {
+                                         "collection": "transactions", "limit": 1,
+                                         "after": signed(million, SIGNED_BY_OTHERS[0])}}},
+                       headers={"Accept": "application/json, text/event-stream",
+                                "MCP-Protocol-Version": "2025-11-25"}).get_json()["result"]
+    assert tool["isError"] and tool["content"][0]["text"] == FORGED
+    assert feed_reads(caplog) == []
+
+
+def _mutations(token: str) -> Any:
+    """Hypothesis: a token changed as a client could change it (a character replaced,
+    dropped or added, the token cut), or built from any bytes."""
+    from hypothesis import strategies as st
+
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    at = st.integers(0, len(token) - 1)
+    return st.one_of(
+        st.tuples(at, st.sampled_from(alphabet)).map(
+            lambda m: token[:m[0]] + m[1] + token[m[0] + 1:]),
+        at.map(lambda i: token[:i] + token[i + 1:]),
+        st.tuples(at, st.sampled_from(alphabet)).map(lambda m: token[:m[0]] + m[1] + token[m[0]:]),
+        at.map(lambda i: token[:i]),
+        st.binary(max_size=1500).map(lambda b: unkeyed(b)),
+        st.binary(max_size=1500).map(lambda b: signed(b, SIGNED_BY_OTHERS[0])),
+    ).filter(lambda t: t != token)
+
+
+@pytest.mark.parametrize("engine", ["sqlite3"])
+def test_forged_and_mutated_bookmarks_are_400s_that_read_nothing(make_client, caplog):
+    from hypothesis import HealthCheck, given, settings
+
+    client = make_client(TABLES, feed=WIDE, **COUNTED)
+    caplog.set_level("WARNING", logger="jembatan")
+    _, token, _ = get(client, "transactions")
+    assert feed_reads(caplog) == [feed.DEFAULT_LIMIT]
+
+    @settings(max_examples=150, deadline=None, derandomize=True,
+              suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(_mutations(token))
+    def check(forged: str) -> None:
+        response = client.get(f"/transactions/changes?limit=1&after={forged}")
+        assert response.status_code == 400, (forged, response.get_json())
+        assert response.get_json()["message"].startswith("after: ")
+        assert feed_reads(caplog) == []
+
+    check()
+
+
+def _bookmarks(mark: dt.datetime) -> Any:
+    """Hypothesis: any bookmark the service could sign for the transactions' update feed:
+    any count of forgotten records it accepts, up to SEEN remembered ones, any floor."""
+    from hypothesis import strategies as st
+
+    moments = st.integers(0, 86_400 * 30).map(lambda s: mark - dt.timedelta(seconds=s))
+    entry = st.tuples(st.tuples(st.integers(1, 10**9)), moments)
+    return st.builds(
+        lambda seen, count, floor, limit: (bookmarks.Bookmark(
+            "transactions", "update", bookmarks.filters_digest(()), mark=mark,
+            floor=floor, forgotten=mark if count else None, forgotten_count=count,
+            seen=frozenset(seen)), limit),
+        st.lists(entry, max_size=bookmarks.SEEN), st.integers(0, bookmarks.MAX_FORGOTTEN),
+        st.none() | moments, st.integers(1, feed.MAX_LIMIT))
+
+
+@pytest.mark.parametrize("engine", ["sqlite3"])
+def test_any_bookmark_it_signs_reads_at_most_the_stated_bound(make_client, caplog):
+    from hypothesis import HealthCheck, given, settings
+
+    client = make_client(TABLES, feed=WIDE, **COUNTED)
+    caplog.set_level("WARNING", logger="jembatan")
+    secrets = secrets_of(client)
+
+    @settings(max_examples=100, deadline=None, derandomize=True,
+              suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(_bookmarks(dt.datetime(2026, 1, 3)))
+    def check(asked: tuple[bookmarks.Bookmark, int]) -> None:
+        b, limit = asked
+        token = bookmarks.fitted(b, secrets)
+        response = client.get(f"/transactions/changes?limit={limit}&after={token}")
+        assert response.status_code == 200, response.get_json()
+        (row_count,) = feed_reads(caplog)
+        assert row_count <= bound(limit)
+        assert row_count == limit + len(b.seen) + min(b.forgotten_count, feed.REPEATS) or \
+            len(bookmarks.encode(b, secrets)) >= bookmarks.MAX_TOKEN  # fitted forgot some
+
+    check()
+
+
+@pytest.mark.parametrize("engine", ["sqlite3"])
+def test_rotation_keeps_the_feeds_in_flight(make_database):
+    """The first secret signs, every one verifies: a token of the old secret is read by a
+    service that has a new one first, and its answer's token is signed with the new one; a
+    secret the service does not list is refused."""
+    database = make_database(TABLES)
+
+    def client(*secrets: str) -> Any:
+        return create_app({"database": database | {"prove_on_first_read": False},
+                           "feed": WIDE | {"bookmark_secrets": list(secrets)}}).test_client()
+
+    old, new = "the secret of last year", "the secret of this year"
+    before, rotated, after = client(old), client(new, old), client(new)
+    body, token, _ = get(before, "transactions", "limit=3")
+    ordered = records("transactions", in_feed_order("transactions", TABLES["transactions"]))
+    assert body == ordered[:3]
+    body, following, _ = get(rotated, "transactions", f"limit=3&after={token}")
+    assert body == ordered[3:6]
+    assert bookmarks.decode(following, "transactions", "update", bookmarks.filters_digest(()),
+                            (new.encode(),)).mark is not None
+    body, _, _ = get(after, "transactions", f"limit=3&after={following}")
+    assert body == ordered[6:9]
+    # A secret it does not list, either way: the old one dropped, the new one not known.
+    assert error(after, f"/transactions/changes?after={token}") == bad(FORGED)
+    assert error(before, f"/transactions/changes?after={following}") == bad(FORGED)
+
+
+@pytest.mark.parametrize("engine", ["sqlite3"])  # the feed's logic, the same on every engine
+def test_a_burst_past_the_repeats_a_call_reads_is_passed_whole(open_feed, caplog, monkeypatch):
+    """More records forgotten inside the window than a call reads again (REPEATS, 5 here
+    instead of 10,000): the feed still sends every record, each once as new, and no call
+    asks for more than limit + SEEN + REPEATS rows; the floor moves past the repeats."""
+    monkeypatch.setattr(feed, "REPEATS", 5)
+    db, client = open_feed({"transactions": []})
+    now = db.now()
+    rows = [feed_row("transactions", k, stamp(now - dt.timedelta(minutes=30, seconds=-k)))
+            for k in range(1, 301)]
+    db.write("transactions", rows)
+    app = create_app({"database": db.settings | {"prove_on_first_read": False},
+                      "feed": {"settle_seconds": 60, "lookback_seconds": 7200},
+                      **COUNTED}).test_client()
+    caplog.set_level("WARNING", logger="jembatan")
+    got, new, query = [], 0, "limit=50"
+    for _ in range(20):
+        body, token, response = get(app, "transactions", query)
+        if not body:
+            break
+        got += body
+        new += len(body) - int(response.headers.get("X-Bookmark-Repeats", 0))
+        query = f"limit=50&after={token}"
+    assert not body and new == len(rows)
+    assert {r["id"] for r in got} == {r["id"] for r in rows}
+    assert max(feed_reads(caplog)) == 50 + bookmarks.SEEN + 5
+
+
+@pytest.mark.parametrize("engine", ["sqlite3"])
+def test_a_one_second_burst_past_the_bound_is_said_and_never_skipped(open_feed, caplog,
+                                                                     monkeypatch):
+    """The one case docs/api.md §5.11 says is not passed: more than limit + REPEATS records
+    forgotten in one and the same second. The calls send them again, never skip one, keep
+    their bound, and the service logs why the bookmark stays."""
+    monkeypatch.setattr(feed, "REPEATS", 5)
+    db, client = open_feed({"transactions": []})
+    second = stamp((db.now() - dt.timedelta(minutes=30)).replace(microsecond=0))
+    rows = [feed_row("transactions", k, second) for k in range(1, 401)]
+    db.write("transactions", rows)
+    app = create_app({"database": db.settings | {"prove_on_first_read": False},
+                      "feed": {"settle_seconds": 60, "lookback_seconds": 7200},
+                      **COUNTED}).test_client()
+    caplog.set_level("WARNING", logger="jembatan")
+    sent, query, tokens = [], "limit=50", []
+    for _ in range(12):
+        body, token, _ = get(app, "transactions", query)
+        sent += [r["id"] for r in body]
+        tokens.append(token)
+        query = f"limit=50&after={token}"
+    # Each call in key order from the second's first record: what it sends is the start of
+    # the table, nothing past it skipped; the bookmark no longer moves.
+    assert set(sent) == set(range(1, max(sent) + 1))
+    marks = [bookmarks.decode(t, "transactions", "update", bookmarks.filters_digest(()),
+                              secrets_of(app)) for t in tokens[-2:]]
+    assert marks[0].mark == marks[1].mark and marks[0].seen == marks[1].seen
+    assert any("cannot pass more than 5 records forgotten in the one second" in r.getMessage()
+               for r in caplog.records)
+    assert max(feed_reads(caplog)) == 50 + bookmarks.SEEN + 5

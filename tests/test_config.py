@@ -11,7 +11,16 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from app.ops.config import SHIPPED_SQL_DIR, SPEC, ApiKey, ConfigError, load_settings
+from app.ops.config import (
+    SECRET_FILE,
+    SHIPPED_SQL_DIR,
+    SPEC,
+    ApiKey,
+    ConfigError,
+    kept_secret,
+    load_settings,
+    with_secrets,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "config.example.toml"
@@ -40,6 +49,7 @@ SAMPLES = {
     "log.format": "json", "log.slow_query": 5,
     "collections.serve": ["vehicles"],
     "feed.settle_seconds": 10, "feed.lookback_seconds": 60,
+    "feed.bookmark_secrets": ["a secret of the plant's own"],
     "site.name": "Plant", "site.timezone": "Asia/Jakarta",
     "site.collections": {"timbangan1": "North gate"}, "site.dates": {"dt1": "masuk"},
     "site.fields": {"weigh1": "Bruto (kg)"},
@@ -92,6 +102,76 @@ def test_where_the_proofs_verdicts_are_kept(workdir: Path, tmp_path: Path) -> No
     with pytest.raises(ConfigError) as exc:
         load_settings({"database": {"proof_wait": -1}}, {})
     assert str(exc.value) == "database.proof_wait must be a number of seconds, 0 or more"
+
+
+def test_bookmark_secrets_set_or_kept(workdir: Path, tmp_path: Path) -> None:
+    """feed.bookmark_secrets (docs/api.md §12): as given, first signing, from the file or
+    JEMBATAN_BOOKMARK_SECRETS; each at least 16 characters, none twice. None given: one
+    secret made once in database.proof_dir, mode 0600, which every process reads the same."""
+    given = ["this year's secret", "last year's secret"]
+    assert load_settings({"feed": {"bookmark_secrets": given}}, {}).feed.secrets == (
+        b"this year's secret", b"last year's secret")
+    environ = {"JEMBATAN_BOOKMARK_SECRETS": " this year's secret , last year's secret,"}
+    assert load_settings(None, environ).feed.secrets == (b"this year's secret",
+                                                         b"last year's secret")
+    for wrong, says in ((["short"], "feed.bookmark_secrets: each secret must have at least "
+                                    "16 characters; make one with: python3 -c \"import "
+                                    "secrets; print(secrets.token_urlsafe(32))\""),
+                        ([given[0], given[0]], "feed.bookmark_secrets names a secret twice")):
+        with pytest.raises(ConfigError) as exc:
+            load_settings({"feed": {"bookmark_secrets": wrong}}, {})
+        assert str(exc.value) == says
+    state = {"STATE_DIRECTORY": str(tmp_path / "state")}
+    kept = with_secrets(load_settings(None, state))
+    path = tmp_path / "state" / "proofs" / SECRET_FILE
+    assert kept.feed.secrets == (path.read_text().strip().encode(),)
+    assert len(kept.feed.secrets[0]) >= 32 and path.stat().st_mode & 0o777 == 0o600
+    assert with_secrets(load_settings(None, state)).feed.secrets == kept.feed.secrets
+    assert sorted(p.name for p in path.parent.iterdir()) == [SECRET_FILE]
+    # Set: the file is neither read nor made.
+    other = {"STATE_DIRECTORY": str(tmp_path / "other")}
+    assert with_secrets(load_settings(None, other | environ)).feed.secrets[0] == \
+        b"this year's secret"
+    assert not (tmp_path / "other").exists()
+
+
+def test_workers_starting_together_keep_one_secret(tmp_path: Path) -> None:
+    """Workers that make the kept secret at the same moment all read the one that won (each
+    writes a file of its own and links it to the name: the first link wins)."""
+    import threading
+
+    start, said = threading.Barrier(8), []
+
+    def worker() -> None:
+        start.wait()
+        said.append(kept_secret(tmp_path / "proofs"))
+
+    threads = [threading.Thread(target=worker) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert set(said) == {(tmp_path / "proofs" / SECRET_FILE).read_text().strip().encode()}
+    assert len(said) == 8 and [p.name for p in (tmp_path / "proofs").iterdir()] == [SECRET_FILE]
+
+
+def test_a_secret_that_cannot_be_kept_is_said_and_the_process_signs_alone(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """As the proof's verdicts (docs/operations.md): a proof_dir that cannot be written does
+    not stop the start; the process signs with a secret of its own and says so."""
+    (tmp_path / "file").write_text("not a directory")  # as a read-only filesystem is
+    caplog.set_level("WARNING", logger="jembatan")
+    state = {"STATE_DIRECTORY": str(tmp_path / "file")}
+    secrets = [with_secrets(load_settings(None, state)).feed.secrets for _ in range(2)]
+    assert secrets[0] != secrets[1] and all(len(s) == 1 for s in secrets)
+    path = tmp_path / "file" / "proofs" / SECRET_FILE
+    assert [r.getMessage() for r in caplog.records] == [
+        f"cannot keep the bookmark secret in {path} (Not a directory): set [feed] "
+        f"bookmark_secrets, or database.proof_dir to a directory the service may write; "
+        f"until then this process signs the feed's bookmarks with a secret of its own, which "
+        f"its sibling workers and the next start refuse"] * 2
+    with pytest.raises(ConfigError):
+        kept_secret(tmp_path / "file" / "proofs")
 
 
 def test_feed_windows(workdir: Path) -> None:

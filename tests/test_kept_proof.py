@@ -174,7 +174,7 @@ def test_a_request_is_served_while_the_proof_waits(tmp_path: Path,
     database = build_database(tmp_path / "plant.sqlite3", {"transactions": ROWS})
     app = app_on(tmp_path, database, wait=0)
     keeper = proving(app).keeper
-    (tmp_path / "proofs").mkdir()
+    (tmp_path / "proofs").mkdir(exist_ok=True)  # made at start for the bookmark secret
     with open(keeper.path("transactions", ".lock"), "a+b") as sibling:
         fcntl.flock(sibling.fileno(), fcntl.LOCK_EX)
         client = app.test_client()

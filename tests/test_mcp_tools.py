@@ -206,6 +206,20 @@ def test_describe_tells_what_the_index_and_the_records_are(client: FlaskClient) 
     assert [c["name"] for c in one["collections"]] == ["vehicles"]
 
 
+def _unkeyed_cursor(skip: int) -> str:
+    """A cursor as anyone could make one before cursors were signed: skip and a digest of
+    the read that needs no secret."""
+    import base64
+    import hashlib
+
+    asked = json.dumps(["transactions", None, None, False, None, None], sort_keys=True)
+    digest = hashlib.blake2b(asked.encode(), digest_size=6).hexdigest()
+    data = json.dumps({"skip": skip, "read": digest}, separators=(",", ":"))
+    return base64.urlsafe_b64encode(data.encode()).decode().rstrip("=")
+
+
+FORGED_CURSOR = _unkeyed_cursor(2**61)
+
 HOSTILE = [
     # Refused by the tool's inputSchema (app/mcp/protocol.py) before the tool runs.
     ("read_records", {"collection": "nope"},
@@ -234,6 +248,23 @@ HOSTILE = [
     ("summarize", {"collection": "transactions", "from": DAY, "to": DAY, "by": ["x' --"]},
      "cannot group by"),
     ("changes", {"collection": "transactions", "after": "AAAA"}, "after: "),
+    # Repeated or unknown fields: refused as over HTTP, and at once however many are sent.
+    ("read_records", {"collection": "transactions", "fields": ["id", "vehno", "id"]},
+     "fields: a field is named twice"),
+    ("read_records", {"collection": "transactions", "fields": ["id"] * 100_000},
+     "arguments.fields must have at most"),  # more than any record has: refused unread
+    ("read_records", {"collection": "transactions", "fields": ["id"] * 100_000},
+     "items (it has 100000)"),
+    ("get_record", {"collection": "transactions", "key": 1, "fields": ["id", "id"]},
+     "fields: a field is named twice"),
+    ("changes", {"collection": "transactions", "fields": ["vehno"] * 3},
+     "fields: a field is named twice"),
+    ("read_records", {"collection": "transactions", "fields": [f"x{i}" for i in range(9)]},
+     "; not x0, x1, x2, x3, x4 and 4 more"),
+    # A cursor of the right shape that the service did not sign (the unkeyed digest of
+    # before): refused, whatever skip it says.
+    ("read_records", {"collection": "transactions", "cursor": FORGED_CURSOR},
+     "cursor: not a cursor of this read"),
     ("get_record", {"collection": "transactions", "key": "1 OR 1=1"}, "ID must be"),
 ]
 

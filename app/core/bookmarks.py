@@ -1,6 +1,12 @@
 """The feed's bookmark (docs/api.md §5.11): what it holds (app/core/feed.py says what each
-part means) and its token, compact binary with a checksum in URL-safe base64, under 2 KB,
-decoded only for the collection, `on` and filters it was made with.
+part means) and its token, compact binary signed with a keyed MAC (HMAC-SHA-256 under the
+first of the service's bookmark secrets, verified under any of them) in URL-safe base64,
+under 2 KB, decoded only for the collection, `on` and filters it was made with.
+
+Nothing of a token is read before its MAC is verified, and nothing of a verified one grows
+with what it says: its length, its entries (at most SEEN), their unpacked bytes and its
+count of forgotten records are capped, so a token cannot make a call read or hold more
+than app/core/feed.py's stated bound.
 """
 
 from __future__ import annotations
@@ -9,6 +15,7 @@ import base64
 import binascii
 import datetime as dt
 import hashlib
+import hmac
 import re
 import zlib
 from collections.abc import Sequence
@@ -20,7 +27,7 @@ from ..model.problems import Invalid
 
 SEEN = 200  # records remembered inside the lookback window (docs/api.md §5.11)
 MAX_TOKEN = 2000  # characters; under 2 KB with room for the rest of a request line
-VERSION = 1
+VERSION = 2  # 1: a blake2b checksum anyone could compute; 2: a keyed MAC
 # The oldest stamp a feed without a bookmark starts from: SQL Server's datetime begins here,
 # and a date compared with an older one would not convert.
 OLDEST = dt.datetime(1753, 1, 1)
@@ -28,7 +35,10 @@ LATEST = dt.datetime(9999, 12, 30)
 # Records forgotten inside one window that a token may count (each call reads that many more
 # rows): more than a window can hold at any plant; a larger count is a forged token.
 MAX_FORGOTTEN = 1_000_000
-_CHECK = 6  # bytes of the token's checksum (blake2b), which detects a damaged copy
+_MAC = 12  # bytes of the token's HMAC-SHA-256 (96 bits), which no one without a secret can make
+# The most bytes a token's entries unpack to: SEEN entries of a stamp (10 bytes at most) and
+# a key of 8 fields (10 bytes each), with room to spare; a larger body is no token of ours.
+_UNPACKED = 64 * 1024
 _FILTERS = 6  # bytes of the digest of the filters the bookmark was made with
 _US = dt.timedelta(microseconds=1)
 
@@ -125,9 +135,9 @@ def _entries(b: Bookmark) -> bytes:
     return bytes(out)
 
 
-def encode(b: Bookmark) -> str:
-    """The token: version, checksum, then the bookmark; entries compressed when that is
-    shorter."""
+def encode(b: Bookmark, secrets: Sequence[bytes]) -> str:
+    """The token: version, MAC (under the first of `secrets`), then the bookmark; entries
+    compressed when that is shorter."""
     flags = ((b.mark is not None) | (b.floor is not None) << 1 | (b.forgotten is not None) << 2)
     entries = _entries(b)
     packed = zlib.compress(entries, 9)
@@ -140,8 +150,14 @@ def encode(b: Bookmark) -> str:
     if b.forgotten is not None:
         body += _varint(b.forgotten_count)
     body += entries
-    check = hashlib.blake2b(bytes(body), digest_size=_CHECK, person=b"jembatan-feed").digest()
-    return base64.urlsafe_b64encode(bytes([VERSION]) + check + body).rstrip(b"=").decode()
+    head = bytes([VERSION])
+    return base64.urlsafe_b64encode(head + mac(secrets[0], head + body) + body
+                                    ).rstrip(b"=").decode()
+
+
+def mac(secret: bytes, data: bytes) -> bytes:
+    """The token's MAC of `data` (its version and body) under `secret`."""
+    return hmac.new(secret, b"jembatan-feed\0" + data, hashlib.sha256).digest()[:_MAC]
 
 
 class _Reader:
@@ -179,28 +195,41 @@ class _Reader:
 
 _WHAT = ("after must be the X-Bookmark header of an answer of this service, sent back "
          "unchanged (start again without after, or with since=YYYY-MM-DDTHH:MM:SS)")
+# What a token that fails its MAC is, and how its feed goes on (docs/api.md §5.11).
+_FORGED = ("after: the bookmark is not valid for this service (forged, damaged on the way, or "
+           "signed with a secret the service no longer has); start the feed again with "
+           "since=YYYY-MM-DDTHH:MM:SS, the stamp of the newest record your copy holds (the "
+           "records of that second and after come again, and your copy keeps each once by "
+           "its key), or without after to read from the oldest stamp.")
 
 
-def decode(token: str, collection: str, on: str, filters: bytes) -> Bookmark:
-    """The bookmark in `token`, or a 400 naming what is wrong with it."""
+def decode(token: str, collection: str, on: str, filters: bytes,
+           secrets: Sequence[bytes]) -> Bookmark:
+    """The bookmark in `token`, or a 400 naming what is wrong with it: its length and
+    alphabet checked first, then its MAC under each of `secrets`, and only then its body."""
+    if len(token) >= MAX_TOKEN or not re.fullmatch(r"[A-Za-z0-9_-]+", token):
+        raise Invalid(f"after: not a bookmark; {_WHAT}.")
     try:
         raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
     except (binascii.Error, ValueError):
-        raw = b""
-    if len(token) > 4 * MAX_TOKEN or not re.fullmatch(r"[A-Za-z0-9_-]+", token) or \
-            len(raw) < 1 + _CHECK:
+        raise Invalid(f"after: not a bookmark; {_WHAT}.") from None
+    if len(raw) < 1 + _MAC:
         raise Invalid(f"after: not a bookmark; {_WHAT}.")
     if raw[0] != VERSION:
         raise Invalid(f"after: a bookmark of another version of Jembatan; {_WHAT}.")
-    body = raw[1 + _CHECK:]
-    check = hashlib.blake2b(body, digest_size=_CHECK, person=b"jembatan-feed").digest()
-    if check != raw[1:1 + _CHECK]:
-        raise Invalid(f"after: the bookmark is damaged (cut short or changed on the way); "
-                         f"{_WHAT}.")
+    head, body, given = raw[:1], raw[1 + _MAC:], raw[1:1 + _MAC]
+    if not any(hmac.compare_digest(mac(s, head + body), given) for s in secrets):
+        raise Invalid(_FORGED)
     try:
         b = _read(_Reader(body))
     except (ValueError, IndexError, OverflowError, UnicodeDecodeError, zlib.error):
         raise Invalid(f"after: the bookmark is damaged; {_WHAT}.") from None
+    _belongs(b, collection, on, filters)
+    return b
+
+
+def _belongs(b: Bookmark, collection: str, on: str, filters: bytes) -> None:
+    """A 400 unless the bookmark was made for this collection, `on` and filters."""
     if b.collection != collection:
         raise Invalid(f"after: this bookmark belongs to /{b.collection}/changes, not "
                          f"/{collection}/changes: each collection's feed has its own.")
@@ -212,7 +241,15 @@ def decode(token: str, collection: str, on: str, filters: bytes) -> Bookmark:
         raise Invalid("after: this bookmark was made with other filters than this "
                          "request's: send the filters it was made with, or start a new feed "
                          "without after for these filters.")
-    return b
+
+
+def _unpacked(data: bytes) -> bytes:
+    """A token's entries as they were packed, never more than _UNPACKED bytes of them."""
+    unpack = zlib.decompressobj()
+    out = unpack.decompress(data, _UNPACKED)
+    if unpack.unconsumed_tail or not unpack.eof:
+        raise ValueError("entries")
+    return out
 
 
 def _read(r: _Reader) -> Bookmark:
@@ -225,10 +262,12 @@ def _read(r: _Reader) -> Bookmark:
     if count > MAX_FORGOTTEN:  # what the service writes stays far below: a forged token
         raise ValueError("forgotten")
     rest = r.data[r.at:]
-    entries = _Reader(zlib.decompress(rest) if flags & 8 else rest)
+    entries = _Reader(_unpacked(rest) if flags & 8 else rest)
     seen: set[tuple[Key, dt.datetime]] = set()
     stamp = mark or OLDEST
     n = entries.varint()
+    if n > SEEN:  # the service never remembers more
+        raise ValueError("entries")
     width = entries.varint() if n else 0
     if width > 8:  # a key is at most a few fields (bricon2's two)
         raise ValueError("width")
@@ -256,15 +295,15 @@ def key_order(key: Key) -> tuple[tuple[bool, int], ...]:
     return tuple((v is not None, v or 0) for v in key)
 
 
-def fitted(b: Bookmark) -> str:
+def fitted(b: Bookmark, secrets: Sequence[bytes]) -> str:
     """The token, with the oldest remembered records forgotten while it is too long (only
     stamps with fractions of a second take that much room)."""
-    token = encode(b)
+    token = encode(b, secrets)
     while len(token) >= MAX_TOKEN and b.seen:
         oldest = sorted(b.seen, key=lambda e: (e[1], key_order(e[0])))
         drop = oldest[:max(1, len(oldest) // 10)]
         b = replace(b, seen=b.seen - set(drop),
                     forgotten=max(f for f in (b.forgotten, drop[-1][1]) if f is not None),
                     forgotten_count=b.forgotten_count + len(drop))
-        token = encode(b)
+        token = encode(b, secrets)
     return token

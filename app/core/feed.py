@@ -19,6 +19,16 @@ holds it and writes and reads its token).
   records are sent again rather than lost, counted in X-Bookmark-Repeats, and they do not
   count against `limit`, so that a call always gets past them.
 - `floor`: a start from ?since= reads nothing older, until the window has moved past it.
+
+Every call's read is bounded, whatever its token says: at most `limit + SEEN + REPEATS`
+rows (`row_count`). A token counts at most REPEATS forgotten records in what a call reads;
+one that counts more (only after more than SEEN + REPEATS records changed inside one window:
+a mass update) cannot be passed by re-reading the window, so such a call, when its read ends
+among the repeats, moves the `floor` to the second of the last record it read: every
+record before it has just been sent (again), and the next call reads on from there. Nothing
+present is skipped; what the lookback no longer covers there is a record committed later
+still, behind that floor (docs/api.md §5.11 says so). More than `limit + SEEN + REPEATS`
+forgotten records in one second cannot be passed at all: the call logs it.
 """
 
 from __future__ import annotations
@@ -53,6 +63,9 @@ log = logging.getLogger("jembatan")
 
 DEFAULT_LIMIT = 1000
 MAX_LIMIT = 10_000
+# The most forgotten records one call reads again (see the module's docstring): a call reads
+# at most limit + SEEN + REPEATS rows, 20,200 at the largest limit.
+REPEATS = 10_000
 _SINCE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}", re.ASCII)
 
 
@@ -126,13 +139,13 @@ def _kept(b: Bookmark, mark: dt.datetime | None, seen: frozenset[tuple[Key, dt.d
 # -- the read ---------------------------------------------------------------------------------
 
 def start(collection: str, on: str, filters: Sequence[Filter], after: str | None,
-          since: str | None) -> Bookmark:
+          since: str | None, secrets: Sequence[bytes]) -> Bookmark:
     """The bookmark a call starts from: its `after`, its `since`, or the oldest stamp."""
     digest = filters_digest(filters)
     if after is not None and since is not None:
         raise Invalid("give after (a bookmark) or since (a time to start from), not both")
     if after is not None:
-        return decode(after, collection, on, digest)
+        return decode(after, collection, on, digest, secrets)
     floor = None
     if since is not None:
         try:
@@ -161,9 +174,9 @@ def read(runner: Runner, planner: Planner, feed: FeedSettings, on: str, limit: i
     """What changed since `after` (or `since`, or the oldest stamp), at most `limit`."""
     c, db = planner.collection, runner.db
     filters = planner.as_run(filters)  # cancelled=all is no filter: the same bookmarks
-    b = start(c.name, on, filters, after, since)
+    b = start(c.name, on, filters, after, since, feed.secrets)
     frm = b.lower_bound(dt.timedelta(seconds=feed.lookback_seconds))
-    row_count = limit + len(b.seen) + b.forgotten_count
+    row_count = limit + len(b.seen) + min(b.forgotten_count, REPEATS)
     # With the plant's zone set, its "now": the server's UTC clock in that zone, read before
     # the records (a clock read first can only hold a record back, never skip one).
     zoned = plant_now(db, feed.zone) if feed.zone is not None else None
@@ -173,12 +186,33 @@ def read(runner: Runner, planner: Planner, feed: FeedSettings, on: str, limit: i
     now = (zoned or server_clock(rows.also[0][0])) if rows.values else None
     found = list(keyed(c, on, planner.encoder.output, rows.values))
     step = advance(b, found, now, len(rows.values) < row_count, limit, feed)
+    if len(rows.values) == row_count and b.forgotten_count > REPEATS:
+        step = passed(step, b, frm, found)
     if db.metrics is not None:
         if step.lateness:
             db.metrics.feed_lateness(c.name, step.lateness)
         ahead(db.metrics, c, on, [s for _, s, _ in found], now, feed,
               len(rows.values) == row_count)
-    return Changes(step.sent, fitted(step.bookmark), step.repeats)
+    return Changes(step.sent, fitted(step.bookmark, feed.secrets), step.repeats)
+
+
+def passed(step: Step, b: Bookmark, frm: dt.datetime,
+           found: Sequence[tuple[Key, dt.datetime, tuple[Any, ...]]]) -> Step:
+    """A call whose bounded read ended among more repeats than REPEATS: when every record
+    it read was sent again or is remembered, and none was new (the bookmark could not
+    move), the floor moves to the second of the last record read, before which every
+    record has just been sent (see the module's docstring)."""
+    remembered = sum(1 for key, stamp, _ in found if (key, stamp) in b.seen)
+    if len(step.sent) > step.repeats or len(step.sent) + remembered < len(found):
+        return step
+    floor = found[-1][1].replace(microsecond=0)
+    if floor <= frm:
+        log.warning("the feed of %s (on=%s) cannot pass more than %d records forgotten in "
+                    "the one second %s: it sends them again at each call; a larger limit "
+                    "(up to %d) passes up to limit + %d", b.collection, b.on, REPEATS, floor,
+                    MAX_LIMIT, REPEATS + SEEN)
+        return step
+    return replace(step, bookmark=replace(step.bookmark, floor=floor))
 
 
 def ahead(metrics: Any, c: Collection, on: str, stamps: Sequence[dt.datetime],

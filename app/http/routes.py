@@ -55,7 +55,8 @@ _PAGE_HEADERS = {
 
 _FEED_HEADERS = {
     "X-Bookmark": {"description": "The bookmark after this answer: store it and send it back "
-                                  "as ?after= on the next call (opaque, URL-safe, under 2 KB).",
+                                  "as ?after= on the next call (opaque, signed by the service, "
+                                  "URL-safe, under 2,000 characters).",
                    "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]+$",
                               "maxLength": bookmarks.MAX_TOKEN}},
     "Link": {"description": "RFC 8288 link rel=\"next\": this request's URL with "

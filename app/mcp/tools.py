@@ -17,6 +17,7 @@ import base64
 import binascii
 import functools
 import hashlib
+import hmac
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -168,14 +169,22 @@ class Tools:
         return params.date_range(*texts)
 
     def fields(self, planner: Planner, raw: Any) -> list[str] | None:
+        """`fields` checked as the HTTP API checks it (docs/api.md §5.9), in one pass over
+        what was sent: a list of known fields, none named twice."""
         if raw is None:
             return None
         output = planner.encoder.output
-        unknown = [f for f in raw if f not in output]
-        if not raw or unknown:
+        known = set(output)
+        names = raw if isinstance(raw, list) else [raw]
+        unknown = list(dict.fromkeys(f if isinstance(f, str) else json.dumps(f)[:40]
+                                     for f in names if not isinstance(f, str) or f not in known))
+        if not isinstance(raw, list) or not raw or unknown:
+            shown = ", ".join(unknown[:5]) + (f" and {len(unknown) - 5} more"
+                                              if len(unknown) > 5 else "")
             raise ToolRefused(f"fields: name fields of {planner.collection.name}: "
-                              f"{', '.join(output)}" + (f"; not {', '.join(map(str, unknown))}"
-                                                        if unknown else ""))
+                              f"{', '.join(output)}" + (f"; not {shown}" if unknown else ""))
+        if len(set(raw)) != len(raw):
+            raise ToolRefused("fields: a field is named twice")
         return list(raw)
 
     # -- the reads -------------------------------------------------------------------------
@@ -194,7 +203,7 @@ class Tools:
         asked = json.dumps([c.name, arguments.get("filters"), fields, ranged and on,
                             arguments.get("from"), arguments.get("to")], sort_keys=True,
                            default=str)
-        skip = _skip(arguments.get("cursor"), asked)
+        skip = _skip(arguments.get("cursor"), asked, self.settings.feed.secrets)
         if ranged:
             assert on is not None
             read = planner.range(on, self.bounds(arguments), filters, fields, (skip, limit))
@@ -206,7 +215,8 @@ class Tools:
         following = skip + len(records)
         return {"collection": c.name, "records": records, "count": len(records),
                 "total": total, "truncated": truncated,
-                "cursor": _cursor(following, asked) if following < total else None}
+                "cursor": (_cursor(following, asked, self.settings.feed.secrets[0])
+                           if following < total else None)}
 
     def record(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """get_record: one record by its key."""
@@ -358,26 +368,33 @@ def _fitted_as(encoder: RowEncoder, fields: Sequence[str] | None, name: str,
     return records, False
 
 
-def _digest(asked: str) -> str:
-    return hashlib.blake2b(asked.encode(), digest_size=6).hexdigest()
+def _digest(skip: int, asked: str, secret: bytes) -> str:
+    """The MAC of a cursor (HMAC-SHA-256 under a bookmark secret, as the feed's bookmarks):
+    only the service makes a cursor, for one read and one place in it."""
+    data = f"{skip}\n{asked}".encode()
+    return hmac.new(secret, b"jembatan-cursor\0" + data, hashlib.sha256).hexdigest()[:24]
 
 
-def _cursor(skip: int, asked: str) -> str:
+def _cursor(skip: int, asked: str, secret: bytes) -> str:
     """Where the next call goes on, and of which read (a cursor of another is refused)."""
-    data = json.dumps({"skip": skip, "read": _digest(asked)}, separators=(",", ":"))
+    data = json.dumps({"skip": skip, "read": _digest(skip, asked, secret)},
+                      separators=(",", ":"))
     return base64.urlsafe_b64encode(data.encode()).decode().rstrip("=")
 
 
-def _skip(cursor: Any, asked: str) -> int:
+def _skip(cursor: Any, asked: str, secrets: Sequence[bytes]) -> int:
     if cursor is None:
         return 0
     wrong = ("cursor: not a cursor of this read; pass the cursor of the last answer with "
              "the same collection, filters, fields and range, or none to start again")
     try:
         text = str(cursor)
+        if len(text) > 200:
+            raise ToolRefused(wrong)
         data = json.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
-        skip = data["skip"]
-        if data["read"] != _digest(asked) or type(skip) is not int or not 0 <= skip < 2**62:
+        skip, given = data["skip"], data["read"]
+        if type(skip) is not int or not 0 <= skip < 2**62 or not isinstance(given, str) or \
+                not any(hmac.compare_digest(_digest(skip, asked, s), given) for s in secrets):
             raise ToolRefused(wrong)
         return skip
     except (ValueError, KeyError, TypeError, binascii.Error, UnicodeDecodeError):
@@ -460,8 +477,11 @@ def _schemas(tools: Tools) -> dict[str, dict[str, Any]]:
             "first.")},
         "from": {"type": "string", "description": f"The range's start. {_MOMENT_DOC}"},
         "to": {"type": "string", "description": f"The range's end. {_MOMENT_DOC}"},
+        # No more than the widest record has: a longer list names one twice (refused before
+        # its items are read).
         "fields": {"type": "array", "items": {"type": "string"}, "minItems": 1,
-                   "description": "Only these fields, in this order."},
+                   "maxItems": max(len(p.encoder.output) for p in tools.planners.values()),
+                   "uniqueItems": True, "description": "Only these fields, in this order."},
     }
 
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import logging
 import os
 import re
+import secrets as random_secrets
 import tomllib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
@@ -108,6 +110,10 @@ class FeedSettings:
     # UTC and compares the stamps with it in this zone; None: with the server's own local
     # clock, as the stamps were compared before the setting existed.
     zone: ZoneInfo | None = None
+    # The keys of the bookmarks' MAC ([feed] bookmark_secrets): the first signs, every one
+    # verifies. load_settings gives () when none is set, and create_app puts kept_secret in
+    # its place; settings built in a program rather than loaded have one made for the process.
+    secrets: tuple[bytes, ...] = (random_secrets.token_bytes(32),)
 
 
 @dataclass(frozen=True)
@@ -183,6 +189,8 @@ SPEC: dict[str, dict[str, tuple[type | tuple[type, ...], Any]]] = {
     "feed": {
         "settle_seconds": ((int, float), 30),
         "lookback_seconds": ((int, float), 600),
+        # []: one secret made at the first start and kept in database.proof_dir
+        "bookmark_secrets": (list, []),
     },
     "site": {
         "name": (str, ""),  # "": the report prints no site name
@@ -199,6 +207,8 @@ SPEC: dict[str, dict[str, tuple[type | tuple[type, ...], Any]]] = {
 }
 _PATH_KEYS = (("database", "sqlite"), ("database", "sql_dir"), ("database", "proof_dir"))
 STATE_DIRECTORY = "STATE_DIRECTORY"  # what systemd's StateDirectory= gives the service
+SECRET_FILE = "bookmark-secret"  # in database.proof_dir, when [feed] bookmark_secrets is []
+MIN_SECRET = 16  # characters of a bookmark secret, at least
 
 
 def _merge(into: dict[str, dict[str, Any]], layer: Mapping[str, Any], origin: str,
@@ -444,6 +454,79 @@ def _proof_dir(given: str, cwd: Path, environ: Mapping[str, str]) -> Path:
     return Path(state) / "proofs" if state else cwd / "instance" / "proofs"
 
 
+def _bookmark_secrets(given: list[str]) -> tuple[bytes, ...]:
+    """feed.bookmark_secrets checked: each long enough, none twice; () when none is given
+    (create_app then reads kept_secret)."""
+    for secret in given:
+        if len(secret.strip()) < MIN_SECRET:
+            raise ConfigError(f"feed.bookmark_secrets: each secret must have at least "
+                              f"{MIN_SECRET} characters; make one with: python3 -c "
+                              f"\"import secrets; print(secrets.token_urlsafe(32))\"")
+    if len(set(given)) < len(given):
+        raise ConfigError("feed.bookmark_secrets names a secret twice")
+    return tuple(s.strip().encode() for s in given)
+
+
+def kept_secret(directory: Path) -> bytes:
+    """The bookmark secret kept in `directory` (database.proof_dir) when [feed]
+    bookmark_secrets is not set, made there by the first process that needs it: written
+    whole to a file of its own, mode 0600, then linked to its name, which fails if another
+    process (or thread) linked its own first, so every worker reads the same one."""
+    path = directory / SECRET_FILE
+    try:
+        if not path.is_file():
+            directory.mkdir(parents=True, exist_ok=True)
+            mine = directory / f".{SECRET_FILE}.{os.getpid()}.{random_secrets.token_hex(4)}"
+            fd = os.open(mine, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w") as f:
+                f.write(random_secrets.token_urlsafe(32) + "\n")
+            try:
+                os.link(mine, path)
+            except FileExistsError:
+                pass
+            finally:
+                mine.unlink()
+        secret = path.read_text().strip()
+    except OSError as exc:
+        raise ConfigError(f"cannot keep the bookmark secret in {path} ({exc.strerror}): set "
+                          f"[feed] bookmark_secrets, or database.proof_dir to a directory "
+                          f"the service may write") from None
+    if len(secret) < MIN_SECRET:
+        raise ConfigError(f"{path}: the bookmark secret kept there is too short: delete the "
+                          f"file (a new one is made) or set [feed] bookmark_secrets")
+    return secret.encode()
+
+
+def with_secrets(settings: Settings) -> Settings:
+    """The settings with the bookmarks' secrets: those of [feed] bookmark_secrets, else the
+    one kept in database.proof_dir (kept_secret). Where it can be neither read nor made the
+    service still starts, as the proof's verdicts do (docs/operations.md): this process signs
+    with a secret of its own, and says once in the log that its siblings refuse its
+    bookmarks."""
+    if settings.feed.secrets or settings.database.proof_dir is None:
+        return settings
+    try:
+        secret = kept_secret(settings.database.proof_dir)
+    except ConfigError as exc:
+        logging.getLogger("jembatan").warning(
+            "%s; until then this process signs the feed's bookmarks with a secret of its own, "
+            "which its sibling workers and the next start refuse", exc)
+        secret = random_secrets.token_bytes(32)
+    return replace(settings, feed=replace(settings.feed, secrets=(secret,)))
+
+
+def _feed(feed: Mapping[str, Any], zone: ZoneInfo | None) -> FeedSettings:
+    """[feed] checked, with the plant's zone and the bookmarks' secrets."""
+    for key in ("settle_seconds", "lookback_seconds"):
+        # A day at most: a bookmark remembers stamps as offsets within its window.
+        if not 0 <= feed[key] <= 86400:
+            raise ConfigError(f"feed.{key} must be a number of seconds from 0 to 86400, "
+                              f"not {feed[key]!r}")
+    return FeedSettings(settle_seconds=float(feed["settle_seconds"]),
+                        lookback_seconds=float(feed["lookback_seconds"]), zone=zone,
+                        secrets=_bookmark_secrets(feed["bookmark_secrets"]))
+
+
 def _environment(environ: Mapping[str, str]) -> dict[str, dict[str, Any]]:
     layer: dict[str, dict[str, Any]] = {}
     if "JEMBATAN_SQLITE" in environ:
@@ -454,6 +537,9 @@ def _environment(environ: Mapping[str, str]) -> dict[str, dict[str, Any]]:
         # Empty entries dropped ("a,,b", a trailing comma); a short one refuses the start.
         keys = [k.strip() for k in environ["JEMBATAN_API_KEYS"].split(",") if k.strip()]
         layer.setdefault("auth", {})["api_keys"] = keys
+    if "JEMBATAN_BOOKMARK_SECRETS" in environ:
+        given = [k.strip() for k in environ["JEMBATAN_BOOKMARK_SECRETS"].split(",") if k.strip()]
+        layer.setdefault("feed", {})["bookmark_secrets"] = given
     return layer
 
 
@@ -499,12 +585,6 @@ def load_settings(overrides: Mapping[str, Any] | None = None,
         raise ConfigError(f"log.format must be \"plain\" or \"json\", not {logs['format']!r}")
     if logs["slow_query"] < 0:
         raise ConfigError("log.slow_query must be a number of seconds, 0 or more")
-    feed = merged["feed"]
-    for key in ("settle_seconds", "lookback_seconds"):
-        # A day at most: a bookmark remembers stamps as offsets within its window.
-        if not 0 <= feed[key] <= 86400:
-            raise ConfigError(f"feed.{key} must be a number of seconds from 0 to 86400, "
-                              f"not {feed[key]!r}")
     zone = _zone(merged["site"]["timezone"])
     return Settings(
         database=DatabaseSettings(
@@ -533,8 +613,7 @@ def load_settings(overrides: Mapping[str, Any] | None = None,
             timezone=zone,
             fields=_labels("fields", merged["site"]["fields"], FIELD_LABELS, field_names())),
         source=source,
-        feed=FeedSettings(settle_seconds=float(feed["settle_seconds"]),
-                          lookback_seconds=float(feed["lookback_seconds"]), zone=zone),
+        feed=_feed(merged["feed"], zone),
         mcp=McpSettings(enabled=merged["mcp"]["enabled"],
                         allowed_origins=_origins(merged["mcp"]["allowed_origins"])),
     )
