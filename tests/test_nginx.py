@@ -25,6 +25,7 @@ import pytest
 import requests
 
 from app.model import tables
+from app.ops.limits import MAX_BODY
 from tests.conftest import build_database
 from tests.helpers import links, samples, value
 from tests.servers import (
@@ -352,10 +353,15 @@ def test_what_nginx_refuses_itself_is_json(small: Site) -> None:
     assert answer.split(b"\r\n\r\n", 1)[1] == (
         b'{"code":400,"status":"Bad Request","message":"The request is not valid HTTP '
         b'(nginx refused it)."}')
-    for path, size in (("/transactions", 2048), ("/mcp", (1 << 20) + 1)):
+    for path, size in (("/transactions", 1025), ("/mcp", MAX_BODY + 1)):
         big = requests.post(small.base + path, data=b"x" * size, verify=small.cert,
                             timeout=10, headers={"Content-Type": "application/json"})
         assert (big.status_code, big.json()) == (413, TOO_LARGE), path
+    # An MCP message of Jembatan's largest size reaches it: an empty batch, JSON-RPC's refusal.
+    largest = requests.post(small.base + "/mcp", data=b"[" + b" " * (MAX_BODY - 2) + b"]",
+                            verify=small.cert, timeout=30, headers={
+                                "Content-Type": "application/json", "Accept": "application/json"})
+    assert (largest.status_code, largest.json()["error"]["code"]) == (400, -32600)
     tiny = requests.post(small.base + "/transactions", data=b"x", verify=small.cert, timeout=10)
     assert (tiny.status_code, tiny.json()["code"]) == (405, 405)
 
