@@ -10,8 +10,10 @@ Adding a format is one entry here, its encoder methods, its tests and its docs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any, Protocol
 
 from . import xlsx
@@ -129,16 +131,40 @@ class _SheetCsvWriter(_CsvWriter):
 
     def __init__(self, encoder: Encoder, fields: Fields, name: str):
         super().__init__(encoder, fields, name)
-        # The values of a batch are in the order of encoder.output, whatever `fields` picks.
-        self.texts = frozenset(i for i, kind in enumerate(encoder.kinds()) if kind == "text")
+        # A batch's values are in the order of encoder.output, whatever `fields` picks: the
+        # positions there of the text columns sent.
+        names = list(fields or encoder.output)
+        self.texts = [encoder.output.index(n)
+                      for n, kind in zip(names, encoder.kinds(names), strict=True)
+                      if kind == "text"]
 
     def part(self, values: Values, first: bool) -> bytes:
-        texts = self.texts
-        if not texts:
+        # Most batches hold no such text: each column is looked at once at C speed, and
+        # a batch without one goes to the CSV writer as it came (its fast path).
+        hit = [i for i in self.texts if _may_begin_a_formula(map(itemgetter(i), values))]
+        if not hit:
             return super().part(values, first)
-        made = [tuple(inert(v) if i in texts and type(v) is str else v
-                      for i, v in enumerate(row)) for row in values]
+        made = list(values)
+        for i in hit:  # the rows that hold such a text in this column, each made anew
+            for j, value in enumerate(map(itemgetter(i), values)):
+                if type(value) is str and value.startswith(FORMULA_STARTS):
+                    row = list(made[j])
+                    row[i] = inert(value)
+                    made[j] = tuple(row)
         return super().part(made, first)
+
+
+def _may_begin_a_formula(column: Iterable[Any]) -> bool:
+    """Whether a text column's values (str or None) may hold one that begins a formula: a
+    search of them joined, at C speed (a NUL inside a value may answer True wrongly, which
+    only costs the exact look of part)."""
+    try:
+        return _FORMULA_AFTER_NUL.search("\0".join(filter(None, column))) is not None
+    except TypeError:  # a value that is not text: look at each
+        return True
+
+
+_FORMULA_AFTER_NUL = re.compile("(?:^|\0)[" + re.escape("".join(FORMULA_STARTS)) + "]")
 
 
 JSON = Format(name="json", media_type="application/json", extension=None, doc="",
