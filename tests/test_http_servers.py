@@ -17,7 +17,10 @@ from typing import Any
 import pyodbc
 import pytest
 import requests
+from gunicorn.config import KNOWN_SETTINGS, Config
+from waitress.adjustments import Adjustments
 
+from app.ops import gunicorn_hooks, waitress_serving
 from tests import mssql
 from tests.conftest import build_database
 from tests.contract import expected
@@ -406,3 +409,15 @@ def test_a_body_over_the_limit_is_refused_unread(server: Server) -> None:
         "Content-Type": "application/json", "Accept": "application/json"})
     assert fits.headers["Content-Type"] == "application/json"
     assert fits.json()["error"]["code"] == -32600  # an empty batch: JSON-RPC's own refusal
+
+
+def test_waitress_idles_as_long_as_gunicorn_waits() -> None:
+    """waitress's idle timeout is the timeout gunicorn is given (gunicorn.conf.py's settings,
+    as gunicorn reads them), and its body limit lets exactly an MCP message's 1 MiB through:
+    both as waitress itself takes them (its Adjustments, which create_server builds)."""
+    config = Config()
+    for name, value in gunicorn_hooks.settings({s.name for s in KNOWN_SETTINGS}).items():
+        config.set(name, value)
+    adjusted = Adjustments(**waitress_serving.SETTINGS)
+    assert (adjusted.channel_timeout, adjusted.max_request_body_size) == (
+        config.timeout, (1 << 20) + 1)
