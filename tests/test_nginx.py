@@ -342,7 +342,7 @@ def raw_tls(site: Site, data: bytes) -> bytes:
 
 
 TOO_LARGE = error_body(413, "Content Too Large", "The request body is too large: nginx takes at "
-                       "most 1 KB of a body (Jembatan only reads), and 1 MB of an MCP message "
+                       "most 1 KB of a body (Jembatan only reads), and 1 MiB of an MCP message "
                        "(POST /mcp).")
 
 
