@@ -228,7 +228,7 @@ def test_weighing_view_on_the_demo(demo_database: Path, browser: Browser,
         assert len(views) >= 4
         for xlsx_url, csv_url, api_url in views:
             assert api_url in asked
-            assert (xlsx_url, csv_url) == (api_url + "&format=xlsx", api_url + "&format=csv")
+            assert (xlsx_url, csv_url) == (api_url + "&format=xlsx", api_url + "&format=csv-sheet")
             assert requests.get(csv_url, timeout=10).headers["Content-Type"].startswith(
                 "text/csv")
         assert [requests.get(api, timeout=10).json() for _, _, api in views[:4]] == [
@@ -584,7 +584,7 @@ def test_the_office_language(browser: Browser, tmp_path: Path) -> None:
         by_day = f"{base}?by=day,direction,productcode&on=dt1"
         by_party = f"{base}?by=direction,custcode&on=dt1"
         assert links(browser) == [
-            (f"{api}&format=xlsx", f"{api}&format=csv", api)
+            (f"{api}&format=xlsx", f"{api}&format=csv-sheet", api)
             for api in (by_day, by_day, by_party, by_party, by_party)]
         assert browser.js("document.getElementById('report').href") == \
             f"{server.base}/report/2026-03-10"

@@ -9,6 +9,7 @@ URL the client used."""
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 import socket
 import sqlite3
@@ -24,6 +25,7 @@ import pytest
 import requests
 
 from app.model import tables
+from app.ops.limits import MAX_BODY
 from tests.conftest import build_database
 from tests.helpers import links, samples, value
 from tests.servers import (
@@ -90,7 +92,7 @@ def site_conf(site: Site, upstream: str, key: Path, prometheus: str) -> str:
         "listen 443 ssl;": (f"listen 127.0.0.1:{site.https_port} ssl;", 1),
         "/etc/ssl/jembatan/fullchain.pem": (str(site.cert), 1),
         "/etc/ssl/jembatan/privkey.pem": (str(key), 1),
-        "http://127.0.0.1:8000": (upstream, 2),
+        "http://127.0.0.1:8000": (upstream, 3),
         "allow 127.0.0.1;": (f"allow {prometheus};", 1)})
 
 
@@ -105,9 +107,9 @@ def sub_path_block(which: str, upstream: str, prometheus: str) -> str:
     url_prefix), with the site's own values replaced as in the site file."""
     block = docs_blocks()[{"A": 2, "B": 3}[which]]
     prefix = {"A": "/jembatan", "B": '""'}[which]
-    assert block.count(f"X-Forwarded-Prefix {prefix};") == 2, block
+    assert block.count(f"X-Forwarded-Prefix {prefix};") == 3, block
     # A's proxy_pass has a URI part ("/"), B's none: only the address is the site's own.
-    return replaced(block, {"http://127.0.0.1:8000": (upstream, 2),
+    return replaced(block, {"http://127.0.0.1:8000": (upstream, 3),
                             "allow 127.0.0.1;": (f"allow {prometheus};", 1)})
 
 
@@ -196,6 +198,61 @@ def test_feed_bookmark_url_is_the_public_one(small: Site) -> None:
     assert following.json() == [{"id": 3}, {"id": 4}]
 
 
+def mcp_plates() -> list[str]:
+    """The plates a read_records call names: the small site's, then others up to the 1,000
+    values a filter takes, each as long as a plate with its owner's note might be."""
+    mine = [row["vehno"] for row in small_rows()]
+    return mine + [f"W {n:04d} XYZ (no such truck: {'x' * 31})" for n in range(1000 - ROWS)]
+
+
+def assert_mcp_call(base: str, verify: Path | bool) -> None:
+    """A read_records call of about 60 KB, POSTed to /mcp through nginx: the small site's
+    records, as its rows give them."""
+    call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+        "name": "read_records", "arguments": {
+            "collection": "transactions", "fields": ["id", "vehno"],
+            "filters": [{"field": "vehno", "op": "in", "value": mcp_plates()}]}}}
+    body = json.dumps(call).encode()
+    assert 60_000 <= len(body) < 64_000
+    response = requests.post(base + "/mcp", data=body, verify=verify, timeout=30, headers={
+        "Content-Type": "application/json", "Accept": "application/json",
+        "MCP-Protocol-Version": "2025-11-25"})
+    assert response.status_code == 200, response.text
+    result = response.json()["result"]
+    assert not result.get("isError"), result
+    records = [{"id": row["id"], "vehno": row["vehno"]} for row in small_rows()]
+    assert result["structuredContent"]["records"] == records
+
+
+def test_an_mcp_call_of_60_kb_comes_through(small: Site) -> None:
+    """/mcp takes bodies up to the MCP limit (1 MiB) through the site; every other path 1 KB."""
+    assert_mcp_call(small.base, small.cert)
+
+
+def test_slow_clients_wait_on_nginx_not_on_gunicorn(small: Site) -> None:
+    """50 clients that sent half their headers, and 10 that sent half a body: nginx holds them
+    all, and /health through it still answers (gunicorn's one worker has 4 threads, which 4
+    such clients straight on it would hold)."""
+    context = ssl.create_default_context(cafile=small.cert)
+    stalled = []
+    try:
+        for n in range(60):
+            sock = context.wrap_socket(socket.create_connection(
+                ("127.0.0.1", small.https_port), timeout=10), server_hostname=NAME)
+            stalled.append(sock)
+            if n < 50:
+                sock.sendall(b"GET /health HTTP/1.1\r\nHost: " + NAME.encode() + b"\r\nX-Slow:")
+            else:
+                sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: " + NAME.encode() + b"\r\n"
+                             b"Content-Type: application/json\r\nContent-Length: 900\r\n\r\n{")
+        for _ in range(3):  # each time on a new connection
+            health = small.get("/health", headers={"Connection": "close"}, timeout=30)
+            assert (health.status_code, health.json()["status"]) == (200, "ok")
+    finally:
+        for sock in stalled:
+            sock.close()
+
+
 def assert_sub_path(base: str) -> None:
     """Under the sub-path `base`, every URL Jembatan writes carries it, once."""
     response = requests.get(base + "/transactions/page/1?page_size=4&fields=id", timeout=10)
@@ -205,6 +262,7 @@ def assert_sub_path(base: str) -> None:
     feed = requests.get(base + "/transactions/changes?limit=3&fields=id", timeout=10)
     assert links(feed) == {"next": f"{base}/transactions/changes?limit=3&fields=id"
                                    f"&after={feed.headers['X-Bookmark']}"}
+    assert_mcp_call(base, True)
     bare = requests.get(base, allow_redirects=False, timeout=10)
     assert (bare.status_code, bare.headers["Location"]) == (301, base + "/")
     assert requests.get(base + "/health", timeout=10).json()["status"] == "ok"
@@ -283,6 +341,11 @@ def raw_tls(site: Site, data: bytes) -> bytes:
     return answer
 
 
+TOO_LARGE = error_body(413, "Content Too Large", "The request body is too large: nginx takes at "
+                       "most 1 KB of a body (Jembatan only reads), and 1 MiB of an MCP message "
+                       "(POST /mcp).")
+
+
 def test_what_nginx_refuses_itself_is_json(small: Site) -> None:
     """Not HTTP: 400; a body over client_max_body_size: 413; a small one reaches Jembatan."""
     answer = raw_tls(small, b"GARBAGE\r\n\r\n")
@@ -290,11 +353,15 @@ def test_what_nginx_refuses_itself_is_json(small: Site) -> None:
     assert answer.split(b"\r\n\r\n", 1)[1] == (
         b'{"code":400,"status":"Bad Request","message":"The request is not valid HTTP '
         b'(nginx refused it)."}')
-    big = requests.post(small.base + "/transactions", data=b"x" * 2048, verify=small.cert,
-                        timeout=10)
-    assert (big.status_code, big.json()) == (413, error_body(
-        413, "Content Too Large", "Jembatan is read-only: no request needs a body, and nginx "
-        "takes at most 1 KB of one."))
+    for path, size in (("/transactions", 1025), ("/mcp", MAX_BODY + 1)):
+        big = requests.post(small.base + path, data=b"x" * size, verify=small.cert,
+                            timeout=10, headers={"Content-Type": "application/json"})
+        assert (big.status_code, big.json()) == (413, TOO_LARGE), path
+    # An MCP message of Jembatan's largest size reaches it: an empty batch, JSON-RPC's refusal.
+    largest = requests.post(small.base + "/mcp", data=b"[" + b" " * (MAX_BODY - 2) + b"]",
+                            verify=small.cert, timeout=30, headers={
+                                "Content-Type": "application/json", "Accept": "application/json"})
+    assert (largest.status_code, largest.json()["error"]["code"]) == (400, -32600)
     tiny = requests.post(small.base + "/transactions", data=b"x", verify=small.cert, timeout=10)
     assert (tiny.status_code, tiny.json()["code"]) == (405, 405)
 

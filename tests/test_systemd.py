@@ -1,6 +1,8 @@
 """The systemd unit of docs/deploy.md, section 3, shipped as app/ops/deploy/jembatan.service:
-the docs show that very file, `systemd-analyze verify` finds nothing to say of it, and its
-command lines, run as systemd runs them (the same environment, $MAINPID, a NOTIFY_SOCKET),
+the docs show that very file, `systemd-analyze verify` finds nothing to say of it,
+`systemd-analyze security` rates its exposure OK (below 4.0), and its
+command lines, run as systemd runs them (the same environment, $MAINPID, a NOTIFY_SOCKET,
+and what of the sandbox a process can set on itself: no new privileges, no W+X memory),
 start a real gunicorn that tells systemd it is ready, and `systemctl reload` (the two
 ExecReload lines in order) re-reads the settings and the mapping, or, when the settings file
 is bad, fails before the signal and leaves the service answering. No systemd runs here as
@@ -9,12 +11,15 @@ port and the settings file changed, mechanically (`local`)."""
 
 from __future__ import annotations
 
+import ctypes
 import os
+import re
 import shlex
 import shutil
 import signal
 import socket
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,7 +29,16 @@ import requests
 from app.ops.config import SHIPPED_SQL_DIR
 from tests.conftest import build_database
 from tests.helpers import records, sample_row
-from tests.servers import JEMBATAN, ROOT, Running, eventually, free_port, workers
+from tests.servers import (
+    JEMBATAN,
+    ROOT,
+    Running,
+    children,
+    eventually,
+    free_port,
+    rss_kib,
+    workers,
+)
 
 UNIT = ROOT / "app" / "ops" / "deploy" / "jembatan.service"
 DOCS = ROOT / "docs" / "deploy.md"
@@ -73,6 +87,63 @@ def test_systemd_analyze_verify_finds_nothing(tmp_path: Path) -> None:
     done = subprocess.run([SYSTEMD_ANALYZE, "verify", str(unit)], capture_output=True,
                           text=True, timeout=60)
     assert done.returncode != 0 and "/opt/jembatan/.venv/bin/jembatan" in done.stderr
+
+
+def test_systemd_analyze_security_scores_it_ok(tmp_path: Path) -> None:
+    """The sandbox and its limits: `systemd-analyze security` rates the unit's exposure
+    below 4.0 ("OK"; it rated the unit of before 7.0 MEDIUM), and the unit caps the memory
+    and the tasks of the whole service (sized in docs/deploy.md, section 3)."""
+    assert SYSTEMD_ANALYZE, "systemd-analyze is missing (Debian's systemd: make test installs it)"
+    unit = tmp_path / "jembatan.service"
+    unit.write_text(local(UNIT.read_text(), tmp_path, 8000))
+    done = subprocess.run([SYSTEMD_ANALYZE, "security", "--offline=yes", "--no-pager",
+                           str(unit)], capture_output=True, text=True, timeout=60)
+    print(done.stdout.splitlines()[-1])
+    [(score, rating)] = re.findall(r"Overall exposure level for jembatan\.service: "
+                                   r"(\d+\.\d) (\w+)", done.stdout)
+    assert float(score) < 4.0 and rating == "OK", done.stdout
+    assert f"scores it {score} {rating}" in UNIT.read_text()  # the unit's comment says so
+    lines = dict(service_lines(UNIT.read_text()))
+    assert (lines["MemoryHigh"], lines["MemoryMax"], lines["TasksMax"]) == LIMITS
+
+
+LIMITS = ("768M", "1G", "128")  # MemoryHigh, MemoryMax, TasksMax: docs/deploy.md, section 3
+PR_SET_MDWE, PR_MDWE_REFUSE_EXEC_GAIN = 65, 1  # linux/prctl.h (Linux 6.3)
+
+
+def sandboxed() -> None:
+    """In the service's process before it starts, what of the unit's sandbox a process can
+    set on itself without systemd: no new privileges, and no memory both writable and
+    executable (MemoryDenyWriteExecute=yes; Linux 6.3's PR_SET_MDWE, kept across fork and
+    exec), so that the drivers' and Python's needs are tried for real."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
+        raise OSError(ctypes.get_errno(), "PR_SET_NO_NEW_PRIVS")
+    if libc.prctl(PR_SET_MDWE, PR_MDWE_REFUSE_EXEC_GAIN, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "PR_SET_MDWE (Linux 6.3 or later)")
+
+
+WX_MAPPING = """import mmap
+try:
+    mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+except PermissionError:
+    print("refused")
+"""
+
+
+def tree(pid: int) -> set[int]:
+    """`pid` and every process below it."""
+    found, todo = set(), {pid}
+    while todo:
+        found |= todo
+        todo = set().union(*(children(p) for p in todo)) - found
+    return found
+
+
+def tasks(pids: set[int]) -> int:
+    """The threads of these processes: what TasksMax counts."""
+    return sum(len(list(Path(f"/proc/{p}/task").iterdir())) for p in pids
+               if Path(f"/proc/{p}/task").exists())
 
 
 class Service:
@@ -133,8 +204,10 @@ def started(tmp_path: Path) -> Iterator[Started]:
     notify.settimeout(30)
     [start] = service.values("ExecStart")
     log = open(tmp_path / "service.log", "wb")  # noqa: SIM115 (closed below)
+    assert dict(service.lines)["MemoryDenyWriteExecute"] == "yes"
     process = subprocess.Popen(shlex.split(start), cwd=service.cwd, stdout=log, stderr=log,
-                               env=service.env | {"NOTIFY_SOCKET": str(tmp_path / "notify")})
+                               env=service.env | {"NOTIFY_SOCKET": str(tmp_path / "notify")},
+                               preexec_fn=sandboxed)
     try:
         ready = notify.recv(4096)
         yield service, process, ready, expected
@@ -153,6 +226,18 @@ def test_reload_reads_the_mapping_again(started: Started) -> None:
     assert first.json() == expected[1]
     running = Running(service.base, service.port, process, service.work / "service.log")
     before = workers(running)
+    # Under the unit's limits, with room (the sizes: docs/deploy.md, section 3).
+    for _ in range(20):
+        assert requests.get(service.base + "/customers", timeout=30).json() == expected
+    pids = tree(process.pid)
+    memory, threads = sum(rss_kib(p) for p in pids), tasks(pids)
+    print(f"{len(pids)} processes, {threads} tasks, {memory / 1024:.0f} MiB resident")
+    assert threads < int(LIMITS[2]) and memory < 768 * 1024
+    # What the service ran under holds across exec, as in the service's processes: a
+    # Python started the same way is refused a mapping both writable and executable.
+    tried = subprocess.run([sys.executable, "-c", WX_MAPPING], capture_output=True, text=True,
+                           timeout=60, preexec_fn=sandboxed)
+    assert (tried.returncode, tried.stdout) == (0, "refused\n"), tried.stderr
 
     # The site maps Remark from City now: `systemctl reload` starts workers that read it.
     mapping = service.work / "sql" / "customers.sql"

@@ -441,3 +441,32 @@ def test_libreoffice_reads_the_sites_headings(make_client, tmp_path: Path) -> No
     assert got == [headings(names, FIELD_LABELS | labels)] + [
         [shown(n, r[n]) for n in names] for r in as_json]
     assert "No. Polisi" in got[0] and "Lot" not in got[0] and "Remark" not in got[0]
+
+
+@needs_soffice
+@pytest.mark.parametrize("engine", ["sqlite3"])  # the values on every engine: test_representations
+def test_libreoffice_runs_no_formula_of_the_csv_for_people(make_client, tmp_path: Path) -> None:
+    """The CSV for people (format=csv-sheet, docs/api.md §5.8) opened in LibreOffice, as a
+    double-click opens it: no cell is a formula, each shows the text with its quote, the
+    negative weight is a number. The same rows as format=csv: LibreOffice runs the
+    HYPERLINK (what the test would see if csv-sheet were not inert)."""
+    formulas = {"custcode": '=HYPERLINK("http://x.example/","y")', "drivername": "+1+1",
+                "vehno": "-2+3", "remark": "@SUM(A1)", "noct": "\tx", "dono": "\rx"}
+    client = make_client({"transactions": [{"id": 1, **formulas, "weigh1": -5.2}]})
+    fields = ",".join(["id", *formulas, "weigh1"])
+    for fmt in ("csv-sheet", "csv"):
+        (tmp_path / f"{fmt}.csv").write_bytes(
+            client.get(f"/transactions?format={fmt}&fields={fields}").get_data())
+    subprocess.run([SOFFICE, f"-env:UserInstallation=file://{tmp_path}/profile", "--headless",
+                    # comma, quote, UTF-8 (76), from line 1: LibreOffice's own defaults
+                    "--infilter=CSV:44,34,76,1", "--convert-to", "xlsx", "--outdir",
+                    str(tmp_path), str(tmp_path / "csv-sheet.csv"), str(tmp_path / "csv.csv")],
+                   check=True, capture_output=True, timeout=120)
+    people, program = (openpyxl.load_workbook(tmp_path / f"{fmt}.xlsx").active
+                       for fmt in ("csv-sheet", "csv"))
+    assert [[c.data_type for c in row] for row in people.iter_rows()] == [
+        ["s"] * 8, ["n", "s", "s", "s", "s", "s", "s", "n"]]  # no "f": not one formula
+    # (LibreOffice keeps a carriage return inside a cell as a line feed.)
+    assert [c.value for c in people[2]] == [
+        1, *("'" + v.replace("\r", "\n") for v in formulas.values()), -5.2]
+    assert program["B2"].data_type == "f" and program["B2"].value == formulas["custcode"]

@@ -10,14 +10,17 @@ Adding a format is one entry here, its encoder methods, its tests and its docs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any, Protocol
 
 from . import xlsx
 from .headings import Headings
 
-__all__ = ["DEFAULT", "FORMATS", "Encoder", "Format", "Writer", "descriptions"]
+__all__ = ["DEFAULT", "FORMATS", "FORMULA_STARTS", "Encoder", "Format", "Writer", "descriptions",
+           "inert"]
 
 Values = list[tuple[Any, ...]]
 Fields = Sequence[str] | None
@@ -59,6 +62,9 @@ class Format:
     # A clerk's figures (a workbook): a list or a range leaves cancelled records out unless
     # a filter names them (docs/api.md §6.3), as summaries do in every format.
     figures: bool = False
+    # Asked for by Accept: as well as by ?format= (False: by name only, as its media type is
+    # another entry's).
+    negotiated: bool = True
 
     def filename(self, stem: str) -> str:
         return f"{stem}.{self.extension}"
@@ -108,6 +114,59 @@ class _CsvWriter:
         return b""
 
 
+# OWASP's "CSV Injection": a spreadsheet program reads a cell that begins with one of these as
+# a formula (or, for a tab or a carriage return, drops what hides the formula behind it).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def inert(text: str) -> str:
+    """A text cell a spreadsheet program shows as text: OWASP's single quote before a cell
+    that would begin a formula, the text otherwise unchanged."""
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
+class _SheetCsvWriter(_CsvWriter):
+    """CSV for people (docs/api.md §5.8): the CSV above, but every value of a text column
+    made inert; numbers, dates and booleans as they are."""
+
+    def __init__(self, encoder: Encoder, fields: Fields, name: str):
+        super().__init__(encoder, fields, name)
+        # A batch's values are in the order of encoder.output, whatever `fields` picks: the
+        # positions there of the text columns sent.
+        names = list(fields or encoder.output)
+        self.texts = [encoder.output.index(n)
+                      for n, kind in zip(names, encoder.kinds(names), strict=True)
+                      if kind == "text"]
+
+    def part(self, values: Values, first: bool) -> bytes:
+        # Most batches hold no such text: each column is looked at once at C speed, and
+        # a batch without one goes to the CSV writer as it came (its fast path).
+        hit = [i for i in self.texts if _may_begin_a_formula(map(itemgetter(i), values))]
+        if not hit:
+            return super().part(values, first)
+        made = list(values)
+        for i in hit:  # the rows that hold such a text in this column, each made anew
+            for j, value in enumerate(map(itemgetter(i), values)):
+                if type(value) is str and value.startswith(FORMULA_STARTS):
+                    row = list(made[j])
+                    row[i] = inert(value)
+                    made[j] = tuple(row)
+        return super().part(made, first)
+
+
+def _may_begin_a_formula(column: Iterable[Any]) -> bool:
+    """Whether a text column's values (str or None) may hold one that begins a formula: a
+    search of them joined, at C speed (a NUL inside a value may answer True wrongly, which
+    only costs the exact look of part)."""
+    try:
+        return _FORMULA_AFTER_NUL.search("\0".join(filter(None, column))) is not None
+    except TypeError:  # a value that is not text: look at each
+        return True
+
+
+_FORMULA_AFTER_NUL = re.compile("(?:^|\0)[" + re.escape("".join(FORMULA_STARTS)) + "]")
+
+
 JSON = Format(name="json", media_type="application/json", extension=None, doc="",
               writer=_JsonWriter, bare_one=True)
 
@@ -124,6 +183,17 @@ the field names, then one row per record or group, RFC 4180 quoting, values as i
 as an empty cell; `?format=json` wins over Accept). Not among the responses documented here,
 so that generated clients keep the JSON type: fetch CSV over plain HTTP.""",
     writer=_CsvWriter)
+
+SHEET_CSV = Format(
+    name="csv-sheet", media_type="text/csv", extension="csv", negotiated=False,
+    doc="""
+CSV to open in a spreadsheet: `?format=csv-sheet` (by name only; `Accept: text/csv` is the
+CSV above) gives that CSV with every text value that begins with `=`, `+`, `-`, `@`, a tab
+or a carriage return sent after a single quote (`'=1+1`), so that Excel or LibreOffice shows
+it as text instead of running it as a formula; numbers, dates and booleans are as in the
+CSV above. A program reads `format=csv`, which sends every value exactly as stored.""",
+    writer=_SheetCsvWriter)
+
 
 def _workbook(encoder: Encoder, fields: Fields, name: str) -> Writer:
     """The columns asked for, or all but those the site maps to NULL, headed by the site's
@@ -152,7 +222,7 @@ with its own header row. A workbook of weighings leaves cancelled tickets out un
 over plain HTTP.""",
     writer=_workbook, figures=True)
 
-FORMATS: dict[str, Format] = {f.name: f for f in (JSON, CSV, XLSX)}
+FORMATS: dict[str, Format] = {f.name: f for f in (JSON, CSV, SHEET_CSV, XLSX)}
 DEFAULT = JSON
 
 

@@ -36,8 +36,9 @@ from .streaming import SpooledStream
 
 __all__ = ["Answers", "Paging"]
 
-MEDIA_TYPES = [f.media_type for f in formats.FORMATS.values()]
-BY_MEDIA_TYPE = {f.media_type: f for f in formats.FORMATS.values()}
+NEGOTIATED = [f for f in formats.FORMATS.values() if f.negotiated]  # what Accept: may ask for
+MEDIA_TYPES = [f.media_type for f in NEGOTIATED]
+BY_MEDIA_TYPE = {f.media_type: f for f in NEGOTIATED}
 
 
 @dataclass(frozen=True)

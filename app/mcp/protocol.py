@@ -55,6 +55,7 @@ from ..http.access import current_key
 from ..http.errors import error_response
 from ..ops import logs
 from ..ops.config import ApiKey, McpSettings
+from ..ops.limits import MAX_BODY
 from ..ops.metrics import Metrics
 from .tools import Tool, ToolRefused
 
@@ -78,7 +79,7 @@ PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600,
 INTERNAL_ERROR = -32603
 HEADER_MISMATCH, UNSUPPORTED_VERSION = -32020, -32022  # the 2026-07-28 schema's codes
 
-MAX_MESSAGE = 1024 * 1024  # bytes of one message (a POST body, a stdio line)
+MAX_MESSAGE = MAX_BODY  # bytes of one message (a POST body, a stdio line): 1 MiB
 TOOLS_TTL_MS = 300_000  # tools/list and server/discover may be cached this long (2026-07-28)
 # The HTTP status of an error, by its code (the 2026-07-28 transport page); a legacy request
 # gets 400 only for what cannot be read at all, its other errors travel in a 200.

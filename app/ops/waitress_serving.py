@@ -17,8 +17,13 @@ What differs from gunicorn, and what is done about it (docs/deploy.md, "Windows"
 - Timeouts. waitress has no worker timeout: `channel_timeout` closes a connection that has
   been silent that long, and only while no request of it is being served, so an export that
   takes minutes is never cut while the app is still giving bytes; once the app is done,
-  each send to the client counts as activity. 600 s is ARR's timeout in docs/deploy.md:
-  a client (or ARR) stalled for longer is gone.
+  each send to the client counts as activity. It is gunicorn's `timeout` (120 s), the
+  longest silence gunicorn allows a worker: one setting for both servers.
+- Bodies. waitress reads a request's whole body (into a temporary file past 512 KiB) before
+  the app sees it, and takes up to 1 GiB by default: a 300 MiB body was spooled to disk
+  before Jembatan answered 401. `max_request_body_size` is the largest body Jembatan reads
+  (app/ops/limits.py: an MCP message), so waitress answers a larger one 413 from its
+  Content-Length, before reading it.
 """
 
 from __future__ import annotations
@@ -28,7 +33,8 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from . import logs
+from . import gunicorn_hooks, logs
+from .limits import MAX_BODY
 from .metrics import MULTIPROCESS
 
 # waitress's adjustments (waitress.adjustments.Adjustments) that Jembatan sets; the others
@@ -36,7 +42,9 @@ from .metrics import MULTIPROCESS
 # (max_request_header_size), a response held in memory up to 1 MiB and in a temporary file
 # beyond that, the app paused while 16 MiB are waiting for the client.
 SETTINGS: dict[str, Any] = {
-    "channel_timeout": 600,
+    "channel_timeout": gunicorn_hooks.SETTINGS["timeout"],
+    # waitress refuses a body of max_request_body_size bytes or more: MAX_BODY itself passes.
+    "max_request_body_size": MAX_BODY + 1,
     "clear_untrusted_proxy_headers": False,
     # A client that goes away mid-answer is an ordinary event (the access line says how
     # many records it got); waitress would log each as "Socket error" with a traceback.
