@@ -8,8 +8,10 @@ import re
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from ipaddress import IPv4Network, IPv6Network, ip_network
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from ..model.collections import COLLECTIONS
@@ -40,6 +42,35 @@ class DatabaseSettings:
     proof_wait: float = 2  # seconds a request waits at most for a verdict not yet kept
 
 
+# The names of this machine's loopback, which a request may always ask for: no page of another
+# site can make a browser send them (a DNS-rebinding page sends its own name).
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+
+
+@dataclass(frozen=True)
+class PublicUrl:
+    """api.public_url taken apart: the scheme, the host (and port) as a Host header names it,
+    and the root the service's own paths (url_prefix included) follow in the public URL."""
+
+    scheme: str
+    netloc: str
+    root: str
+
+    @property
+    def hostname(self) -> str:
+        return host_name(self.netloc)
+
+
+def host_name(host: str) -> str:
+    """The name of a Host header's value, without its port, in lower case ("[::1]:8000":
+    "::1")."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1:].partition("]")[0]
+    name, colon, port = host.rpartition(":")
+    return name if colon and port.isdigit() and ":" not in name else host
+
+
 @dataclass(frozen=True)
 class ApiSettings:
     page_size: int
@@ -47,6 +78,15 @@ class ApiSettings:
     url_prefix: str
     cors_origins: tuple[str, ...]
     metrics_key: str = ""  # "": /metrics is open; else it needs Authorization: Bearer <key>
+    # Where clients reach the service (docs/api.md §10.1): every URL Jembatan writes is built
+    # from it; None: from the request (the host asked for, and a trusted proxy's headers).
+    public_url: PublicUrl | None = None
+    # The host names a request may ask for (the public URL's and the loopback names are
+    # always among them); "*": any.
+    allowed_hosts: frozenset[str] = LOOPBACK_NAMES
+    # The direct peers whose X-Forwarded-* headers are believed; from any other they are
+    # dropped.
+    trusted_proxies: tuple[IPv4Network | IPv6Network, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -136,6 +176,9 @@ SPEC: dict[str, dict[str, tuple[type | tuple[type, ...], Any]]] = {
         "url_prefix": (str, ""),
         "cors_origins": (list, []),
         "metrics_key": (str, ""),
+        "public_url": (str, ""),  # "": URLs are built from the request
+        "allowed_hosts": (list, []),  # []: the loopback names and public_url's host
+        "trusted_proxies": (list, []),  # []: no X-Forwarded-* header is believed
     },
     "auth": {
         "api_keys": (list, []),
@@ -271,6 +314,51 @@ def _origins(given: list[str]) -> tuple[str, ...]:
     return tuple(o.lower() for o in given)
 
 
+def _public_url(given: str, prefix: str) -> PublicUrl | None:
+    """api.public_url checked: http(s)://host[:port][/path], no query, no trailing slash; its
+    path ends with api.url_prefix (the part before is what a proxy strips)."""
+    if not given:
+        return None
+    parts = urlsplit(given)
+    path = parts.path
+    if (parts.scheme not in ("http", "https") or not parts.hostname or parts.query
+            or parts.fragment or parts.username or path.endswith("/")
+            or not path.endswith(prefix) or any(c.isspace() for c in given)):
+        within = f", ending with api.url_prefix ({prefix})" if prefix else ""
+        raise ConfigError(f"api.public_url: {given!r} is not the URL clients reach the "
+                          f"service at; give scheme://host[:port][/path] with no trailing "
+                          f"slash, query or user{within}, e.g. "
+                          f"\"https://weighbridge.plant.local{prefix or '/api'}\"")
+    return PublicUrl(parts.scheme, parts.netloc.lower(), path[:len(path) - len(prefix)])
+
+
+def _allowed_hosts(given: list[str], public: PublicUrl | None) -> frozenset[str]:
+    """api.allowed_hosts checked: each a host name or address without scheme, path or port
+    ("*": any), with the loopback names and the public URL's host."""
+    for name in given:
+        if name != "*" and (not name.strip() or any(c in name for c in "/@?# ")
+                            or name != name.strip()):
+            raise ConfigError(f"api.allowed_hosts: {name!r} is not a host name; give each as "
+                              f"a name or address without scheme, path or port, e.g. "
+                              f"\"weighbridge.plant.local\" or \"10.1.1.30\" (\"*\": any)")
+    names = {host_name(n) if n.startswith("[") else n.lower() for n in given}
+    return frozenset(names | LOOPBACK_NAMES | ({public.hostname} if public else set()))
+
+
+def _proxies(given: list[str]) -> tuple[IPv4Network | IPv6Network, ...]:
+    """api.trusted_proxies checked: each an IP address or network (10.1.1.0/24)."""
+    networks = []
+    for address in given:
+        try:
+            networks.append(ip_network(address.strip(), strict=False))
+        except ValueError:
+            raise ConfigError(f"api.trusted_proxies: {address!r} is not an IP address or "
+                              f"network; give the address nginx or IIS connects from, e.g. "
+                              f"\"127.0.0.1\" or \"10.1.1.20\" (a network as "
+                              f"\"10.1.1.0/24\")") from None
+    return tuple(networks)
+
+
 def _proof_dir(given: str, cwd: Path, environ: Mapping[str, str]) -> Path:
     """database.proof_dir: as given; else the service manager's state directory (systemd's
     StateDirectory=, the shipped unit's /var/lib/jembatan) + proofs; else instance/proofs
@@ -342,6 +430,7 @@ def load_settings(overrides: Mapping[str, Any] | None = None,
             raise ConfigError(f"feed.{key} must be a number of seconds from 0 to 86400, "
                               f"not {feed[key]!r}")
     zone = _zone(merged["site"]["timezone"])
+    public = _public_url(api["public_url"].strip(), prefix)
     return Settings(
         database=DatabaseSettings(
             sqlite=Path(db["sqlite"]),
@@ -355,7 +444,9 @@ def load_settings(overrides: Mapping[str, Any] | None = None,
         ),
         api=ApiSettings(page_size=api["page_size"], max_page_size=api["max_page_size"],
                         url_prefix=prefix, cors_origins=tuple(api["cors_origins"]),
-                        metrics_key=api["metrics_key"]),
+                        metrics_key=api["metrics_key"], public_url=public,
+                        allowed_hosts=_allowed_hosts(api["allowed_hosts"], public),
+                        trusted_proxies=_proxies(api["trusted_proxies"])),
         auth=AuthSettings(api_keys=tuple(auth["api_keys"])),
         log=LogSettings(format=logs["format"], slow_query=float(logs["slow_query"])),
         collections=CollectionSettings(serve=_served(merged["collections"]["serve"])),
