@@ -61,10 +61,11 @@ def register_auth(app: Flask, settings: Settings) -> None:
     if not keys:
         log.warning("no API key configured: every endpoint is open to anyone who can reach it")
         return
+    origins = set(settings.api.cors_origins)
 
     @app.before_request
     def require_key() -> None:
-        if request.endpoint in _OPEN or request.endpoint is None:
+        if request.endpoint in _OPEN or request.endpoint is None or preflight(origins):
             return
         sent = request.headers.get("X-API-Key", "")
         auth = request.headers.get("Authorization", "")
@@ -76,6 +77,16 @@ def register_auth(app: Flask, settings: Settings) -> None:
             exc = Unauthorized("an API key is required: send it as X-API-Key: <key> or "
                                "Authorization: Bearer <key>")
             raise exc
+
+
+def preflight(origins: set[str]) -> bool:
+    """Whether this request is a browser's CORS preflight from an allowed origin: it carries
+    no key (browsers never send one on a preflight) and reads nothing, so it is answered
+    without one (docs/api.md §10)."""
+    origin = request.headers.get("Origin")
+    return (request.method == "OPTIONS" and origin is not None
+            and "Access-Control-Request-Method" in request.headers
+            and ("*" in origins or origin in origins))
 
 
 def register_unmapped(app: Flask, guard: Callable[[str], None]) -> None:

@@ -8,7 +8,7 @@ import re
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from ipaddress import IPv4Network, IPv6Network, ip_network
+from ipaddress import IPv4Network, IPv6Network, ip_address, ip_network
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -337,12 +337,19 @@ def _allowed_hosts(given: list[str], public: PublicUrl | None) -> frozenset[str]
     ("*": any), with the loopback names and the public URL's host."""
     for name in given:
         if name != "*" and (not name.strip() or any(c in name for c in "/@?# ")
-                            or name != name.strip()):
+                            or (":" in name and not _ipv6(name.strip("[]")))):
             raise ConfigError(f"api.allowed_hosts: {name!r} is not a host name; give each as "
                               f"a name or address without scheme, path or port, e.g. "
                               f"\"weighbridge.plant.local\" or \"10.1.1.30\" (\"*\": any)")
     names = {host_name(n) if n.startswith("[") else n.lower() for n in given}
     return frozenset(names | LOOPBACK_NAMES | ({public.hostname} if public else set()))
+
+
+def _ipv6(text: str) -> bool:
+    try:
+        return ip_address(text).version == 6
+    except ValueError:
+        return False
 
 
 def _proxies(given: list[str]) -> tuple[IPv4Network | IPv6Network, ...]:
