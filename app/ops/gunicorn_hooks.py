@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import subprocess
@@ -87,10 +88,14 @@ def on_starting(server: Any) -> None:
 
 
 def post_worker_init(worker: Any) -> None:
-    """In each worker, before it serves: gunicorn's own error pages as JSON."""
+    """In each worker, before it serves: gunicorn's own error pages as JSON, and no key in
+    its warning about a request it refuses (which quotes the request line, escaped)."""
     from gunicorn import util
 
+    from . import logs  # here: the master need not load Flask
+
     util.write_error = write_json_error
+    logging.getLogger("gunicorn.error").addFilter(logs.SecretsHidden())
 
 
 def child_exit(server: Any, worker: Any) -> None:
