@@ -68,7 +68,9 @@ def test_every_control_character_one_escaped_line_a_request(tmp_path: Path, kind
     config.write_text('[api]\ntrusted_proxies = ["127.0.0.1"]\n'
                       "[database]\nprove_on_first_read = false\n")
     env = {"JEMBATAN_SQLITE": str(database), "JEMBATAN_CONFIG": str(config)}
-    with http_server(kind, tmp_path, env, threads=1) as server:
+    # Two threads: with one, waitress warns "Task queue depth is 1" when a request comes in
+    # while the thread is still putting the last one away.
+    with http_server(kind, tmp_path, env, threads=2) as server:
         assert send(server, request(b"/health", b"X-Request-ID: start"))[0] == 200
         assert eventually(lambda: "start GET /health 200" in server.log())
         before = len(lines_of(server))
@@ -107,8 +109,10 @@ def test_every_control_character_one_escaped_line_a_request(tmp_path: Path, kind
         lines = lines_of(server)[before:]
         text = server.log()
     assert len(lines) == len(expected) + 1
-    for line, pattern in zip(lines, expected, strict=False):
-        assert pattern.fullmatch(line), (line, pattern.pattern)
+    for line in lines[:-1]:  # each line is a request's, each request's is there
+        match = next((p for p in expected if p.fullmatch(line)), None)
+        assert match is not None, line
+        expected.remove(match)
     assert not re.search("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029]", text)
     assert SECRET not in text
 

@@ -153,8 +153,11 @@ def on_exit(server: Any) -> None:
 # progress get as long on reload or stop. No control socket (gunicorn 25 and later): it would
 # be written under the service user's home, which the systemd unit hides. Recycling workers
 # (--max-requests) is the unit's choice, on its command line: a run by hand keeps its workers.
+# gunicorn does not read the scheme from X-Forwarded-Proto itself (by default it believes it
+# from 127.0.0.1 and ::1, whoever that is): Jembatan does, from api.trusted_proxies only
+# (app/http/hosts.py).
 SETTINGS: dict[str, Any] = {"workers": 2, "threads": 4, "timeout": 120, "graceful_timeout": 120,
-                            "control_socket_disable": True}
+                            "control_socket_disable": True, "secure_scheme_headers": {}}
 HOOKS = (on_starting, when_ready, on_reload, post_worker_init, child_exit, on_exit)
 
 
