@@ -44,7 +44,7 @@ def client(database: Path, keyed: bool = False, **api: Any) -> FlaskClient:
 
 def refused(host: str, accepted: str) -> dict[str, Any]:
     return {"code": 400, "status": "Bad Request",
-            "message": f"This service does not answer to the host {host!r}: the hosts it "
+            "message": f"This service does not answer to the host '{host}': the hosts it "
                        f"answers to are {accepted} (the operator sets them with "
                        f"api.public_url or api.allowed_hosts)."}
 
@@ -110,7 +110,7 @@ def test_allowed_hosts_and_any(database: Path) -> None:
 def test_a_host_with_control_characters_is_refused_and_shown_escaped(database: Path) -> None:
     r = client(database).get("/customers/1", headers={"Host": "evil\x1b[31m.example"})
     assert r.status_code == 400
-    assert r.get_json() == refused("evil\\x1b[31m.example", LOOPBACK)
+    assert r.get_json() == refused("evil\\x1b[31m.example", LOOPBACK)  # a backslash, x, 1, b
 
 
 # -- the URLs Jembatan writes: api.public_url ----------------------------------------------

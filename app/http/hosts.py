@@ -90,7 +90,7 @@ def register_hosts(app: Flask, settings: ApiSettings) -> None:
         if asked is None:  # no Host header (HTTP/1.0): the server's own address
             return
         if host_name(asked) not in allowed:
-            shown = asked.encode("unicode_escape").decode("ascii")[:100]
-            raise BadRequest(f"This service does not answer to the host {shown!r}: the hosts "
+            shown = asked.encode("unicode_escape").decode("ascii")[:100]  # ESC as \x1b
+            raise BadRequest(f"This service does not answer to the host '{shown}': the hosts "
                              f"it answers to are {accepted} (the operator sets them with "
                              f"api.public_url or api.allowed_hosts).")
