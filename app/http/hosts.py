@@ -56,10 +56,18 @@ class Doors:
         self.public = settings.public_url
         self.proxied = ProxyFix(self.addressed, x_for=1, x_proto=1, x_host=1, x_port=1,
                                 x_prefix=1)
+        # Each peer's verdict, kept (a service sees few peers; an address is parsed in 2 µs).
+        self.verdicts: dict[str, bool] = {}
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]
                  ) -> Iterable[bytes]:
-        if trusted(environ.get("REMOTE_ADDR"), self.proxies):
+        peer = environ.get("REMOTE_ADDR") or ""
+        verdict = self.verdicts.get(peer)
+        if verdict is None:
+            verdict = trusted(peer, self.proxies)
+            if len(self.verdicts) < 1024:  # bounded: a scan from many addresses is not kept
+                self.verdicts[peer] = verdict
+        if verdict:
             return self.proxied(environ, start_response)
         for name in FORWARDED:
             environ.pop(name, None)

@@ -41,19 +41,20 @@ def escaped(text: str) -> str:
 # taken for a secret: its value is written *** in every log line (docs/deploy.md, section 2,
 # "Logs").
 SECRET_WORDS = ("key", "token", "secret", "passw", "pwd", "auth", "credential", "session")
-_SECRET_NAME = re.compile("|".join(SECRET_WORDS), re.IGNORECASE)
+_SECRET_NAME = re.compile("|".join(SECRET_WORDS))  # of lower-case text (IGNORECASE: 5x slower)
 
 
 def redacted(path: str) -> str:
     """A path with its query as logged: the value of every argument that looks like a key
     replaced by ***."""
     root, mark, query = path.partition("?")
-    if not mark or not _SECRET_NAME.search(unquote_plus(query)):
+    if not mark or not _SECRET_NAME.search(
+            (unquote_plus(query) if "%" in query else query).lower()):
         return path
     pairs = []
     for pair in query.split("&"):
         name, equals, _ = pair.partition("=")
-        secret = equals and _SECRET_NAME.search(unquote_plus(name))
+        secret = equals and _SECRET_NAME.search(unquote_plus(name).lower())
         pairs.append(f"{name}=***" if secret else pair)
     return f"{root}?{'&'.join(pairs)}"
 
