@@ -10,6 +10,7 @@ import json
 import logging
 import re
 import socket
+import sys
 from pathlib import Path
 from urllib.parse import quote
 
@@ -185,3 +186,21 @@ def test_the_access_line_of_a_key_in_the_query(tmp_path: Path, form: str,
         assert re.fullmatch(rf"{STAMP}INFO jembatan\.access 127\.0\.0\.1 k-1 GET "
                             r"/customers/\\n\\u001b\?api_key=\*\*\*&page=1 400 \S+ rows=-",
                             line), line
+
+
+def test_a_traceback_cannot_start_a_line_of_its_own() -> None:
+    """An exception's text may hold what a client sent, line feeds included: every line of a
+    traceback is indented and escaped, so only a record's first line starts a line."""
+    forged = "bad value\n2026-11-28 20:00:00,000 INFO jembatan.access 6.6.6.6 x GET / 200\x1b[2J"
+    try:
+        raise ValueError(forged)
+    except ValueError:
+        record = logging.LogRecord("jembatan", logging.ERROR, __file__, 1, "request %s failed",
+                                   ("r-1",), sys.exc_info())
+    first, *rest = Plain().format(record).split("\n")
+    assert re.fullmatch(STAMP + "ERROR jembatan request r-1 failed", first)
+    assert rest[0] == "    Traceback (most recent call last):"
+    assert rest[-2:] == ["    ValueError: bad value",
+                         "    2026-11-28 20:00:00,000 INFO jembatan.access 6.6.6.6 x GET / 200"
+                         "\\u001b[2J"]
+    assert all(line.startswith("    ") for line in rest)

@@ -123,8 +123,9 @@ class JsonLines(_SecondsKept):
 
 class Plain(_SecondsKept):
     """One line a record: its message's control characters escaped as JSON escapes them, so
-    that nothing a client sends can start a line of its own (a traceback follows on the
-    lines after)."""
+    that nothing a client sends can start a line of its own. A traceback follows on the
+    lines after, each indented: an exception's text may hold a client's line feed, and no
+    line but a record's first starts in the first column."""
 
     def __init__(self) -> None:
         super().__init__("%(asctime)s %(levelname)s %(name)s %(message)s")
@@ -132,6 +133,13 @@ class Plain(_SecondsKept):
     def formatMessage(self, record: logging.LogRecord) -> str:
         record.message = escaped(record.message)
         return super().formatMessage(record)
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = super().format(record)
+        if "\n" in text:  # a traceback or stack: its lines indented, their controls escaped
+            first, *rest = text.split("\n")
+            text = first + "".join(f"\n    {escaped(line)}" for line in rest)
+        return text
 
 
 def configure(settings: LogSettings) -> None:
