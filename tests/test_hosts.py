@@ -13,7 +13,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from app import create_app
-from app.ops.config import ConfigError, load_settings
+from app.ops.config import ConfigError, host_name, load_settings
 from tests.conftest import build_database
 from tests.helpers import make_row
 
@@ -275,3 +275,13 @@ def test_the_settings_as_read() -> None:
         "hosts": ["127.0.0.1", "::1", "a.b", "fe80::1", "localhost", "wb.plant.local"],
         "proxies": ["10.1.1.0/24", "::1/128"]}
     assert load_settings(None, {}).api.allowed_hosts == {"localhost", "127.0.0.1", "::1"}
+
+
+@pytest.mark.parametrize(("host", "name"), [
+    ("localhost", "localhost"), ("LOCALHOST:8000", "localhost"), ("[::1]:8000", "::1"),
+    ("[::1]", "::1"), ("127.0.0.1:80", "127.0.0.1"), ("wb.plant.local:65535", "wb.plant.local"),
+    # Not host[:port]: as it is, which no allowed host is like.
+    ("[::1", "[::1"), ("evil.example:", "evil.example:"), ("localhost:99999", "localhost:99999"),
+    ("localhost:abc", "localhost:abc"), ("x]:8", "x]:8"), ("a:b:c", "a:b:c")])
+def test_the_name_of_a_host(host: str, name: str) -> None:
+    assert host_name(host) == name

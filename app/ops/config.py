@@ -63,12 +63,15 @@ class PublicUrl:
 
 def host_name(host: str) -> str:
     """The name of a Host header's value, without its port, in lower case ("[::1]:8000":
-    "::1")."""
+    "::1"); a value that is not host[:port] as it is (no allowed host is like it)."""
     host = host.strip().lower()
-    if host.startswith("["):
-        return host[1:].partition("]")[0]
-    name, colon, port = host.rpartition(":")
-    return name if colon and port.isdigit() and ":" not in name else host
+    name, colon, port = host.rpartition(":") if host.rfind(":") > host.rfind("]") else (
+        host, "", "")
+    if colon and not (port.isdigit() and len(port) <= 5 and int(port) <= 65535):
+        return host
+    if name.startswith("[") and name.endswith("]"):
+        return name[1:-1]
+    return host if "[" in name or "]" in name or (colon and ":" in name) else name
 
 
 @dataclass(frozen=True)
