@@ -55,8 +55,8 @@ def send(server: Running, request: bytes) -> tuple[int, str | None]:
     return int(head[0].split()[1]), headers.get("x-request-id")
 
 
-def request(target: bytes, *headers: bytes) -> bytes:
-    return b"\r\n".join([b"GET " + target + b" HTTP/1.1", b"Host: localhost",
+def request(target: bytes, *headers: bytes, host: bytes = b"localhost") -> bytes:
+    return b"\r\n".join([b"GET " + target + b" HTTP/1.1", b"Host: " + host,
                          b"X-Forwarded-For: 10.0.0.9", *headers, b"Connection: close",
                          b"", b""])
 
@@ -92,13 +92,15 @@ def test_every_control_character_one_escaped_line_a_request(tmp_path: Path, kind
                 expected.append(re.compile(
                     rf"{STAMP}INFO jembatan\.access 10\.0\.0\.9 {rid} GET "
                     rf"{logged} {status} \d+\.\d{{3}}s rows=-"))
-            # The byte itself (Latin-1), raw: in the query and in three headers. A server may
+            # The byte itself (Latin-1), raw: in the query, in three headers, in the Host (a
+            # host refused: a 400 with its line). A server may
             # refuse the request itself: gunicorn then writes one warning of its own (the
             # request line quoted, escaped), waitress nothing.
             raw = char.encode("latin-1") if ord(char) < 0x100 else char.encode()
             for sent in [request(b"/customers?api_key=" + SECRET.encode() + raw + b"B"),
                          request(b"/customers/1", b"X-Request-ID: A" + raw + b"B",
-                                 b"X-Forwarded-For: 10.0.0." + raw, b"User-Agent: " + raw)]:
+                                 b"X-Forwarded-For: 10.0.0." + raw, b"User-Agent: " + raw),
+                         request(b"/customers/1", host=b"A" + raw + b".example")]:
                 status, rid = send(server, sent)
                 if rid is not None:
                     expected.append(re.compile(
