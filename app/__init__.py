@@ -7,7 +7,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from flask import Flask
-from werkzeug.middleware.proxy_fix import ProxyFix
 
 from .commands.check import check_sql_command
 from .commands.mapping import draft_mapping_command
@@ -25,6 +24,7 @@ from .http import errors
 from .http.access import no_arguments, register_auth, register_headers, register_unmapped
 from .http.answers import Answers
 from .http.application import Application, JsonProvider
+from .http.hosts import Doors, register_hosts
 from .http.openapi import build_api
 from .http.routes import (
     ROUTE_KINDS,
@@ -102,6 +102,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     logs.install(app, done=lambda endpoint, status, seconds, rows, broken, key: metrics.request(
         route_kind(endpoint, kinds), status, seconds, rows if isinstance(rows, int) else None,
         broken, key))
+    register_hosts(app, settings.api)  # before the key: a host not allowed is a 400 anyway
     register_auth(app, settings)
     # The proof in the background, its verdicts kept for every process (app/core/verdicts.py).
     proving = (Proving(db, served, queries.files, unmapped,
@@ -116,11 +117,12 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["jembatan"]["key_tools"] = {
         key.name: make_tools(Tools({name: p.within(key) for name, p in planners.items()
                                     if key.reads(name)}, runner, settings, guard))
-        for key in settings.auth.keys if key.collections is not None or key.where}
+        for key in settings.auth.keys
+        if key.collections is not None or key.where or key.fields is not None}
     app.before_request(no_arguments)
     register_headers(app, settings)
-    app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1, x_proto=1, x_host=1, x_port=1,
-                            x_prefix=1)  # type: ignore[method-assign]
+    # X-Forwarded-* from the trusted proxies only; the public URL (app/http/hosts.py).
+    app.wsgi_app = Doors(app.wsgi_app, settings.api)  # type: ignore[method-assign]
     # The `flask --app wsgi ...` forms of the commands (`jembatan ...`: app/console/cli.py).
     app.cli.add_command(check_sql_command)
     app.cli.add_command(draft_mapping_command)

@@ -258,7 +258,8 @@ def test_redocly_lint_finds_nothing(spec_file: Path, tmp_path: Path) -> None:
     files = [spec_file]
     for name, settings, url, headers in [
             ("keys", {"auth": {"api_keys": ["k1-0123456789abc"]}}, "/openapi.json", {}),
-            ("prefix", {"api": {"url_prefix": "/api"}}, "/api/openapi.json",
+            ("prefix", {"api": {"url_prefix": "/api", "trusted_proxies": ["127.0.0.1"]}},
+             "/api/openapi.json",
              {"X-Forwarded-Prefix": "/jembatan"})]:
         app = create_app({"database": {"sqlite": str(database)}, **settings})
         document = app.test_client().get(url, headers=headers).get_json()

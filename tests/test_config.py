@@ -44,6 +44,8 @@ SAMPLES = {
     "database.proof_wait": 0.5,
     "api.page_size": 50, "api.max_page_size": 500, "api.url_prefix": "/api",
     "api.cors_origins": ["https://erp.example"], "api.metrics_key": "secret",
+    "api.public_url": "https://weighbridge.plant.local/api",
+    "api.allowed_hosts": ["weighbridge.plant.local"], "api.trusted_proxies": ["127.0.0.1"],
     "auth.api_keys": ["key-one-0123456789"],
     "auth.keys": {"reader": {"key": "reader-key-0123456789"}},
     "log.format": "json", "log.slow_query": 5,

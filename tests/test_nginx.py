@@ -47,6 +47,10 @@ SNIPPET = DEPLOY / "jembatan-proxy.conf"
 NAME = "jembatan.plant.local"
 ELSEWHERE = "192.0.2.10"  # a Prometheus host that is not the test's client (TEST-NET-1)
 ROWS = 7  # the small site's transactions
+# Jembatan's settings behind nginx on the same host (docs/deploy.md §2): nginx's forwarded
+# headers believed. The test's clients ask for the host 127.0.0.1, a loopback name, which is
+# answered without api.public_url (which the site sets to its https name).
+PROXY_SETTINGS = '[api]\ntrusted_proxies = ["127.0.0.1"]\n'
 
 
 def docs_blocks() -> list[str]:
@@ -141,8 +145,10 @@ def small(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     """The small site: one gunicorn worker over ROWS transactions, behind nginx."""
     work = tmp_path_factory.mktemp("nginx-small")
     database = build_database(work / "plant.sqlite3", {"transactions": small_rows()})
-    with gunicorn(work, {"JEMBATAN_SQLITE": str(database)}, "--workers", "1") as server, \
-            proxied(work, server) as site:
+    config = work / "jembatan.toml"
+    config.write_text(PROXY_SETTINGS)
+    env = {"JEMBATAN_SQLITE": str(database), "JEMBATAN_CONFIG": str(config)}
+    with gunicorn(work, env, "--workers", "1") as server, proxied(work, server) as site:
         yield site
 
 
@@ -184,6 +190,20 @@ def test_links_carry_the_public_https_url(small: Site) -> None:
     assert re.search(r"jembatan\.access 127\.0\.0\.1 \S+ GET /transactions/page/2",
                      small.server.log())
     assert "6.6.6.6" not in small.server.log()
+
+
+def test_a_host_not_allowed_is_refused_through_nginx(small: Site) -> None:
+    """nginx passes the Host the client sent ($host): one that is not the service's (a
+    DNS-rebinding page's own name) is Jembatan's 400, whatever X-Forwarded-Host it adds."""
+    for headers in ({"Host": "evil.example"},
+                    {"Host": "evil.example", "X-Forwarded-Host": "127.0.0.1"}):
+        response = small.get("/transactions/page/1", headers=headers)
+        assert (response.status_code, response.json()) == (400, error_body(
+            # X-Forwarded-Port, nginx's port, is the host's port.
+            400, "Bad Request", f"This service does not answer to the host "
+                                f"'evil.example:{small.https_port}': the hosts it answers to "
+                                f"are 127.0.0.1, ::1, localhost (the operator sets them with "
+                                f"api.public_url or api.allowed_hosts)."))
 
 
 def test_feed_bookmark_url_is_the_public_one(small: Site) -> None:
@@ -280,7 +300,7 @@ def test_under_a_sub_path_passed_unchanged(tmp_path: Path) -> None:
     """Block B: the path passed as it is to a Jembatan with url_prefix = "/jembatan"."""
     database = build_database(tmp_path / "plant.sqlite3", {"transactions": small_rows()})
     config = tmp_path / "jembatan.toml"
-    config.write_text('[api]\nurl_prefix = "/jembatan"\n')
+    config.write_text(PROXY_SETTINGS + 'url_prefix = "/jembatan"\n')
     env = {"JEMBATAN_SQLITE": str(database), "JEMBATAN_CONFIG": str(config)}
     port = free_port()
     with gunicorn(tmp_path, env, "--workers", "1") as server, \

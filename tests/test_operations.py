@@ -56,7 +56,7 @@ def test_the_clients_request_id_is_kept_when_sane(database: Path) -> None:
 def test_one_access_line_per_request_with_what_happened(database: Path,
                                                         caplog: pytest.LogCaptureFixture
                                                         ) -> None:
-    client = client_for(database)
+    client = client_for(database, api={"trusted_proxies": ["127.0.0.1"]})  # the test client's
     caplog.set_level(logging.INFO, logger="jembatan")
     cases = [("/customers", 200, 5), ("/customers/page/1?page_size=2", 200, 2),
              ("/customers/3", 200, 1), ("/customers/9", 404, 0), ("/customers/x", 400, None)]

@@ -275,7 +275,7 @@ def test_docs_served_by_the_service(make_client: MakeClient) -> None:
 
 def test_docs_behind_a_proxy_prefix(make_client: MakeClient) -> None:
     """Behind a proxy that strips /jembatan, the page's own URLs still lead to its files."""
-    client = make_client({})
+    client = make_client({}, api=BEHIND_A_PROXY)
     headers = {"X-Forwarded-Prefix": "/jembatan", "X-Forwarded-Host": "plant.example"}
     r = client.get("/docs", headers=headers)
     html = r.get_data(as_text=True)
@@ -324,9 +324,13 @@ def test_url_prefix_moves_everything(make_client: MakeClient) -> None:
 
 # -- proxy headers -------------------------------------------------------------------------
 
+# The test client connects from 127.0.0.1: the proxy these settings trust (docs/api.md §10.1),
+# which forwards the host plant.example.
+BEHIND_A_PROXY = {"trusted_proxies": ["127.0.0.1"], "allowed_hosts": ["plant.example"]}
+
 
 def test_forwarded_headers_show_in_the_index(make_client: MakeClient) -> None:
-    client = make_client({})
+    client = make_client({}, api=BEHIND_A_PROXY)
     body = client.get("/", headers={"X-Forwarded-Proto": "https",
                                     "X-Forwarded-Host": "plant.example",
                                     "X-Forwarded-Prefix": "/jembatan"}).get_json()
@@ -338,7 +342,7 @@ def test_forwarded_headers_show_in_the_index(make_client: MakeClient) -> None:
 
 def test_forwarded_headers_show_in_page_links(make_client: MakeClient) -> None:
     rows = [{"id": i} for i in range(1, 6)]
-    client = make_client({"customers": rows})
+    client = make_client({"customers": rows}, api=BEHIND_A_PROXY)
     r = client.get("/customers/page/2?page_size=2",
                    headers={"X-Forwarded-Proto": "https", "X-Forwarded-Host": "plant.example"})
     assert r.status_code == 200
@@ -592,7 +596,7 @@ def test_the_server_entry_is_where_the_api_is_reached(tmp_path: Path, prefix: st
                                                       server: str) -> None:
     """One relative server, right under a url_prefix and behind a proxy that strips its own
     prefix: the paths are relative to it, the index is "/"."""
-    client = _document_client(tmp_path, api={"url_prefix": prefix})
+    client = _document_client(tmp_path, api={"url_prefix": prefix, **BEHIND_A_PROXY})
     headers = {"X-Forwarded-Prefix": forwarded} if forwarded else {}
     spec = client.get(f"{prefix}/openapi.json", headers=headers).get_json()
     assert spec["servers"] == [{"url": server}]

@@ -63,7 +63,7 @@ def serve(bind: str | None, server: str, workers: int | None, threads: int | Non
           timeout: int | None, check_config: bool, gunicorn_flags: tuple[str, ...]) -> None:
     """Serve the HTTP API (and /mcp) until stopped.
 
-    gunicorn's own flags may follow a `--` (jembatan serve -- --forwarded-allow-ips 10.1.1.20);
+    gunicorn's own flags may follow a `--` (jembatan serve -- --keep-alive 5);
     they apply after its settings and the options above."""
     if check_config:
         serving.application()

@@ -84,10 +84,11 @@ def register_auth(app: Flask, settings: Settings) -> None:
     served = frozenset(settings.collections.serve)
     gates = {k.name: threading.BoundedSemaphore(k.max_concurrent)
              for k in keys if k.max_concurrent}
+    origins = set(settings.api.cors_origins)
 
     @app.before_request
     def require_key() -> None:
-        if request.endpoint in _OPEN or request.endpoint is None:
+        if request.endpoint in _OPEN or request.endpoint is None or preflight(origins):
             return
         given = hashlib.sha256(sent_key().encode()).digest()
         # Compare with every key, so the time taken does not tell which one nearly matched.
@@ -120,6 +121,16 @@ def register_auth(app: Flask, settings: Settings) -> None:
         gate = g.pop("held", None)  # no response made (after_request not run)
         if gate is not None:
             gate.release()
+
+
+def preflight(origins: set[str]) -> bool:
+    """Whether this request is a browser's CORS preflight from an allowed origin: it carries
+    no key (browsers never send one on a preflight) and reads nothing, so it is answered
+    without one (docs/api.md §10)."""
+    origin = request.headers.get("Origin")
+    return (request.method == "OPTIONS" and origin is not None
+            and "Access-Control-Request-Method" in request.headers
+            and ("*" in origins or origin in origins))
 
 
 def register_unmapped(app: Flask, guard: Callable[[str], None]) -> None:

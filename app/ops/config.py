@@ -11,8 +11,10 @@ import secrets as random_secrets
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from ipaddress import IPv4Network, IPv6Network, ip_address, ip_network
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from ..model.collections import COLLECTIONS, Collection
@@ -44,6 +46,38 @@ class DatabaseSettings:
     proof_wait: float = 2  # seconds a request waits at most for a verdict not yet kept
 
 
+# The names of this machine's loopback, which a request may always ask for: no page of another
+# site can make a browser send them (a DNS-rebinding page sends its own name).
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+
+
+@dataclass(frozen=True)
+class PublicUrl:
+    """api.public_url taken apart: the scheme, the host (and port) as a Host header names it,
+    and the root the service's own paths (url_prefix included) follow in the public URL."""
+
+    scheme: str
+    netloc: str
+    root: str
+
+    @property
+    def hostname(self) -> str:
+        return host_name(self.netloc)
+
+
+def host_name(host: str) -> str:
+    """The name of a Host header's value, without its port, in lower case ("[::1]:8000":
+    "::1"); a value that is not host[:port] as it is (no allowed host is like it)."""
+    host = host.strip().lower()
+    name, colon, port = host.rpartition(":") if host.rfind(":") > host.rfind("]") else (
+        host, "", "")
+    if colon and not (port.isdigit() and len(port) <= 5 and int(port) <= 65535):
+        return host
+    if name.startswith("[") and name.endswith("]"):
+        return name[1:-1]
+    return host if "[" in name or "]" in name or (colon and ":" in name) else name
+
+
 @dataclass(frozen=True)
 class ApiSettings:
     page_size: int
@@ -51,6 +85,15 @@ class ApiSettings:
     url_prefix: str
     cors_origins: tuple[str, ...]
     metrics_key: str = ""  # "": /metrics is open; else it needs Authorization: Bearer <key>
+    # Where clients reach the service (docs/api.md §10.1): every URL Jembatan writes is built
+    # from it; None: from the request (the host asked for, and a trusted proxy's headers).
+    public_url: PublicUrl | None = None
+    # The host names a request may ask for (the public URL's and the loopback names are
+    # always among them); "*": any.
+    allowed_hosts: frozenset[str] = LOOPBACK_NAMES
+    # The direct peers whose X-Forwarded-* headers are believed; from any other they are
+    # dropped.
+    trusted_proxies: tuple[IPv4Network | IPv6Network, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -174,6 +217,9 @@ SPEC: dict[str, dict[str, tuple[type | tuple[type, ...], Any]]] = {
         "url_prefix": (str, ""),
         "cors_origins": (list, []),
         "metrics_key": (str, ""),
+        "public_url": (str, ""),  # "": URLs are built from the request
+        "allowed_hosts": (list, []),  # []: the loopback names and public_url's host
+        "trusted_proxies": (list, []),  # []: no X-Forwarded-* header is believed
     },
     "auth": {
         "api_keys": (list, []),
@@ -444,6 +490,58 @@ def _keys(api_keys: Sequence[str], named: Mapping[str, Any], served: Sequence[st
     return tuple(keys)
 
 
+def _public_url(given: str, prefix: str) -> PublicUrl | None:
+    """api.public_url checked: http(s)://host[:port][/path], no query, no trailing slash; its
+    path ends with api.url_prefix (the part before is what a proxy strips)."""
+    if not given:
+        return None
+    parts = urlsplit(given)
+    path = parts.path
+    if (parts.scheme not in ("http", "https") or not parts.hostname or parts.query
+            or parts.fragment or parts.username or path.endswith("/")
+            or not path.endswith(prefix) or any(c.isspace() for c in given)):
+        within = f", ending with api.url_prefix ({prefix})" if prefix else ""
+        raise ConfigError(f"api.public_url: {given!r} is not the URL clients reach the "
+                          f"service at; give scheme://host[:port][/path] with no trailing "
+                          f"slash, query or user{within}, e.g. "
+                          f"\"https://weighbridge.plant.local{prefix or '/api'}\"")
+    return PublicUrl(parts.scheme, parts.netloc.lower(), path[:len(path) - len(prefix)])
+
+
+def _allowed_hosts(given: list[str], public: PublicUrl | None) -> frozenset[str]:
+    """api.allowed_hosts checked: each a host name or address without scheme, path or port
+    ("*": any), with the loopback names and the public URL's host."""
+    for name in given:
+        if name != "*" and (not name.strip() or any(c in name for c in "/@?# ")
+                            or (":" in name and not _ipv6(name.strip("[]")))):
+            raise ConfigError(f"api.allowed_hosts: {name!r} is not a host name; give each as "
+                              f"a name or address without scheme, path or port, e.g. "
+                              f"\"weighbridge.plant.local\" or \"10.1.1.30\" (\"*\": any)")
+    names = {host_name(n) if n.startswith("[") else n.lower() for n in given}
+    return frozenset(names | LOOPBACK_NAMES | ({public.hostname} if public else set()))
+
+
+def _ipv6(text: str) -> bool:
+    try:
+        return ip_address(text).version == 6
+    except ValueError:
+        return False
+
+
+def _proxies(given: list[str]) -> tuple[IPv4Network | IPv6Network, ...]:
+    """api.trusted_proxies checked: each an IP address or network (10.1.1.0/24)."""
+    networks = []
+    for address in given:
+        try:
+            networks.append(ip_network(address.strip(), strict=False))
+        except ValueError:
+            raise ConfigError(f"api.trusted_proxies: {address!r} is not an IP address or "
+                              f"network; give the address nginx or IIS connects from, e.g. "
+                              f"\"127.0.0.1\" or \"10.1.1.20\" (a network as "
+                              f"\"10.1.1.0/24\")") from None
+    return tuple(networks)
+
+
 def _proof_dir(given: str, cwd: Path, environ: Mapping[str, str]) -> Path:
     """database.proof_dir: as given; else the service manager's state directory (systemd's
     StateDirectory=, the shipped unit's /var/lib/jembatan) + proofs; else instance/proofs
@@ -586,6 +684,7 @@ def load_settings(overrides: Mapping[str, Any] | None = None,
     if logs["slow_query"] < 0:
         raise ConfigError("log.slow_query must be a number of seconds, 0 or more")
     zone = _zone(merged["site"]["timezone"])
+    public = _public_url(api["public_url"].strip(), prefix)
     return Settings(
         database=DatabaseSettings(
             sqlite=Path(db["sqlite"]),
@@ -599,7 +698,9 @@ def load_settings(overrides: Mapping[str, Any] | None = None,
         ),
         api=ApiSettings(page_size=api["page_size"], max_page_size=api["max_page_size"],
                         url_prefix=prefix, cors_origins=tuple(api["cors_origins"]),
-                        metrics_key=api["metrics_key"]),
+                        metrics_key=api["metrics_key"], public_url=public,
+                        allowed_hosts=_allowed_hosts(api["allowed_hosts"], public),
+                        trusted_proxies=_proxies(api["trusted_proxies"])),
         auth=AuthSettings(api_keys=tuple(auth["api_keys"]),
                           keys=_keys(auth["api_keys"], auth["keys"],
                                      _served(merged["collections"]["serve"]))),

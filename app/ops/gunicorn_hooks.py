@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import subprocess
@@ -87,10 +88,14 @@ def on_starting(server: Any) -> None:
 
 
 def post_worker_init(worker: Any) -> None:
-    """In each worker, before it serves: gunicorn's own error pages as JSON."""
+    """In each worker, before it serves: gunicorn's own error pages as JSON, and no key in
+    its warning about a request it refuses (which quotes the request line, escaped)."""
     from gunicorn import util
 
+    from . import logs  # here: the master need not load Flask
+
     util.write_error = write_json_error
+    logging.getLogger("gunicorn.error").addFilter(logs.SecretsHidden())
 
 
 def child_exit(server: Any, worker: Any) -> None:
@@ -148,8 +153,11 @@ def on_exit(server: Any) -> None:
 # progress get as long on reload or stop. No control socket (gunicorn 25 and later): it would
 # be written under the service user's home, which the systemd unit hides. Recycling workers
 # (--max-requests) is the unit's choice, on its command line: a run by hand keeps its workers.
+# gunicorn does not read the scheme from X-Forwarded-Proto itself (by default it believes it
+# from 127.0.0.1 and ::1, whoever that is): Jembatan does, from api.trusted_proxies only
+# (app/http/hosts.py).
 SETTINGS: dict[str, Any] = {"workers": 2, "threads": 4, "timeout": 120, "graceful_timeout": 120,
-                            "control_socket_disable": True}
+                            "control_socket_disable": True, "secure_scheme_headers": {}}
 HOOKS = (on_starting, when_ready, on_reload, post_worker_init, child_exit, on_exit)
 
 

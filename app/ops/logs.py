@@ -11,6 +11,7 @@ import sys
 import time
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import unquote_plus
 
 from flask import Flask, Response, g, request
 
@@ -18,6 +19,63 @@ from .config import LogSettings
 
 access = logging.getLogger("jembatan.access")
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
+
+# What no log line may carry raw (docs/deploy.md, section 2, "Logs"): the C0 controls (a line feed
+# would start a forged second line; ESC, OSC and BEL drive a terminal), DEL and the C1
+# controls, and the Unicode line and paragraph separators. Written as JSON writes them.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    return _SHORT.get(char) or f"\\u{ord(char):04x}"
+
+
+def escaped(text: str) -> str:
+    """`text` with every control character written as JSON writes it (\\n, \\u001b, ...)."""
+    return _CONTROL.sub(_escape, text) if _CONTROL.search(text) else text
+
+
+# A query argument whose name holds one of these (in any case, percent-encoded or not) is
+# taken for a secret: its value is written *** in every log line (docs/deploy.md, section 2,
+# "Logs").
+SECRET_WORDS = ("key", "token", "secret", "passw", "pwd", "auth", "credential", "session")
+_SECRET_NAME = re.compile("|".join(SECRET_WORDS))  # of lower-case text (IGNORECASE: 5x slower)
+
+
+def redacted(path: str) -> str:
+    """A path with its query as logged: the value of every argument that looks like a key
+    replaced by ***."""
+    root, mark, query = path.partition("?")
+    if not mark or not _SECRET_NAME.search(
+            (unquote_plus(query) if "%" in query else query).lower()):
+        return path
+    pairs = []
+    for pair in query.split("&"):
+        name, equals, _ = pair.partition("=")
+        secret = equals and _SECRET_NAME.search(unquote_plus(name).lower())
+        pairs.append(f"{name}=***" if secret else pair)
+    return f"{root}?{'&'.join(pairs)}"
+
+
+# Such an argument in a line of free text (a request line a server quotes): its value runs to
+# the next &, blank, quote or #.
+_SECRET_ARGUMENT = re.compile(
+    "([?&;][^=&\\s'\"?#]*(?:" + "|".join(SECRET_WORDS) + ")[^=&\\s'\"?#]*=)[^&\\s'\"#]*",
+    re.IGNORECASE)
+
+
+class SecretsHidden(logging.Filter):
+    """A logger's records with the value of every argument that looks like a key written ***
+    (gunicorn's own warning quotes the request line of a request it refuses)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        hidden = _SECRET_ARGUMENT.sub("\\1***", message)
+        if hidden != message:
+            record.msg, record.args = hidden, ()
+        return True
 
 
 class _Stderr(logging.StreamHandler):  # type: ignore[type-arg]
@@ -58,12 +116,30 @@ class JsonLines(_SecondsKept):
         line |= getattr(record, "fields", {})
         if record.exc_info:
             line["traceback"] = self.formatException(record.exc_info)
-        return json.dumps(line, ensure_ascii=False, default=str)
+        text = json.dumps(line, ensure_ascii=False, default=str)
+        # json escapes the C0 controls; DEL, the C1 controls and U+2028/2029 too here.
+        return escaped(text)
 
 
 class Plain(_SecondsKept):
+    """One line a record: its message's control characters escaped as JSON escapes them, so
+    that nothing a client sends can start a line of its own. A traceback follows on the
+    lines after, each indented: an exception's text may hold a client's line feed, and no
+    line but a record's first starts in the first column."""
+
     def __init__(self) -> None:
         super().__init__("%(asctime)s %(levelname)s %(name)s %(message)s")
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        record.message = escaped(record.message)
+        return super().formatMessage(record)
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = super().format(record)
+        if "\n" in text:  # a traceback or stack: its lines indented, their controls escaped
+            first, *rest = text.split("\n")
+            text = first + "".join(f"\n    {escaped(line)}" for line in rest)
+        return text
 
 
 def configure(settings: LogSettings) -> None:
@@ -159,7 +235,8 @@ def install(app: Flask, done: Callable[[str | None, int, float, int | None, bool
         started = kept.get("started")
         if started is None:
             started = time.monotonic()
-        method, path, status = req.method, req.full_path.rstrip("?"), response.status_code
+        method, status = req.method, response.status_code
+        path = redacted(req.full_path.rstrip("?"))
         client = req.remote_addr or "-"
         rows, stream, note = ((response.rows, response.stream, response.note)
                               if isinstance(response, Counted) else (None, None, None))

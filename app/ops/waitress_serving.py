@@ -12,8 +12,9 @@ What differs from gunicorn, and what is done about it (docs/deploy.md, "Windows"
   only outlive the process and add an earlier run's figures to this one's, so it is dropped
   before the app (and prometheus_client) is loaded.
 - Forwarded headers. waitress removes X-Forwarded-* from every request unless told to trust a
-  proxy; Jembatan applies ProxyFix itself, for exactly one proxy (docs/deploy.md, section 2),
-  so waitress is told to leave them.
+  proxy; Jembatan applies them itself, for exactly one proxy, from the addresses of
+  api.trusted_proxies only (app/http/hosts.py, docs/deploy.md, section 2), so waitress is
+  told to leave them.
 - Timeouts. waitress has no worker timeout: `channel_timeout` closes a connection that has
   been silent that long, and only while no request of it is being served, so an export that
   takes minutes is never cut while the app is still giving bytes; once the app is done,
