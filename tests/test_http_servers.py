@@ -387,7 +387,7 @@ def test_what_waitress_refuses_is_its_own_text(server: Server) -> None:
 
 
 # A 300 MiB body announced, none of it sent: each server must answer from the headers alone.
-HUGE_BODY = (b"POST /mcp HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: "
+HUGE_BODY = (b"POST /mcp HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Type: "
              b"application/json\r\nAccept: application/json\r\nContent-Length: "
              + str(300 << 20).encode() + b"\r\n\r\n")
 REFUSED_BODY = {
