@@ -57,6 +57,8 @@ class Bookmark:
     forgotten: dt.datetime | None = None
     forgotten_count: int = 0
     seen: frozenset[tuple[Key, dt.datetime]] = field(default_factory=frozenset)
+    walk: dt.datetime | None = None  # a crowded second walked by key (app/core/feed.py)
+    walked: Key | None = None  # the last key of it sent; None: none yet
 
     def lower_bound(self, lookback: dt.timedelta) -> dt.datetime:
         """Where this call's read starts."""
@@ -135,10 +137,20 @@ def _entries(b: Bookmark) -> bytes:
     return bytes(out)
 
 
+def _key(key: Key | None) -> bytes:
+    """A key of the walk: its width + 1 (0: no key), then each field, 0 for NULL, else its
+    zigzag + 1."""
+    if key is None:
+        return b"\x00"
+    return _varint(len(key) + 1) + b"".join(b"\x00" if v is None else _varint(_zigzag(v) + 1)
+                                           for v in key)
+
+
 def encode(b: Bookmark, secrets: Sequence[bytes]) -> str:
     """The token: version, MAC (under the first of `secrets`), then the bookmark; entries
     compressed when that is shorter."""
-    flags = ((b.mark is not None) | (b.floor is not None) << 1 | (b.forgotten is not None) << 2)
+    flags = ((b.mark is not None) | (b.floor is not None) << 1 | (b.forgotten is not None) << 2
+             | (b.walk is not None) << 4)
     entries = _entries(b)
     packed = zlib.compress(entries, 9)
     if len(packed) < len(entries):
@@ -149,6 +161,8 @@ def encode(b: Bookmark, secrets: Sequence[bytes]) -> str:
             body += _varint(_micros(stamp))
     if b.forgotten is not None:
         body += _varint(b.forgotten_count)
+    if b.walk is not None:
+        body += _varint(_micros(b.walk)) + _key(b.walked)
     body += entries
     head = bytes([VERSION])
     return base64.urlsafe_b64encode(head + mac(secrets[0], head + body) + body
@@ -261,6 +275,9 @@ def _read(r: _Reader) -> Bookmark:
     count = r.varint() if forgotten is not None else 0
     if count > MAX_FORGOTTEN:  # what the service writes stays far below: a forged token
         raise ValueError("forgotten")
+    walk, walked = (r.stamp(), _walked(r)) if flags & 16 else (None, None)
+    if walk is not None and walk.microsecond:
+        raise ValueError("walk")  # a whole second, always
     rest = r.data[r.at:]
     entries = _Reader(_unpacked(rest) if flags & 8 else rest)
     seen: set[tuple[Key, dt.datetime]] = set()
@@ -287,7 +304,21 @@ def _read(r: _Reader) -> Bookmark:
         seen.add((tuple(key), stamp))
     if entries.at != len(entries.data):
         raise ValueError("trailing bytes")
-    return Bookmark(collection, on, filters, mark, floor, forgotten, count, frozenset(seen))
+    return Bookmark(collection, on, filters, mark, floor, forgotten, count, frozenset(seen),
+                    walk, walked)
+
+
+def _walked(r: _Reader) -> Key | None:
+    width = r.varint() - 1
+    if width < 0:
+        return None
+    if width > 8:  # as wide as a key of the entries may be
+        raise ValueError("width")
+    key: list[int | None] = []
+    for _ in range(width):
+        z = r.varint()
+        key.append(None if z == 0 else ((z - 1) // 2 if (z - 1) % 2 == 0 else -z // 2))
+    return tuple(key)
 
 
 def key_order(key: Key) -> tuple[tuple[bool, int], ...]:

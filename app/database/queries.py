@@ -52,6 +52,7 @@ from ..model.collections import Naming, QueryName
 from .sqlfiles import is_name_line
 from .sqltext import QueryFileError, convert, qualified
 from .templates import (
+    AFTER_PARAMETERS,
     DEFAULT_BY,
     FILTER_PLACEHOLDERS,
     GROUPED,
@@ -94,6 +95,8 @@ PARAMETERS: dict[str, tuple[str, ...]] = {
     "summary": _RANGE,
     RANGE_ROWS: _RANGE,
     "changes": ("from_date", "from_time", "midnight", "row_count"),
+    "changes_within": ("within_date", "within_time", "next_date", "next_time", "midnight",
+                       "row_count", *AFTER_PARAMETERS),
     **{shape: _RANGE for shape in SUMMARY_SHAPES},
     "name_of": (),
     "name_from": (),
@@ -111,7 +114,8 @@ PARAMETERS: dict[str, tuple[str, ...]] = {
 NAME_OF = "name_of"
 NAME_FROM = "name_from"
 SHAPES = ("all", "count", "page", "by_key", "range", "range_count", "range_page",
-          RANGE_ROWS, *SUMMARY_SHAPES, NAME_OF, NAME_FROM, "changes")
+          RANGE_ROWS, *SUMMARY_SHAPES, NAME_OF, NAME_FROM, "changes",
+          "changes_within")
 
 FILTERED_KEPT = 512  # filtered texts kept, by the filters' shape (fields, operators, counts)
 
