@@ -318,6 +318,8 @@ def _walked(r: _Reader) -> Key | None:
     for _ in range(width):
         z = r.varint()
         key.append(None if z == 0 else ((z - 1) // 2 if (z - 1) % 2 == 0 else -z // 2))
+    if any(v is not None and not -2**63 <= v < 2**63 for v in key):
+        raise ValueError("key")  # a database's integer is 64 bits at most
     return tuple(key)
 
 
