@@ -20,15 +20,29 @@ holds it and writes and reads its token).
   count against `limit`, so that a call always gets past them.
 - `floor`: a start from ?since= reads nothing older, until the window has moved past it.
 
-Every call's read is bounded, whatever its token says: at most `limit + SEEN + REPEATS`
-rows (`row_count`). A token counts at most REPEATS forgotten records in what a call reads;
-one that counts more (only after more than SEEN + REPEATS records changed inside one window:
-a mass update) cannot be passed by re-reading the window, so such a call, when its read ends
-among the repeats, moves the `floor` to the second of the last record it read: every
-record before it has just been sent (again), and the next call reads on from there. Nothing
-present is skipped; what the lookback no longer covers there is a record committed later
-still, behind that floor (docs/api.md §5.11 says so). More than `limit + SEEN + REPEATS`
-forgotten records in one second cannot be passed at all: the call logs it.
+Every query of a call is bounded, whatever its token says: at most `limit + SEEN + REPEATS`
+rows (`row_count`), and a call runs at most READS of them. A token counts at most REPEATS
+forgotten records in what a call reads; one that counts more (only after more than SEEN +
+REPEATS records changed inside one window: a mass update) cannot be passed by re-reading
+the window, so such a call, when its read ends among the repeats, moves the `floor` to the
+second of the last record it read: every record before it has just been sent (again), and
+the next call reads on from there. Nothing present is skipped; what the lookback no longer
+covers there is a record committed later still, behind that floor (docs/api.md §5.11 says
+so).
+
+A crowded second (`crowded`): a call that stops short inside one second having read more
+than SEEN records of it (a bookmark cannot remember them, so the next read would find them
+again, and past limit + SEEN + REPEATS of them never get by) walks that second by key. It
+sends what it read before that second (`walk_from`); the bookmark's `walk` is that second
+and `walked` the last key of it sent (None: none yet), keys in `key_order`. Each call then
+reads that second's records after `walked`, in key order alone (sql/shapes.sql
+changes_within: the time parameters are whole seconds, the fractions a stamp may carry do
+not matter), skips those remembered, sends the rest as usual (`walked_on`). The read that
+finds no more ends the walk: the `floor` moves to the next second, and the call reads on as
+usual when that read sent nothing (and walks the next crowded second it meets, if any: at
+most three reads). A record committed into the walked second behind `walked`, or, until the
+window passes it, with a stamp at or before that second, is not seen: late commits, as
+behind a floor above.
 """
 
 from __future__ import annotations
