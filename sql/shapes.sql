@@ -325,3 +325,43 @@ WHERE {date} = :within_date
   {and_filters}
 ORDER BY {order}
 LIMIT :row_count;
+
+-- Once a crowded second is walked, the feed reads as `changes` does, but leaves out the
+-- records of that second the walk sent: those whose {order} is not after the last key it
+-- sent (:after_N). The walk's late arrivals after that key, and the window before that
+-- second, are read again as ever.
+
+-- name: changes_walked
+-- As changes, less the records of the one second from :within_date :within_time whose {order} is not after the key in :after_N.
+SELECT {fields}, "clock"."feed_now"
+FROM (
+    SELECT ROW_NUMBER() OVER (ORDER BY {date}, CASE WHEN {time} IS NULL THEN 0 ELSE 1 END, {time},
+            {order:CASE WHEN {} IS NULL THEN 0 ELSE 1 END, {}}) AS "position",
+        {fields}
+    FROM "records"
+    WHERE {date} >= :from_date
+      AND ({date} > :from_date OR COALESCE({time}, :midnight) >= :from_time)
+      AND NOT ({date} = :within_date
+               AND COALESCE({time}, :midnight) >= :within_time
+               AND ({date} < :next_date OR COALESCE({time}, :midnight) < :next_time)
+               AND NOT {after})
+      {and_filters}
+) AS "numbered"
+CROSS JOIN (SELECT CURRENT_TIMESTAMP AS "feed_now") AS "clock"
+WHERE "position" <= :row_count
+ORDER BY "position";
+
+-- name: changes_walked
+-- dialect: sqlite
+-- LIMIT, and the server's local clock, as for `changes`.
+SELECT {fields}, datetime('now', 'localtime') AS "feed_now"
+FROM "records"
+WHERE {date} >= :from_date
+  AND ({date} > :from_date OR COALESCE({time}, :midnight) >= :from_time)
+  AND NOT ({date} = :within_date
+           AND COALESCE({time}, :midnight) >= :within_time
+           AND ({date} < :next_date OR COALESCE({time}, :midnight) < :next_time)
+           AND NOT {after})
+  {and_filters}
+ORDER BY {date}, {time}, {order}
+LIMIT :row_count;

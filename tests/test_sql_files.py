@@ -38,7 +38,8 @@ SELECT "ID" AS "id", "Nama" AS "name", "Tgl" AS "tanggal", "Jam" AS "jam"
 FROM "Barang";
 """
 THING_READS = ["all", "count", "page", "by_key", "range_tanggal", "range_tanggal_count",
-               "range_tanggal_page", "changes_tanggal", "changes_tanggal_within"]
+               "range_tanggal_page", "changes_tanggal", "changes_tanggal_within",
+               "changes_tanggal_walked"]
 
 
 def write(tmp_path: Path, text: str, stem: str = "things") -> Path:

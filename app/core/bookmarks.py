@@ -61,6 +61,7 @@ class Bookmark:
     seen: frozenset[tuple[Key, dt.datetime]] = field(default_factory=frozenset)
     walk: dt.datetime | None = None  # a crowded second walked by key (app/core/feed.py)
     walked: Key | None = None  # the last key of it sent; None: none yet
+    walked_all: bool = False  # the walk has ended: reads leave out what it sent
 
     def lower_bound(self, lookback: dt.timedelta) -> dt.datetime:
         """Where this call's read starts."""
@@ -152,7 +153,7 @@ def encode(b: Bookmark, secrets: Sequence[bytes]) -> str:
     """The token: version, MAC (under the first of `secrets`), then the bookmark; entries
     compressed when that is shorter."""
     flags = ((b.mark is not None) | (b.floor is not None) << 1 | (b.forgotten is not None) << 2
-             | (b.walk is not None) << 4)
+             | (b.walk is not None) << 4 | (b.walk is not None and b.walked_all) << 5)
     entries = _entries(b)
     packed = zlib.compress(entries, 9)
     if len(packed) < len(entries):
@@ -278,7 +279,7 @@ def _read(r: _Reader) -> Bookmark:
     if count > MAX_FORGOTTEN:  # what the service writes stays far below: a forged token
         raise ValueError("forgotten")
     walk, walked = (r.stamp(), _walked(r)) if flags & 16 else (None, None)
-    if walk is not None and walk.microsecond:
+    if walk is not None and walk.microsecond or flags & 32 and walk is None:
         raise ValueError("walk")  # a whole second, always
     rest = r.data[r.at:]
     entries = _Reader(_unpacked(rest) if flags & 8 else rest)
@@ -307,7 +308,7 @@ def _read(r: _Reader) -> Bookmark:
     if entries.at != len(entries.data):
         raise ValueError("trailing bytes")
     return Bookmark(collection, on, filters, mark, floor, forgotten, count, frozenset(seen),
-                    walk, walked)
+                    walk, walked, bool(flags & 32))
 
 
 def _walked(r: _Reader) -> Key | None:

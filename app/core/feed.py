@@ -156,6 +156,8 @@ def _kept(b: Bookmark, mark: dt.datetime | None, seen: frozenset[tuple[Key, dt.d
         forgotten = max(f for f in (forgotten, dropped[-1][1]) if f is not None)
         count += len(dropped)
     floor = b.floor if b.floor is not None and b.floor > start else None
+    if b.walk is not None and b.walked_all and b.walk + _SECOND <= start:
+        b = replace(b, walk=None, walked=None, walked_all=False)  # the window has passed it
     return replace(b, mark=mark, floor=floor, forgotten=forgotten, forgotten_count=count,
                    seen=frozenset(inside))
 
@@ -206,7 +208,8 @@ def read(runner: Runner, planner: Planner, feed: FeedSettings, on: str, limit: i
     steps: list[Step] = []
     for _ in range(READS):
         wanted = limit - sum(len(s.sent) - s.repeats for s in steps)
-        step, more = call.walk(b, wanted) if b.walk is not None else call.usual(b, wanted)
+        walking = b.walk is not None and not b.walked_all
+        step, more = call.walk(b, wanted) if walking else call.usual(b, wanted)
         steps.append(step)
         b = step.bookmark
         if not more:
@@ -254,9 +257,15 @@ class Call:
         the call reads on: a crowded second met with room left for a walk of it."""
         frm = b.lower_bound(dt.timedelta(seconds=self.feed.lookback_seconds))
         row_count = limit + len(b.seen) + min(b.forgotten_count, REPEATS)
-        found, now, complete = self.rows(self.planner.changes(self.on, {
-            "from_date": frm.date(), "from_time": frm.time(), "midnight": dt.time(0),
-            "row_count": row_count}, self.filters), row_count)
+        values = {"from_date": frm.date(), "from_time": frm.time(), "midnight": dt.time(0),
+                  "row_count": row_count}
+        if b.walk is None:
+            read = self.planner.changes(self.on, values, self.filters)
+        else:  # a walked second inside the window: leave out what the walk sent
+            width = len(self.planner.collection.range_order(self.on))
+            read = self.planner.changes_within(self.on, values | within(b.walk) | after_key(
+                b.walked, width), self.filters, "changes_walked")
+        found, now, complete = self.rows(read, row_count)
         step = advance(b, found, now, complete, limit, self.feed)
         second = crowded(found, step.cut)
         if second is not None:
@@ -317,7 +326,13 @@ def walk_from(b: Bookmark, rows: Sequence[tuple[Key, dt.datetime, tuple[Any, ...
     same records advance sent up to there), and the bookmark walks that second from its
     first key."""
     step = advance(b, [r for r in rows if r[1] < second], now, False, limit, feed)
-    return replace(step, bookmark=replace(step.bookmark, walk=second, walked=None), cut=None)
+    kept = step.bookmark
+    if kept.walk == second:  # crowded again after the walk's end: on from its last key
+        return replace(step, bookmark=replace(kept, walked_all=False), cut=None)
+    if kept.walk is not None:  # another walked second: the read starts after it
+        kept = replace(kept, floor=max(f for f in (kept.floor, kept.walk + _SECOND) if f))
+    return replace(step, bookmark=replace(kept, walk=second, walked=None, walked_all=False),
+                   cut=None)
 
 
 def walked_on(b: Bookmark, rows: Sequence[tuple[Key, dt.datetime, tuple[Any, ...]]],
@@ -348,10 +363,13 @@ def walked_on(b: Bookmark, rows: Sequence[tuple[Key, dt.datetime, tuple[Any, ...
         return Step(sent, replace(b, walked=walked), repeats, lateness), False
     assert b.walk is not None
     mark = max(m for m in (b.mark, b.walk) if m is not None)
-    floor = max(f for f in (b.floor, b.walk + _SECOND) if f is not None)
-    done = replace(b, floor=floor, walk=None, walked=None)
+    # What the bookmark remembers of that second the reads now leave out: forgotten, to
+    # make room for the rest of the window.
+    seen = frozenset(e for e in b.seen if walked is None or e[1].replace(microsecond=0)
+                     != b.walk or key_order(e[0]) > key_order(walked))
+    done = replace(b, walked=walked, walked_all=True)
     lookback = dt.timedelta(seconds=feed.lookback_seconds)
-    return Step(sent, _kept(done, mark, done.seen, lookback), repeats, lateness), True
+    return Step(sent, _kept(done, mark, seen, lookback), repeats, lateness), True
 
 
 def passed(step: Step, b: Bookmark, frm: dt.datetime,

@@ -185,10 +185,12 @@ class Planner:
                           whole=True, also=(CLOCK,))
 
     def changes_within(self, on: str, values: Mapping[str, Any],
-                       filters: Sequence[Filter] = ()) -> Read:
-        """The feed's walk of one crowded second by key (app/core/feed.py), as `changes`."""
+                       filters: Sequence[Filter] = (), kind: str = "changes_within") -> Read:
+        """The feed's walk of one crowded second by key (app/core/feed.py), as `changes`;
+        `changes_walked`: its read once a second is walked, which leaves out what the walk
+        sent."""
         self.check_on(on)
-        return self._read(QueryName("changes_within", on), values=values,
+        return self._read(QueryName(kind, on), values=values,
                           filters=tuple(dict.fromkeys(self.as_run(filters))),
                           whole=True, also=(CLOCK,))
 
