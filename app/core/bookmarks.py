@@ -7,8 +7,8 @@ Nothing of a token is read before its MAC is verified, and nothing of a verified
 with what it says: its length, its entries (at most SEEN), their unpacked bytes and its
 count of forgotten records are capped, so a token cannot make a call read or hold more
 than app/core/feed.py's stated bound. A feed walking a crowded second carries that second
-(whole) and the last key of it sent (at most 8 fields of 64 bits, NULLs allowed): a few
-bytes more, whatever the second holds.
+(whole), the last key of it sent (at most 8 fields of 64 bits, NULLs allowed) and whether
+the walk is over: a few bytes more, whatever the second holds.
 """
 
 from __future__ import annotations

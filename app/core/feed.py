@@ -38,11 +38,12 @@ and `walked` the last key of it sent (None: none yet), keys in `key_order`. Each
 reads that second's records after `walked`, in key order alone (sql/shapes.sql
 changes_within: the time parameters are whole seconds, the fractions a stamp may carry do
 not matter), skips those remembered, sends the rest as usual (`walked_on`). The read that
-finds no more ends the walk: the `floor` moves to the next second, and the call reads on as
-usual when that read sent nothing (and walks the next crowded second it meets, if any: at
-most three reads). A record committed into the walked second behind `walked`, or, until the
-window passes it, with a stamp at or before that second, is not seen: late commits, as
-behind a floor above.
+finds no more ends the walk (`walked_all`): the reads go on from the window as ever, less
+the records of that second up to `walked` (changes_walked), until the window passes that
+second; the call reads on at once when that last read sent nothing (and walks the next
+crowded second it meets, if any: at most READS reads). Not seen: a record committed into
+the walked second at or behind `walked` (a late commit); and when another second is walked
+while the window still holds a walked one, the floor moves past the first.
 """
 
 from __future__ import annotations
