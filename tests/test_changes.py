@@ -487,7 +487,8 @@ def test_a_walk_rides_in_the_token_and_a_key_past_64_bits_is_damage():
                      for k in range(200))
     for walked in (None, (None, None), (-(2**63), 2**63 - 1), (2202611, None)):
         bookmark = bookmarks.Bookmark("bricon2", "tanggal", bytes(6), mark=mark, seen=seen,
-                                      walk=mark - dt.timedelta(minutes=1), walked=walked)
+                                      walk=mark - dt.timedelta(minutes=1), walked=walked,
+                                      walked_all=walked is not None)
         token = bookmarks.fitted(bookmark, SECRETS)
         assert len(token) < 2000 and TOKEN.fullmatch(token)
         assert bookmarks.decode(token, "bricon2", "tanggal", bytes(6), SECRETS) == bookmark
@@ -730,12 +731,13 @@ def _bookmarks(mark: dt.datetime) -> Any:
     moments = st.integers(0, 86_400 * 30).map(lambda s: mark - dt.timedelta(seconds=s))
     entry = st.tuples(st.tuples(st.integers(1, 10**9)), moments)
     walked = st.none() | st.tuples(st.none() | st.integers(-(2**63), 2**63 - 1))
-    walks = st.none() | st.tuples(moments, walked)
+    walks = st.none() | st.tuples(moments, walked, st.booleans())
     return st.builds(
         lambda seen, count, floor, walk, limit: (bookmarks.Bookmark(
             "transactions", "update", bookmarks.filters_digest(()), mark=mark,
             floor=floor, forgotten=mark if count else None, forgotten_count=count,
-            seen=frozenset(seen), walk=walk and walk[0], walked=walk and walk[1]), limit),
+            seen=frozenset(seen), walk=walk and walk[0], walked=walk and walk[1],
+            walked_all=bool(walk and walk[2])), limit),
         st.lists(entry, max_size=bookmarks.SEEN), st.integers(0, bookmarks.MAX_FORGOTTEN),
         st.none() | moments, walks, st.integers(1, feed.MAX_LIMIT))
 
@@ -950,3 +952,42 @@ def test_a_burst_of_two_column_keys_with_nulls_and_fractions_is_walked_once(open
          for r in rows + after + inserted), key=repr)
     assert repeats == 0
     assert walked_reads(caplog, 50, calls) > 0
+
+
+def test_crowded_seconds_one_after_another_and_a_walked_one_crowded_again(open_feed,
+                                                                          monkeypatch):
+    """Two crowded seconds in a row are walked one after the other; records crowding into a
+    walked second after its last key once the walk is over are walked on from that key.
+    Each record comes once."""
+    monkeypatch.setattr(feed, "REPEATS", 5)
+    db, _ = open_feed({"transactions": []})
+    first = (db.now() - dt.timedelta(minutes=30)).replace(microsecond=0)
+    second, third = first + dt.timedelta(seconds=1), first + dt.timedelta(minutes=1)
+    rows = [feed_row("transactions", k, stamp(at)) for at, keys in (
+        (first, range(1000, 1600)), (second, range(2000, 2600)), (third, range(1, 4)))
+        for k in keys]
+    db.write("transactions", rows)
+    app = create_app({"database": db.settings | {"prove_on_first_read": False},
+                      "feed": {"settle_seconds": 60, "lookback_seconds": 7200}}).test_client()
+    crowding = [feed_row("transactions", k, stamp(third)) for k in range(5000, 5300)]
+    again = [feed_row("transactions", k, stamp(third)) for k in range(6000, 6300)]
+    written: list[dict[str, Any]] = []
+
+    def between(call: int, token: str) -> None:
+        walked = bookmarks.decode(token, "transactions", "update",
+                                  bookmarks.filters_digest(()), secrets_of(app))
+        if walked.walk == first and not walked.walked_all and not written:
+            # into the third second while the first is walked: comes after the walks
+            db.write("transactions", crowding)
+            written.extend(crowding)
+        elif walked.walk == third and walked.walked_all and len(written) == len(crowding):
+            db.write("transactions", again)  # after the third's last key: walked on
+            written.extend(again)
+
+    got, repeats, _ = walk(app, "transactions", "limit=100&fields=id,tgl_update,jam_update",
+                           60, between)
+    assert len(written) == len(crowding) + len(again)
+    received = [(r["id"], r["tgl_update"], r["jam_update"]) for r in got]
+    assert sorted(received) == sorted((r["id"], r["tgl_update"], r["jam_update"])
+                                      for r in rows + written)
+    assert repeats == 0
