@@ -8,7 +8,12 @@ for (the feed's row_count, as the database received it) and the time; then the t
         2>/dev/null
 
 The file is copied and the copy updated; the app runs in this process (Flask's test client,
-SQLite), every query logged. No target is asserted: the figures are printed.
+SQLite), every query logged. Given an ODBC connection string instead of a file (a test
+server's: its transactions are UPDATEd in place), the same against that database:
+
+    .venv/bin/python bench/crowded_second.py "Driver=FreeTDS;Server=127.0.0.1;..." [LIMIT]
+
+No target is asserted: the figures are printed.
 """
 
 from __future__ import annotations
@@ -42,16 +47,32 @@ class Asked(logging.Handler):
         return out
 
 
-def main(source: Path, limit: int) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "crowded.sqlite3"
-        shutil.copy(source, path)
-        con = sqlite3.connect(path)
-        with con:
-            count = con.execute('UPDATE "transactions" SET "tgl_update" = ?, "jam_update" = ?',
-                                SECOND).rowcount
+STAMP_ALL = 'UPDATE "transactions" SET "tgl_update" = ?, "jam_update" = ?'
+
+
+def crowded(source: str, tmp: Path) -> tuple[dict[str, str], int]:
+    """The database settings of a copy of the file `source` (or of the ODBC database
+    `source` itself) with every transaction stamped in SECOND, and how many there are."""
+    if source.startswith("Driver="):
+        import pyodbc
+
+        con = pyodbc.connect(source, autocommit=True)
+        count = con.execute(STAMP_ALL, *SECOND).rowcount
         con.close()
-        app = create_app({"database": {"sqlite": str(path), "prove_on_first_read": False},
+        return {"odbc": source}, count
+    path = tmp / "crowded.sqlite3"
+    shutil.copy(source, path)
+    con = sqlite3.connect(path)
+    with con:
+        count = con.execute(STAMP_ALL, SECOND).rowcount
+    con.close()
+    return {"sqlite": str(path)}, count
+
+
+def main(source: str, limit: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        database, count = crowded(source, Path(tmp))
+        app = create_app({"database": database | {"prove_on_first_read": False},
                           "feed": {"settle_seconds": 30, "lookback_seconds": 600},
                           "log": {"slow_query": 1e-9}}).test_client()
         asked = Asked()
@@ -81,5 +102,5 @@ def main(source: Path, limit: int) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1] if len(sys.argv) > 1 else "bench/data/rows-200000/bench.sqlite3"),
+    main(sys.argv[1] if len(sys.argv) > 1 else "bench/data/rows-200000/bench.sqlite3",
          int(sys.argv[2]) if len(sys.argv) > 2 else 10_000)
