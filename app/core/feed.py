@@ -78,8 +78,8 @@ log = logging.getLogger("jembatan")
 
 DEFAULT_LIMIT = 1000
 MAX_LIMIT = 10_000
-# The most forgotten records one call reads again (see the module's docstring): a call reads
-# at most limit + SEEN + REPEATS rows, 20,200 at the largest limit.
+# The most forgotten records one read sends again (see the module's docstring): a query of a
+# call reads at most limit + SEEN + REPEATS rows, 20,200 at the largest limit.
 REPEATS = 10_000
 # The most reads of one call: a walk that ends having sent nothing, the usual read, and the
 # walk of a crowded second it meets (see the module's docstring); each at most
