@@ -17,6 +17,9 @@
 --   {order}      the canonical order: "id" (bricon2: "tanggal", "jam", "no_produksi", ...);
 --                in a range, what orders it after the date and time: the order less those
 --   {order:X}    X once per field of {order}, with {} standing for the field, joined by ", "
+--   {after}      in a range, the condition that a record's {order} (its key in the feed)
+--                comes after the key the :after_N_set and :after_N parameters give, field
+--                by field, NULLs first (changes_within below)
 --   {date}       in a range, the date field of ?on= ("tgl_dt1" for on=dt1)
 --   {time}       in a range, the time field of ?on= ("jam_dt1" for on=dt1)
 --   {where_filters}, {and_filters}
@@ -280,6 +283,85 @@ SELECT {fields}, datetime('now', 'localtime') AS "feed_now"
 FROM "records"
 WHERE {date} >= :from_date
   AND ({date} > :from_date OR COALESCE({time}, :midnight) >= :from_time)
+  {and_filters}
+ORDER BY {date}, {time}, {order}
+LIMIT :row_count;
+
+-- A second that holds more records than a bookmark remembers (an UPDATE that stamped a
+-- table alike) is walked by key (app/core/feed.py): the records of that one second,
+-- :within_date :within_time up to (not including) :next_date :next_time, whose {order}
+-- comes after the key the bookmark holds ({after}; from the second's first with every
+-- :after_N_set -1), in {order} alone, whatever fraction of the second each stamp carries
+-- (every time parameter is a whole second). The seek on the (date, time, ...) index reads
+-- that second's rows; the first :row_count of them come back.
+
+-- name: changes_within
+-- The first :row_count records of the one second from :within_date :within_time whose {order} comes after the key in :after_N, in {order}, each with the server's clock.
+SELECT {fields}, "clock"."feed_now"
+FROM (
+    SELECT ROW_NUMBER() OVER (ORDER BY {order:CASE WHEN {} IS NULL THEN 0 ELSE 1 END, {}})
+            AS "position",
+        {fields}
+    FROM "records"
+    WHERE {date} = :within_date
+      AND COALESCE({time}, :midnight) >= :within_time
+      AND ({date} < :next_date OR COALESCE({time}, :midnight) < :next_time)
+      AND {after}
+      {and_filters}
+) AS "numbered"
+CROSS JOIN (SELECT CURRENT_TIMESTAMP AS "feed_now") AS "clock"
+WHERE "position" <= :row_count
+ORDER BY "position";
+
+-- name: changes_within
+-- dialect: sqlite
+-- LIMIT, and the server's local clock, as for `changes`.
+SELECT {fields}, datetime('now', 'localtime') AS "feed_now"
+FROM "records"
+WHERE {date} = :within_date
+  AND COALESCE({time}, :midnight) >= :within_time
+  AND ({date} < :next_date OR COALESCE({time}, :midnight) < :next_time)
+  AND {after}
+  {and_filters}
+ORDER BY {order}
+LIMIT :row_count;
+
+-- Once a crowded second is walked, the feed reads as `changes` does, but leaves out the
+-- records of that second the walk sent: those whose {order} is not after the last key it
+-- sent (:after_N). The walk's late arrivals after that key, and the window before that
+-- second, are read again as ever.
+
+-- name: changes_walked
+-- As changes, less the records of the one second from :within_date :within_time whose {order} is not after the key in :after_N.
+SELECT {fields}, "clock"."feed_now"
+FROM (
+    SELECT ROW_NUMBER() OVER (ORDER BY {date}, CASE WHEN {time} IS NULL THEN 0 ELSE 1 END, {time},
+            {order:CASE WHEN {} IS NULL THEN 0 ELSE 1 END, {}}) AS "position",
+        {fields}
+    FROM "records"
+    WHERE {date} >= :from_date
+      AND ({date} > :from_date OR COALESCE({time}, :midnight) >= :from_time)
+      AND NOT ({date} = :within_date
+               AND COALESCE({time}, :midnight) >= :within_time
+               AND ({date} < :next_date OR COALESCE({time}, :midnight) < :next_time)
+               AND NOT {after})
+      {and_filters}
+) AS "numbered"
+CROSS JOIN (SELECT CURRENT_TIMESTAMP AS "feed_now") AS "clock"
+WHERE "position" <= :row_count
+ORDER BY "position";
+
+-- name: changes_walked
+-- dialect: sqlite
+-- LIMIT, and the server's local clock, as for `changes`.
+SELECT {fields}, datetime('now', 'localtime') AS "feed_now"
+FROM "records"
+WHERE {date} >= :from_date
+  AND ({date} > :from_date OR COALESCE({time}, :midnight) >= :from_time)
+  AND NOT ({date} = :within_date
+           AND COALESCE({time}, :midnight) >= :within_time
+           AND ({date} < :next_date OR COALESCE({time}, :midnight) < :next_time)
+           AND NOT {after})
   {and_filters}
 ORDER BY {date}, {time}, {order}
 LIMIT :row_count;

@@ -479,6 +479,26 @@ def test_the_token_stays_under_2_kb_with_200_records_remembered():
     assert bookmarks.decode(token, "timbangan2", "update", bytes(6), SECRETS) == bookmark
 
 
+def test_a_walk_rides_in_the_token_and_a_key_past_64_bits_is_damage():
+    """The second a feed walks and the last key it sent (two fields, NULLs, negatives), with
+    200 records remembered, stay under 2 KB; a key no database holds is refused."""
+    mark = dt.datetime(2026, 11, 25, 12)
+    seen = frozenset(((k * 7919, None), mark - dt.timedelta(seconds=k * 3, microseconds=k))
+                     for k in range(200))
+    for walked in (None, (None, None), (-(2**63), 2**63 - 1), (2202611, None)):
+        bookmark = bookmarks.Bookmark("bricon2", "tanggal", bytes(6), mark=mark, seen=seen,
+                                      walk=mark - dt.timedelta(minutes=1), walked=walked,
+                                      walked_all=walked is not None)
+        token = bookmarks.fitted(bookmark, SECRETS)
+        assert len(token) < 2000 and TOKEN.fullmatch(token)
+        assert bookmarks.decode(token, "bricon2", "tanggal", bytes(6), SECRETS) == bookmark
+    past = bookmarks.Bookmark("bricon2", "tanggal", bytes(6), mark=mark, walk=mark,
+                              walked=(2**63, 0))
+    with pytest.raises(Invalid, match="the bookmark is damaged"):
+        bookmarks.decode(bookmarks.encode(past, SECRETS), "bricon2", "tanggal", bytes(6),
+                         SECRETS)
+
+
 def test_the_lateness_histogram(open_feed):
     db, client = open_feed({"transactions": []})
     now = db.now()
@@ -710,13 +730,16 @@ def _bookmarks(mark: dt.datetime) -> Any:
 
     moments = st.integers(0, 86_400 * 30).map(lambda s: mark - dt.timedelta(seconds=s))
     entry = st.tuples(st.tuples(st.integers(1, 10**9)), moments)
+    walked = st.none() | st.tuples(st.none() | st.integers(-(2**63), 2**63 - 1))
+    walks = st.none() | st.tuples(moments, walked, st.booleans())
     return st.builds(
-        lambda seen, count, floor, limit: (bookmarks.Bookmark(
+        lambda seen, count, floor, walk, limit: (bookmarks.Bookmark(
             "transactions", "update", bookmarks.filters_digest(()), mark=mark,
             floor=floor, forgotten=mark if count else None, forgotten_count=count,
-            seen=frozenset(seen)), limit),
+            seen=frozenset(seen), walk=walk and walk[0], walked=walk and walk[1],
+            walked_all=bool(walk and walk[2])), limit),
         st.lists(entry, max_size=bookmarks.SEEN), st.integers(0, bookmarks.MAX_FORGOTTEN),
-        st.none() | moments, st.integers(1, feed.MAX_LIMIT))
+        st.none() | moments, walks, st.integers(1, feed.MAX_LIMIT))
 
 
 @pytest.mark.parametrize("engine", ["sqlite3"])
@@ -735,8 +758,8 @@ def test_any_bookmark_it_signs_reads_at_most_the_stated_bound(make_client, caplo
         token = bookmarks.fitted(b, secrets)
         response = client.get(f"/transactions/changes?limit={limit}&after={token}")
         assert response.status_code == 200, response.get_json()
-        (row_count,) = feed_reads(caplog)
-        assert row_count <= bound(limit)
+        row_count, *more = feed_reads(caplog)  # more: after a walk (app/core/feed.py)
+        assert max([row_count, *more]) <= bound(limit) and len(more) < feed.READS
         assert row_count == limit + len(b.seen) + min(b.forgotten_count, feed.REPEATS) or \
             len(bookmarks.encode(b, secrets)) >= bookmarks.MAX_TOKEN  # fitted forgot some
 
@@ -798,33 +821,173 @@ def test_a_burst_past_the_repeats_a_call_reads_is_passed_whole(open_feed, caplog
     assert max(feed_reads(caplog)) == 50 + bookmarks.SEEN + 5
 
 
-@pytest.mark.parametrize("engine", ["sqlite3"])
-def test_a_one_second_burst_past_the_bound_is_said_and_never_skipped(open_feed, caplog,
-                                                                     monkeypatch):
-    """The one case docs/api.md §5.11 says is not passed: more than limit + REPEATS records
-    forgotten in one and the same second. The calls send them again, never skip one, keep
-    their bound, and the service logs why the bookmark stays."""
+# A mass update (UPDATE t SET updated = GETDATE()): one second holding more records than a
+# call reads, walked by key (app/core/feed.py). A second far behind every clock: settled.
+BURST = ("2025-06-01", "10:00:00")
+
+
+def walk(app: Any, collection: str, query: str, calls: int,
+         between: Callable[[int, str], None] = lambda call, token: None
+         ) -> tuple[list[dict[str, Any]], int, int]:
+    """Follow the bookmark to an empty answer, at most `calls` calls, `between(n, token)`
+    after call n: the records received in order, how many of them were said to be repeats,
+    and the calls made."""
+    got, repeats, token = [], 0, None
+    for call in range(calls):
+        body, token, response = get(app, collection,
+                                    query + (f"&after={token}" if token else ""))
+        if not body:
+            return got, repeats, call + 1
+        got += body
+        repeats += int(response.headers.get("X-Bookmark-Repeats", 0))
+        between(call, token)
+    raise AssertionError(f"the feed did not end in {calls} calls, {len(got)} records read")
+
+
+def walked_reads(caplog: pytest.LogCaptureFixture, limit: int, calls: int) -> int:
+    """How many of the feed's queries walked a second; each asks for at most
+    limit + SEEN + REPEATS rows, and a call asks at most READS of them."""
+    asked = [(name, int(values["row_count"])) for name, values in queries_asked(caplog)
+             if ".changes" in name]
+    assert asked and max(n for _, n in asked) <= limit + bookmarks.SEEN + feed.REPEATS
+    assert len(asked) <= feed.READS * calls
+    return sum(1 for name, _ in asked if name.endswith("_within"))
+
+
+def test_a_burst_in_one_second_is_walked_once_in_bounded_steps(open_feed, engine, caplog,
+                                                               monkeypatch):
+    """More records of one second than a call reads (REPEATS 5 here instead of 10,000): the
+    feed walks the second by key, sends each record once, and each query asks for at most
+    limit + SEEN + REPEATS rows. While the walk goes on: records inserted into that second
+    after its place (new ids) come in it; one moved out of it comes again with its new
+    stamp; a late commit stamped before it, inside the window, comes once the walk is over,
+    as does one inserted into it after its last key once it is over. Not seen (docs/api.md
+    §5.11): a record moved into that second behind the walk's place."""
     monkeypatch.setattr(feed, "REPEATS", 5)
-    db, client = open_feed({"transactions": []})
-    second = stamp((db.now() - dt.timedelta(minutes=30)).replace(microsecond=0))
-    rows = [feed_row("transactions", k, second) for k in range(1, 401)]
+    n, limit = (30_000, 1000) if engine in ("sqlite3", "odbc") else (2_500, 100)
+    db, _ = open_feed({"transactions": []})
+    second = (db.now() - dt.timedelta(minutes=30)).replace(microsecond=0)
+    burst, before = stamp(second), stamp(second - dt.timedelta(minutes=10))
+    later = stamp(second + dt.timedelta(minutes=5))
+    rows = ([feed_row("transactions", k, before) for k in range(1, 6)]
+            + [feed_row("transactions", k, burst) for k in range(101, n + 101)])
     db.write("transactions", rows)
     app = create_app({"database": db.settings | {"prove_on_first_read": False},
                       "feed": {"settle_seconds": 60, "lookback_seconds": 7200},
                       **COUNTED}).test_client()
     caplog.set_level("WARNING", logger="jembatan")
-    sent, query, tokens = [], "limit=50", []
-    for _ in range(12):
-        body, token, _ = get(app, "transactions", query)
-        sent += [r["id"] for r in body]
-        tokens.append(token)
-        query = f"limit=50&after={token}"
-    # Each call in key order from the second's first record: what it sends is the start of
-    # the table, nothing past it skipped; the bookmark no longer moves.
-    assert set(sent) == set(range(1, max(sent) + 1))
-    marks = [bookmarks.decode(t, "transactions", "update", bookmarks.filters_digest(()),
-                              secrets_of(app)) for t in tokens[-2:]]
-    assert marks[0].mark == marks[1].mark and marks[0].seen == marks[1].seen
-    assert any("cannot pass more than 5 records forgotten in the one second" in r.getMessage()
-               for r in caplog.records)
-    assert max(feed_reads(caplog)) == 50 + bookmarks.SEEN + 5
+    during = [*(feed_row("transactions", n + 100 + k, burst) for k in range(1, 4)),
+              feed_row("transactions", 110, later), feed_row("transactions", n + 97, later),
+              feed_row("transactions", n + 150, stamp(second - dt.timedelta(minutes=5))),
+              feed_row("transactions", 3, burst)]  # behind the walk's place: not seen
+    ended = [feed_row("transactions", n + 200, burst)]
+    written: list[dict[str, Any]] = []
+
+    def between(call: int, token: str) -> None:
+        walked = bookmarks.decode(token, "transactions", "update",
+                                  bookmarks.filters_digest(()), secrets_of(app))
+        if call == 3 and walked.walk is not None:  # well past id 110, short of n + 97
+            db.write("transactions", during)
+            written.extend(during)
+        elif walked.walked_all and not written[len(during):]:
+            db.write("transactions", ended)
+            written.extend(ended)
+
+    got, repeats, calls = walk(app, "transactions",
+                               f"limit={limit}&fields=id,tgl_update,jam_update",
+                               n // limit * 2, between)
+    assert len(written) == len(during) + len(ended)  # the walk was under way, then over
+    table = {r["id"]: r for r in [*rows, *written]}
+    final = {(k, r["tgl_update"], r["jam_update"]) for k, r in table.items()}
+    received = [(r["id"], r["tgl_update"], r["jam_update"]) for r in got]
+    assert len(received) == len(set(received))  # nothing twice
+    assert final - set(received) == {(3, *burst)}
+    # the versions sent before they moved: 110 in the walk, 3 before it
+    assert set(received) - final == {(110, *burst), (3, *before)}
+    assert repeats == 0
+    # In steps of `limit`: the first calls until the second holds more records than a
+    # bookmark remembers, then the walk, a call or two at its end, and the last, empty.
+    assert calls <= len(got) // limit + 5
+    assert walked_reads(caplog, limit, calls) >= (n - 2 * bookmarks.SEEN) // limit
+
+
+def production(p: int | None, q: int | None, clock: str) -> dict[str, Any]:
+    return {"no_produksi": p, "no_produksi_": q, "tanggal": BURST[0], "jam": clock,
+            "operator_name": f"op {p} {q}"}
+
+
+def sent_time(clock: str, engine: str) -> str:
+    """A time as the feed sends it: in microseconds where there is a fraction; the SQLite
+    ODBC driver's times carry none."""
+    if engine == "odbc":
+        return clock[:8]
+    return clock if "." not in clock else dt.time.fromisoformat(clock).isoformat(
+        timespec="microseconds")
+
+
+def test_a_burst_of_two_column_keys_with_nulls_and_fractions_is_walked_once(open_feed,
+                                                                             engine, caplog):
+    """bricon2's key is two columns, each may be NULL (NULLs first); stamps carry
+    fractions of the second where the engine keeps them (the walk compares whole seconds
+    and orders by key alone). Records inserted into the second while it is walked come."""
+    rows = [production(p, q, BURST[1] + ("", ".250", ".5")[(q or 0) % 3])
+            for p in (None, -3, 1, 2) for q in (None, *range(100))]
+    after = [production(p, 0, "10:01:00") for p in (1, 9)]
+    db, _ = open_feed({"bricon2": rows + after})
+    app = create_app({"database": db.settings | {"prove_on_first_read": False},
+                      "feed": WIDE, **COUNTED}).test_client()
+    caplog.set_level("WARNING", logger="jembatan")
+    inserted = [production(p, 0, BURST[1]) for p in (5, 6, 7)]
+
+    def between(call: int, token: str) -> None:
+        if call == 5:  # the walk has begun: it begins when a read holds 200+ of the second
+            db.write("bricon2", inserted, key="no_produksi")
+
+    got, repeats, calls = walk(app, "bricon2", "limit=50", 40, between)
+    received = [(r["no_produksi"], r["no_produksi_"], r["tanggal"], r["jam"]) for r in got]
+    assert len(received) == len(set(received))
+    # Each key once (the keys are distinct), with its stamp as the engine keeps it.
+    assert sorted(received, key=repr) == sorted(
+        ((r["no_produksi"], r["no_produksi_"], r["tanggal"], sent_time(r["jam"], engine))
+         for r in rows + after + inserted), key=repr)
+    assert repeats == 0
+    assert walked_reads(caplog, 50, calls) > 0
+
+
+def test_crowded_seconds_one_after_another_and_a_walked_one_crowded_again(open_feed,
+                                                                          monkeypatch):
+    """Two crowded seconds in a row are walked one after the other; records crowding into a
+    walked second after its last key once the walk is over are walked on from that key.
+    Each record comes once."""
+    monkeypatch.setattr(feed, "REPEATS", 5)
+    db, _ = open_feed({"transactions": []})
+    first = (db.now() - dt.timedelta(minutes=30)).replace(microsecond=0)
+    second, third = first + dt.timedelta(seconds=1), first + dt.timedelta(minutes=1)
+    rows = [feed_row("transactions", k, stamp(at)) for at, keys in (
+        (first, range(1000, 1600)), (second, range(2000, 2600)), (third, range(1, 4)))
+        for k in keys]
+    db.write("transactions", rows)
+    app = create_app({"database": db.settings | {"prove_on_first_read": False},
+                      "feed": {"settle_seconds": 60, "lookback_seconds": 7200}}).test_client()
+    crowding = [feed_row("transactions", k, stamp(third)) for k in range(5000, 5300)]
+    again = [feed_row("transactions", k, stamp(third)) for k in range(6000, 6300)]
+    written: list[dict[str, Any]] = []
+
+    def between(call: int, token: str) -> None:
+        walked = bookmarks.decode(token, "transactions", "update",
+                                  bookmarks.filters_digest(()), secrets_of(app))
+        if walked.walk == first and not walked.walked_all and not written:
+            # into the third second while the first is walked: comes after the walks
+            db.write("transactions", crowding)
+            written.extend(crowding)
+        elif walked.walk == third and walked.walked_all and len(written) == len(crowding):
+            db.write("transactions", again)  # after the third's last key: walked on
+            written.extend(again)
+
+    got, repeats, _ = walk(app, "transactions", "limit=100&fields=id,tgl_update,jam_update",
+                           60, between)
+    assert len(written) == len(crowding) + len(again)
+    received = [(r["id"], r["tgl_update"], r["jam_update"]) for r in got]
+    assert sorted(received) == sorted((r["id"], r["tgl_update"], r["jam_update"])
+                                      for r in rows + written)
+    assert repeats == 0

@@ -111,7 +111,8 @@ def test_show_prints_each_query_as_it_is_sent(tmp_path: Path) -> None:
     assert out.startswith("-- the SQLite texts, as sent to SQLite ")
     chunks = out.rstrip("\n").split("\n\n")[1:]  # after the line naming the engine
     names = ["records", "all", "count", "page", "range_tanggal", "range_tanggal_count",
-             "range_tanggal_page", "summary_tanggal", "changes_tanggal"]
+             "range_tanggal_page", "summary_tanggal", "changes_tanggal",
+             "changes_tanggal_within", "changes_tanggal_walked"]
     assert [re.match(r"-- bricon2\.(\w+): ", chunk).group(1) for chunk in chunks] == names
     for name, chunk in zip(names, chunks, strict=True):
         q = queries.get("bricon2", name, "sqlite")

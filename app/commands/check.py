@@ -25,7 +25,7 @@ from ..database.filters import OPERATORS
 from ..database.queries import NAMES_FILE, PARAMETERS, Query, kind_of
 from ..database.sqlfiles import parse_file
 from ..database.sqltext import null_fields
-from ..database.templates import DEFAULT_BY, FILTER_PLACEHOLDERS
+from ..database.templates import AFTER_PARAMETERS, DEFAULT_BY, FILTER_PLACEHOLDERS
 from ..formats.encoding import RecordEncoder
 from ..model import params
 from ..model.collections import COLLECTIONS, DATE_PAIRS, NAMINGS, Collection
@@ -42,7 +42,10 @@ def _harmless(name: str) -> dict[str, Any]:
     values: dict[str, Any] = {"key": 1, **params.window(1, 1)} | {
         "start_date": today - dt.timedelta(days=1), "start_time": params.MIDNIGHT,
         "end_date": today, "end_time": dt.time(23, 59, 59), "midnight": params.MIDNIGHT,
-        "from_date": today - dt.timedelta(days=1), "from_time": params.MIDNIGHT}
+        "from_date": today - dt.timedelta(days=1), "from_time": params.MIDNIGHT,
+        "within_date": today, "within_time": params.MIDNIGHT, "next_date": today,
+        "next_time": dt.time(0, 0, 1), **{p: -1 if p.endswith("_set") else 0
+                                           for p in AFTER_PARAMETERS}}
     return {k: v for k, v in values.items() if k in PARAMETERS[kind_of(name)]}
 
 
@@ -85,7 +88,7 @@ def check_query(db: Database, c: Collection, encoder: RecordEncoder, name: str,
     problems = []
     missing = encoder.columns_missing(columns)
     extra = [col for col in columns if col not in encoder.fields
-             and not (kind_of(name) == "changes" and col == CLOCK)]  # the feed's own
+             and not (kind_of(name).startswith("changes") and col == CLOCK)]  # the feed's own
     for field in missing:
         near = difflib.get_close_matches(field, extra, n=1, cutoff=0.6)
         problems.append(f"no column {field}" + (f' (did you mean "{near[0]}"?)' if near else ""))

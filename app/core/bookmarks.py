@@ -6,7 +6,9 @@ under 2 KB, decoded only for the collection, `on` and filters it was made with.
 Nothing of a token is read before its MAC is verified, and nothing of a verified one grows
 with what it says: its length, its entries (at most SEEN), their unpacked bytes and its
 count of forgotten records are capped, so a token cannot make a call read or hold more
-than app/core/feed.py's stated bound.
+than app/core/feed.py's stated bound. A feed walking a crowded second carries that second
+(whole), the last key of it sent (at most 8 fields of 64 bits, NULLs allowed) and whether
+the walk is over: a few bytes more, whatever the second holds.
 """
 
 from __future__ import annotations
@@ -57,6 +59,9 @@ class Bookmark:
     forgotten: dt.datetime | None = None
     forgotten_count: int = 0
     seen: frozenset[tuple[Key, dt.datetime]] = field(default_factory=frozenset)
+    walk: dt.datetime | None = None  # a crowded second walked by key (app/core/feed.py)
+    walked: Key | None = None  # the last key of it sent; None: none yet
+    walked_all: bool = False  # the walk has ended: reads leave out what it sent
 
     def lower_bound(self, lookback: dt.timedelta) -> dt.datetime:
         """Where this call's read starts."""
@@ -135,10 +140,20 @@ def _entries(b: Bookmark) -> bytes:
     return bytes(out)
 
 
+def _key(key: Key | None) -> bytes:
+    """A key of the walk: its width + 1 (0: no key), then each field, 0 for NULL, else its
+    zigzag + 1."""
+    if key is None:
+        return b"\x00"
+    return _varint(len(key) + 1) + b"".join(b"\x00" if v is None else _varint(_zigzag(v) + 1)
+                                           for v in key)
+
+
 def encode(b: Bookmark, secrets: Sequence[bytes]) -> str:
     """The token: version, MAC (under the first of `secrets`), then the bookmark; entries
     compressed when that is shorter."""
-    flags = ((b.mark is not None) | (b.floor is not None) << 1 | (b.forgotten is not None) << 2)
+    flags = ((b.mark is not None) | (b.floor is not None) << 1 | (b.forgotten is not None) << 2
+             | (b.walk is not None) << 4 | (b.walk is not None and b.walked_all) << 5)
     entries = _entries(b)
     packed = zlib.compress(entries, 9)
     if len(packed) < len(entries):
@@ -149,6 +164,8 @@ def encode(b: Bookmark, secrets: Sequence[bytes]) -> str:
             body += _varint(_micros(stamp))
     if b.forgotten is not None:
         body += _varint(b.forgotten_count)
+    if b.walk is not None:
+        body += _varint(_micros(b.walk)) + _key(b.walked)
     body += entries
     head = bytes([VERSION])
     return base64.urlsafe_b64encode(head + mac(secrets[0], head + body) + body
@@ -261,6 +278,9 @@ def _read(r: _Reader) -> Bookmark:
     count = r.varint() if forgotten is not None else 0
     if count > MAX_FORGOTTEN:  # what the service writes stays far below: a forged token
         raise ValueError("forgotten")
+    walk, walked = (r.stamp(), _walked(r)) if flags & 16 else (None, None)
+    if walk is not None and walk.microsecond or flags & 32 and walk is None:
+        raise ValueError("walk")  # a whole second, always
     rest = r.data[r.at:]
     entries = _Reader(_unpacked(rest) if flags & 8 else rest)
     seen: set[tuple[Key, dt.datetime]] = set()
@@ -287,7 +307,23 @@ def _read(r: _Reader) -> Bookmark:
         seen.add((tuple(key), stamp))
     if entries.at != len(entries.data):
         raise ValueError("trailing bytes")
-    return Bookmark(collection, on, filters, mark, floor, forgotten, count, frozenset(seen))
+    return Bookmark(collection, on, filters, mark, floor, forgotten, count, frozenset(seen),
+                    walk, walked, bool(flags & 32))
+
+
+def _walked(r: _Reader) -> Key | None:
+    width = r.varint() - 1
+    if width < 0:
+        return None
+    if width > 8:  # as wide as a key of the entries may be
+        raise ValueError("width")
+    key: list[int | None] = []
+    for _ in range(width):
+        z = r.varint()
+        key.append(None if z == 0 else ((z - 1) // 2 if (z - 1) % 2 == 0 else -z // 2))
+    if any(v is not None and not -2**63 <= v < 2**63 for v in key):
+        raise ValueError("key")  # a database's integer is 64 bits at most
+    return tuple(key)
 
 
 def key_order(key: Key) -> tuple[tuple[bool, int], ...]:

@@ -20,15 +20,30 @@ holds it and writes and reads its token).
   count against `limit`, so that a call always gets past them.
 - `floor`: a start from ?since= reads nothing older, until the window has moved past it.
 
-Every call's read is bounded, whatever its token says: at most `limit + SEEN + REPEATS`
-rows (`row_count`). A token counts at most REPEATS forgotten records in what a call reads;
-one that counts more (only after more than SEEN + REPEATS records changed inside one window:
-a mass update) cannot be passed by re-reading the window, so such a call, when its read ends
-among the repeats, moves the `floor` to the second of the last record it read: every
-record before it has just been sent (again), and the next call reads on from there. Nothing
-present is skipped; what the lookback no longer covers there is a record committed later
-still, behind that floor (docs/api.md §5.11 says so). More than `limit + SEEN + REPEATS`
-forgotten records in one second cannot be passed at all: the call logs it.
+Every query of a call is bounded, whatever its token says: at most `limit + SEEN + REPEATS`
+rows (`row_count`), and a call runs at most READS of them. A token counts at most REPEATS
+forgotten records in what a call reads; one that counts more (only after more than SEEN +
+REPEATS records changed inside one window: a mass update) cannot be passed by re-reading
+the window, so such a call, when its read ends among the repeats, moves the `floor` to the
+second of the last record it read: every record before it has just been sent (again), and
+the next call reads on from there. Nothing present is skipped; what the lookback no longer
+covers there is a record committed later still, behind that floor (docs/api.md §5.11 says
+so).
+
+A crowded second (`crowded`): a call that stops short inside one second having read more
+than SEEN records of it (a bookmark cannot remember them, so the next read would find them
+again, and past limit + SEEN + REPEATS of them never get by) walks that second by key. It
+sends what it read before that second (`walk_from`); the bookmark's `walk` is that second
+and `walked` the last key of it sent (None: none yet), keys in `key_order`. Each call then
+reads that second's records after `walked`, in key order alone (sql/shapes.sql
+changes_within: the time parameters are whole seconds, the fractions a stamp may carry do
+not matter), skips those remembered, sends the rest as usual (`walked_on`). The read that
+finds no more ends the walk (`walked_all`): the reads go on from the window as ever, less
+the records of that second up to `walked` (changes_walked), until the window passes that
+second; the call reads on at once when that last read sent nothing (and walks the next
+crowded second it meets, if any: at most READS reads). Not seen: a record committed into
+the walked second at or behind `walked` (a late commit); and when another second is walked
+while the window still holds a walked one, the floor moves past the first.
 """
 
 from __future__ import annotations
@@ -37,7 +52,7 @@ import datetime as dt
 import logging
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..database.filters import Filter
@@ -57,15 +72,20 @@ from .bookmarks import (
 )
 from .clock import ahead_said, held_ahead, plant_now, server_clock, stamp_of
 from .plan import Planner
-from .reads import Runner
+from .reads import Read, Runner
 
 log = logging.getLogger("jembatan")
 
 DEFAULT_LIMIT = 1000
 MAX_LIMIT = 10_000
-# The most forgotten records one call reads again (see the module's docstring): a call reads
-# at most limit + SEEN + REPEATS rows, 20,200 at the largest limit.
+# The most forgotten records one read sends again (see the module's docstring): a query of a
+# call reads at most limit + SEEN + REPEATS rows, 20,200 at the largest limit.
 REPEATS = 10_000
+# The most reads of one call: a walk that ends having sent nothing, the usual read, and the
+# walk of a crowded second it meets (see the module's docstring); each at most
+# limit + SEEN + REPEATS rows.
+READS = 3
+_SECOND = dt.timedelta(seconds=1)
 _SINCE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}", re.ASCII)
 
 
@@ -79,6 +99,10 @@ class Step:
     bookmark: Bookmark
     repeats: int  # records sent that an earlier call may have sent (forgotten ones)
     lateness: list[float]  # seconds behind the database clock, per record sent first time
+    # Where the call stopped short: the index of the first row `limit` left unsent, or
+    # len(rows) when the read was cut by its row_count; None when it read to the end (or to
+    # a record still settling).
+    cut: int | None = None
 
 
 def advance(b: Bookmark, rows: Sequence[tuple[Key, dt.datetime, tuple[Any, ...]]],
@@ -94,16 +118,17 @@ def advance(b: Bookmark, rows: Sequence[tuple[Key, dt.datetime, tuple[Any, ...]]
     lateness: list[float] = []
     added: set[tuple[Key, dt.datetime]] = set()
     repeats, last, read_all = 0, None, complete
-    for key, stamp, values in rows:
+    cut = None if complete else len(rows)
+    for at, (key, stamp, values) in enumerate(rows):
         if cutoff is None or stamp > cutoff:  # still settling; so is everything after it
-            read_all = True
+            read_all, cut = True, None
             break
         if (key, stamp) in b.seen:
             last = stamp
             continue
         repeat = b.forgotten is not None and stamp <= b.forgotten
         if not repeat and len(sent) - repeats == limit:
-            read_all = False
+            read_all, cut = False, at
             break
         sent.append(values)
         added.add((key, stamp))
@@ -114,7 +139,7 @@ def advance(b: Bookmark, rows: Sequence[tuple[Key, dt.datetime, tuple[Any, ...]]
             lateness.append((now - stamp).total_seconds())  # type: ignore[operator]
     reached = cutoff if read_all and cutoff is not None else last
     mark = max((m for m in (b.mark, reached) if m is not None), default=None)
-    return Step(sent, _kept(b, mark, b.seen | added, lookback), repeats, lateness)
+    return Step(sent, _kept(b, mark, b.seen | added, lookback), repeats, lateness, cut)
 
 
 def _kept(b: Bookmark, mark: dt.datetime | None, seen: frozenset[tuple[Key, dt.datetime]],
@@ -132,6 +157,8 @@ def _kept(b: Bookmark, mark: dt.datetime | None, seen: frozenset[tuple[Key, dt.d
         forgotten = max(f for f in (forgotten, dropped[-1][1]) if f is not None)
         count += len(dropped)
     floor = b.floor if b.floor is not None and b.floor > start else None
+    if b.walk is not None and b.walked_all and b.walk + _SECOND <= start:
+        b = replace(b, walk=None, walked=None, walked_all=False)  # the window has passed it
     return replace(b, mark=mark, floor=floor, forgotten=forgotten, forgotten_count=count,
                    seen=frozenset(inside))
 
@@ -171,29 +198,179 @@ class Changes:
 def read(runner: Runner, planner: Planner, feed: FeedSettings, on: str, limit: int,
          after: str | None = None, since: str | None = None,
          filters: Sequence[Filter] = ()) -> Changes:
-    """What changed since `after` (or `since`, or the oldest stamp), at most `limit`."""
-    c, db = planner.collection, runner.db
+    """What changed since `after` (or `since`, or the oldest stamp), at most `limit`: one
+    read, or up to READS where a crowded second is walked (see the module's docstring)."""
     filters = planner.as_run(filters)  # cancelled=all is no filter: the same bookmarks
-    b = start(c.name, on, filters, after, since, feed.secrets)
-    frm = b.lower_bound(dt.timedelta(seconds=feed.lookback_seconds))
-    row_count = limit + len(b.seen) + min(b.forgotten_count, REPEATS)
+    b = start(planner.collection.name, on, filters, after, since, feed.secrets)
     # With the plant's zone set, its "now": the server's UTC clock in that zone, read before
     # the records (a clock read first can only hold a record back, never skip one).
-    zoned = plant_now(db, feed.zone) if feed.zone is not None else None
-    rows = runner.run(planner.changes(on, {
-        "from_date": frm.date(), "from_time": frm.time(), "midnight": dt.time(0),
-        "row_count": row_count}, filters))
-    now = (zoned or server_clock(rows.also[0][0])) if rows.values else None
-    found = list(keyed(c, on, planner.encoder.output, rows.values))
-    step = advance(b, found, now, len(rows.values) < row_count, limit, feed)
-    if len(rows.values) == row_count and b.forgotten_count > REPEATS:
-        step = passed(step, b, frm, found)
-    if db.metrics is not None:
-        if step.lateness:
-            db.metrics.feed_lateness(c.name, step.lateness)
-        ahead(db.metrics, c, on, [s for _, s, _ in found], now, feed,
-              len(rows.values) == row_count)
-    return Changes(step.sent, fitted(step.bookmark, feed.secrets), step.repeats)
+    zoned = plant_now(runner.db, feed.zone) if feed.zone is not None else None
+    call = Call(runner, planner, feed, on, filters, zoned)
+    steps: list[Step] = []
+    for _ in range(READS):
+        wanted = limit - sum(len(s.sent) - s.repeats for s in steps)
+        walking = b.walk is not None and not b.walked_all
+        step, more = call.walk(b, wanted) if walking else call.usual(b, wanted)
+        steps.append(step)
+        b = step.bookmark
+        if not more:
+            break
+    metrics = runner.db.metrics
+    if metrics is not None:
+        lateness = [late for s in steps for late in s.lateness]
+        if lateness:
+            metrics.feed_lateness(planner.collection.name, lateness)
+        ahead(metrics, planner.collection, on, call.stamps, call.now, feed, call.full)
+    return Changes([v for s in steps for v in s.sent], fitted(b, feed.secrets),
+                   sum(s.repeats for s in steps))
+
+
+@dataclass
+class Call:
+    """One call's reads: the collection's planner and runner, the `on` pair, the filters as
+    run; what its reads found, for the metrics."""
+
+    runner: Runner
+    planner: Planner
+    feed: FeedSettings
+    on: str
+    filters: Sequence[Filter]
+    zoned: dt.datetime | None
+    stamps: list[dt.datetime] = field(default_factory=list)
+    now: dt.datetime | None = None
+    full: bool = False  # a read returned all the rows it asked for
+
+    def rows(self, read: Read, row_count: int
+             ) -> tuple[list[tuple[Key, dt.datetime, tuple[Any, ...]]], dt.datetime | None,
+                        bool]:
+        """A read's records keyed, the database clock, and whether it read to the end."""
+        rows = self.runner.run(read)
+        now = (self.zoned or server_clock(rows.also[0][0])) if rows.values else None
+        found = list(keyed(self.planner.collection, self.on, self.planner.encoder.output,
+                           rows.values))
+        self.stamps += [s for _, s, _ in found]
+        self.now = now or self.now
+        self.full = self.full or len(rows.values) == row_count
+        return found, now, len(rows.values) < row_count
+
+    def usual(self, b: Bookmark, limit: int) -> tuple[Step, bool]:
+        """The read from the bookmark's lower bound, in stamp then key order; and whether
+        the call reads on: a crowded second met with room left for a walk of it."""
+        frm = b.lower_bound(dt.timedelta(seconds=self.feed.lookback_seconds))
+        row_count = limit + len(b.seen) + min(b.forgotten_count, REPEATS)
+        values = {"from_date": frm.date(), "from_time": frm.time(), "midnight": dt.time(0),
+                  "row_count": row_count}
+        if b.walk is None:
+            read = self.planner.changes(self.on, values, self.filters)
+        else:  # a walked second inside the window: leave out what the walk sent
+            width = len(self.planner.collection.range_order(self.on))
+            read = self.planner.changes_within(self.on, values | within(b.walk) | after_key(
+                b.walked, width), self.filters, "changes_walked")
+        found, now, complete = self.rows(read, row_count)
+        step = advance(b, found, now, complete, limit, self.feed)
+        second = crowded(found, step.cut)
+        if second is not None:
+            step = walk_from(b, found, second, now, limit, self.feed)
+            return step, len(step.sent) - step.repeats < limit
+        if not complete and b.forgotten_count > REPEATS:
+            step = passed(step, b, frm, found)
+        return step, False
+
+    def walk(self, b: Bookmark, limit: int) -> tuple[Step, bool]:
+        """The next records of the second the bookmark walks, by key; and whether the call
+        reads on: the walk ended having sent nothing."""
+        assert b.walk is not None
+        row_count = limit + len(b.seen) + min(b.forgotten_count, REPEATS)
+        width = len(self.planner.collection.range_order(self.on))
+        found, now, complete = self.rows(self.planner.changes_within(self.on, {
+            **within(b.walk), **after_key(b.walked, width), "midnight": dt.time(0),
+            "row_count": row_count}, self.filters), row_count)
+        step, ended = walked_on(b, found, now, complete, limit, self.feed)
+        return step, ended and not step.sent
+
+
+def within(second: dt.datetime) -> dict[str, Any]:
+    """changes_within's bounds of one second: from it, up to (not including) the next."""
+    following = second + _SECOND
+    return {"within_date": second.date(), "within_time": second.time(),
+            "next_date": following.date(), "next_time": following.time()}
+
+
+def after_key(key: Key | None, width: int) -> dict[str, int]:
+    """changes_within's {after} parameters (app/database/templates.py): after `key`, or
+    before every key where it is None."""
+    out = {}
+    for n in range(1, width + 1):
+        v = key[n - 1] if key is not None and n <= len(key) else None
+        out[f"after_{n}_set"] = -1 if key is None else int(v is not None)
+        out[f"after_{n}"] = v or 0
+    return out
+
+
+def crowded(rows: Sequence[tuple[Key, dt.datetime, tuple[Any, ...]]], cut: int | None
+            ) -> dt.datetime | None:
+    """The second a call stopped short in, when more than SEEN of the records it looked at
+    share it: a bookmark cannot remember them, and the next read would find them again."""
+    if cut is None or not rows:
+        return None
+    second = rows[min(cut, len(rows) - 1)][1].replace(microsecond=0)
+    looked = rows[:cut + 1]
+    if sum(1 for _, stamp, _ in looked if stamp.replace(microsecond=0) == second) > SEEN:
+        return second
+    return None
+
+
+def walk_from(b: Bookmark, rows: Sequence[tuple[Key, dt.datetime, tuple[Any, ...]]],
+              second: dt.datetime, now: dt.datetime | None, limit: int,
+              feed: FeedSettings) -> Step:
+    """The call sends what it read before the crowded `second` (a prefix of its read, the
+    same records advance sent up to there), and the bookmark walks that second from its
+    first key."""
+    step = advance(b, [r for r in rows if r[1] < second], now, False, limit, feed)
+    kept = step.bookmark
+    if kept.walk == second:  # crowded again after the walk's end: on from its last key
+        return replace(step, bookmark=replace(kept, walked_all=False), cut=None)
+    if kept.walk is not None:  # another walked second: the read starts after it
+        kept = replace(kept, floor=max(f for f in (kept.floor, kept.walk + _SECOND) if f))
+    return replace(step, bookmark=replace(kept, walk=second, walked=None, walked_all=False),
+                   cut=None)
+
+
+def walked_on(b: Bookmark, rows: Sequence[tuple[Key, dt.datetime, tuple[Any, ...]]],
+              now: dt.datetime | None, complete: bool, limit: int,
+              feed: FeedSettings) -> tuple[Step, bool]:
+    """Which of `rows` (the walked second's records after the bookmark's key, in key order;
+    `complete`: nothing follows them) this call sends, the bookmark after it, and whether
+    the walk ended: then the next read starts after that second (the floor)."""
+    cutoff = now - dt.timedelta(seconds=feed.settle_seconds) if now is not None else None
+    sent: list[tuple[Any, ...]] = []
+    lateness: list[float] = []
+    repeats, walked, ended = 0, b.walked, complete
+    for key, stamp, values in rows:
+        if cutoff is None or stamp > cutoff:  # still settling: the walk waits for it
+            ended = False
+            break
+        if (key, stamp) not in b.seen:
+            repeat = b.forgotten is not None and stamp <= b.forgotten
+            if not repeat and len(sent) - repeats == limit:
+                ended = False
+                break
+            sent.append(values)
+            repeats += repeat
+            if not repeat:
+                lateness.append((now - stamp).total_seconds())  # type: ignore[operator]
+        walked = key
+    if not ended:
+        return Step(sent, replace(b, walked=walked), repeats, lateness), False
+    assert b.walk is not None
+    mark = max(m for m in (b.mark, b.walk) if m is not None)
+    # What the bookmark remembers of that second the reads now leave out: forgotten, to
+    # make room for the rest of the window.
+    seen = frozenset(e for e in b.seen if walked is None or e[1].replace(microsecond=0)
+                     != b.walk or key_order(e[0]) > key_order(walked))
+    done = replace(b, walked=walked, walked_all=True)
+    lookback = dt.timedelta(seconds=feed.lookback_seconds)
+    return Step(sent, _kept(done, mark, seen, lookback), repeats, lateness), True
 
 
 def passed(step: Step, b: Bookmark, frm: dt.datetime,
@@ -201,16 +378,14 @@ def passed(step: Step, b: Bookmark, frm: dt.datetime,
     """A call whose bounded read ended among more repeats than REPEATS: when every record
     it read was sent again or is remembered, and none was new (the bookmark could not
     move), the floor moves to the second of the last record read, before which every
-    record has just been sent (see the module's docstring)."""
+    record has just been sent (see the module's docstring). A read that ended inside the
+    second it started from was walked instead (crowded: it read more than SEEN records of
+    that second)."""
     remembered = sum(1 for key, stamp, _ in found if (key, stamp) in b.seen)
     if len(step.sent) > step.repeats or len(step.sent) + remembered < len(found):
         return step
     floor = found[-1][1].replace(microsecond=0)
     if floor <= frm:
-        log.warning("the feed of %s (on=%s) cannot pass more than %d records forgotten in "
-                    "the one second %s: it sends them again at each call; a larger limit "
-                    "(up to %d) passes up to limit + %d", b.collection, b.on, REPEATS, floor,
-                    MAX_LIMIT, REPEATS + SEEN)
         return step
     return replace(step, bookmark=replace(step.bookmark, floor=floor))
 

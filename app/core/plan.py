@@ -184,6 +184,16 @@ class Planner:
                           filters=tuple(dict.fromkeys(self.as_run(filters))), fields=fields,
                           whole=True, also=(CLOCK,))
 
+    def changes_within(self, on: str, values: Mapping[str, Any],
+                       filters: Sequence[Filter] = (), kind: str = "changes_within") -> Read:
+        """The feed's walk of one crowded second by key (app/core/feed.py), as `changes`;
+        `changes_walked`: its read once a second is walked, which leaves out what the walk
+        sent."""
+        self.check_on(on)
+        return self._read(QueryName(kind, on), values=values,
+                          filters=tuple(dict.fromkeys(self.as_run(filters))),
+                          whole=True, also=(CLOCK,))
+
     def check_on(self, on: str) -> None:
         """`on` must be one of the collection's date pairs."""
         dates = self.collection.dates

@@ -52,6 +52,7 @@ from ..model.collections import Naming, QueryName
 from .sqlfiles import is_name_line
 from .sqltext import QueryFileError, convert, qualified
 from .templates import (
+    AFTER_PARAMETERS,
     DEFAULT_BY,
     FILTER_PLACEHOLDERS,
     GROUPED,
@@ -82,6 +83,9 @@ SUMMARY_SHAPES = ("summary_weighing", "summary_production", "summary_vehicle")
 # range_rows is no read of its own: the range reads and the summaries read it as "in_range"
 # (_fill_collection), so that a range's condition is written once.
 RANGE_ROWS = "range_rows"
+# One second of the feed's stamps and a key in it (app/core/feed.py's walk).
+_WITHIN = ("within_date", "within_time", "next_date", "next_time", "midnight", "row_count",
+           *AFTER_PARAMETERS)
 PARAMETERS: dict[str, tuple[str, ...]] = {
     "records": (),
     "all": (),
@@ -94,6 +98,8 @@ PARAMETERS: dict[str, tuple[str, ...]] = {
     "summary": _RANGE,
     RANGE_ROWS: _RANGE,
     "changes": ("from_date", "from_time", "midnight", "row_count"),
+    "changes_within": _WITHIN,
+    "changes_walked": ("from_date", "from_time", *_WITHIN),
     **{shape: _RANGE for shape in SUMMARY_SHAPES},
     "name_of": (),
     "name_from": (),
@@ -111,7 +117,8 @@ PARAMETERS: dict[str, tuple[str, ...]] = {
 NAME_OF = "name_of"
 NAME_FROM = "name_from"
 SHAPES = ("all", "count", "page", "by_key", "range", "range_count", "range_page",
-          RANGE_ROWS, *SUMMARY_SHAPES, NAME_OF, NAME_FROM, "changes")
+          RANGE_ROWS, *SUMMARY_SHAPES, NAME_OF, NAME_FROM, "changes",
+          "changes_within", "changes_walked")
 
 FILTERED_KEPT = 512  # filtered texts kept, by the filters' shape (fields, operators, counts)
 

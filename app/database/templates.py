@@ -24,6 +24,13 @@ REQUEST_PLACEHOLDERS = (*FILTER_PLACEHOLDERS, "by", "groups", "masters")
 GROUPED = re.compile(r"\{(?:by|groups)[:}]")
 DEFAULT_BY = ("day",)
 WRAP = 96  # a filled-in list of names is wrapped to lines of about this width
+# {after}, in a read on a date pair: the condition that a record's {order} (its key in the
+# feed) comes after a key, NULLs first, given per field N (1-based) as :after_N_set (1: a
+# value, 0: NULL, -1: before every value, NULL included) and :after_N (the value, 0 for
+# none); a key has at most AFTER_FIELDS fields (app/core/bookmarks.py reads no wider one).
+AFTER_FIELDS = 8
+AFTER_PARAMETERS = tuple(p for n in range(1, AFTER_FIELDS + 1)
+                         for p in (f"after_{n}_set", f"after_{n}"))
 
 
 @dataclass(frozen=True)
@@ -76,8 +83,24 @@ def placeholders(c: Collection, on: str | None) -> dict[str, tuple[str, ...]]:
         values["key"] = (c.key,)
     if on is not None:
         values |= {"date": (DATE_PAIRS[on][0],), "time": (DATE_PAIRS[on][1],),
-                   "order": c.range_order(on)}
+                   "order": c.range_order(on), "after": c.range_order(on)}
     return values
+
+
+def after(fields: Sequence[str], indent: str) -> str:
+    """{after}: the fields, quoted, compare after the :after_N parameters, field by field
+    (a NULL before every value); nested, so that each field is compared only where those
+    before it are equal. Plain comparisons of integers and CASE: valid on every engine."""
+    if len(fields) > AFTER_FIELDS:
+        raise QueryFileError(f"{{after}} compares a key of {AFTER_FIELDS} fields at most")
+    condition = ""
+    for n in range(len(fields), 0, -1):
+        field, inner = quote(fields[n - 1]), indent + "    " * (n - 1)
+        has, value = f"CASE WHEN {field} IS NULL THEN 0 ELSE 1 END", f"COALESCE({field}, 0)"
+        deeper = f"\n{inner}    OR {value} = :after_{n} AND {condition}" if condition else ""
+        condition = (f"({has} > :after_{n}_set\n{inner} OR {has} = :after_{n}_set"
+                     f" AND ({value} > :after_{n}{deeper}))")
+    return condition
 
 
 def fill(template: str, values: dict[str, tuple[str, ...]], where: str) -> str:
@@ -97,6 +120,12 @@ def fill(template: str, values: dict[str, tuple[str, ...]], where: str) -> str:
             pattern = template[m.end():end - 1]
         if name in REQUEST_PLACEHOLDERS and name not in values:
             out.append(template[position:end])  # filled per request (Queries.get)
+            position = end
+            continue
+        if name == "after" and name in values and m.group(2) == "}":
+            out.append(template[position:m.start()])
+            line = "".join(out).rsplit("\n", 1)[-1]
+            out.append(after(values[name], re.match(r"\s*", line).group()))
             position = end
             continue
         if name not in values:

@@ -63,7 +63,8 @@ NAMINGS: dict[str, tuple[Naming, ...]] = {
 
 # The kinds of read a collection's queries serve; a dated kind is written once per `on`.
 UNDATED = ("all", "count", "page", "by_key")
-DATED = ("range", "range_count", "range_page", "summary", "changes")
+DATED = ("range", "range_count", "range_page", "summary", "changes", "changes_within",
+         "changes_walked")
 
 
 @dataclass(frozen=True)
@@ -142,7 +143,8 @@ class Collection:
                                                              "range_page")]
             if self.summary:
                 out.append((QueryName("summary", on), f"summary_{self.summary}"))
-        out += [(QueryName("changes", on), "changes") for on in self.dates]
+        out += [(QueryName(kind, on), kind) for on in self.dates
+                for kind in ("changes", "changes_within", "changes_walked")]
         return out
 
     def query_names(self) -> list[str]:
