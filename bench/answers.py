@@ -76,6 +76,7 @@ DROPPED = ("Date", "X-Request-ID", "Expires")  # new on every request
 SORTED = ("Allow",)
 VOLATILE = "(volatile)"  # a volatile header's value as recorded
 KEYS = ["key-one-0123456789", "key-two-0123456789"]
+BOOKMARK_SECRET = "answers-bookmark-secret-0123456789"
 SUBSET = ["transactions", "timbangan1", "vehicles", "products"]
 SETTINGS: dict[str, dict[str, Any]] = {
     "default": {},
@@ -508,7 +509,10 @@ class Recorder:
         self.prefix = overrides.get("api", {}).get("url_prefix", "")
         keyed = overrides.get("auth", {}).get("api_keys")
         self.key: Headers = (("X-API-Key", keyed[0]),) if keyed else ()
-        app = create_app({**overrides, "database": {"sqlite": str(database)}})
+        # One fixed bookmark secret: a random one (kept in a temporary proof_dir) would sign
+        # every bookmark differently from run to run.
+        app = create_app({**overrides, "database": {"sqlite": str(database)},
+                          "feed": {"bookmark_secrets": [BOOKMARK_SECRET]}})
         self.client = app.test_client()
         self.answers: dict[str, dict[str, str]] = {}  # label -> its answer's headers
 
@@ -556,6 +560,9 @@ class Recorder:
         """Which parts of this answer vary with the clock, and why; None: none."""
         if req.volatile:
             return {"why": req.volatile, "headers": ["Location"], "body": True}
+        if "Last-Modified" in headers:  # a file served (favicon, docs): its checkout's date
+            return {"why": "a file's modification time, the checkout's",
+                    "headers": ["Last-Modified", "ETag"], "body": False}
         if status != 200 or "X-Bookmark" not in headers:
             return None
         parts = urlsplit(target)
