@@ -20,7 +20,7 @@ TEST_DEBS := unixodbc libsqliteodbc postgresql odbc-postgresql chromium fonts-li
 CLIENTS := tests/clients
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
-.PHONY: run test test-quick lint demo-db debs debs-test msodbc18 python-venv node clean
+.PHONY: run test test-quick lint demo-db settings-files debs debs-test msodbc18 python-venv node clean
 
 # `jembatan serve`: gunicorn with 2 workers x 4 threads (gthread) and the other settings of
 # app/ops/gunicorn_hooks.py SETTINGS, measured by `make bench-shape` (bench/RESULTS.md,
@@ -50,6 +50,11 @@ lint: $(BIN)/.installed-test
 # Creates the demo database at database.sqlite (instance/demo.sqlite3) unless it exists.
 demo-db: $(BIN)/.installed
 	$(BIN)/jembatan demo-db
+
+# config.example.toml and docs/api.md §12's table of keys, written from the settings'
+# declarations (SETTINGS in app/ops/config.py); tests/test_config.py fails until they are.
+settings-files: $(BIN)/.installed
+	$(BIN)/python -m app.ops.settings_files
 
 # apt-get only what is missing; a new machine has no package lists, so update first.
 define apt_install

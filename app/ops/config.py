@@ -864,7 +864,7 @@ SETTINGS: tuple[Setting, ...] = (
               'the database server and the browser are set to. Empty: not set, and each keeps its '
               "own clock: the feed the database server's local time (SQL Server's GETDATE(); on a "
               "SQLite file, the Jembatan host's zone), /report the host's date, the dashboard the "
-              "browser's. A name this machine's time zone database does not hold is an error at "
+              "browser's. A name the host's time zone database does not hold is an error at "
               'start (Debian: apt-get install tzdata).'),
         build=lambda name, value, given: _zone(value),
         shape=ZoneInfo | None, blank=None, also="feed.zone",
