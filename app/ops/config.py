@@ -563,241 +563,241 @@ def _site_labels(name: str, value: Mapping[str, Any], given: Given) -> dict[str,
 
 SETTINGS: tuple[Setting, ...] = (
     Setting(
-        'database.sqlite', str, 'instance/demo.sqlite3',
-        typed='string (path)',
-        help=('the SQLite file to serve, opened read-only; it must exist'),
-        note=('The embedded default: a SQLite file, opened read-only; it must exist (`make '
-              'demo-db`).'),
+        "database.sqlite", str, "instance/demo.sqlite3",
+        typed="string (path)",
+        help="the SQLite file to serve, opened read-only; it must exist",
+        note=("The embedded default: a SQLite file, opened read-only; it must exist (`make "
+              "demo-db`)."),
         build=lambda name, value, given: Path(value), env="JEMBATAN_SQLITE", path=True, shape=Path,
     ),
     Setting(
-        'database.odbc', str, '',
-        typed='string',
-        help=('an ODBC connection string; when set it is used instead of `sqlite` (needs pyodbc and'
-              ' a driver)'),
+        "database.odbc", str, "",
+        typed="string",
+        help=("an ODBC connection string; when set it is used instead of `sqlite` (needs pyodbc and"
+              " a driver)"),
         note=("An ODBC connection string; when set it is used instead of `sqlite`. For the "
               "plant's SQL Server:\n"
               '"Driver={ODBC Driver 18 for SQL Server};Server=wb01,1433;Database=Timbangan;'
-              'UID=jembatan_ro;PWD=...;Encrypt=yes;TrustServerCertificate=yes;'
+              "UID=jembatan_ro;PWD=...;Encrypt=yes;TrustServerCertificate=yes;"
               'ApplicationIntent=ReadOnly"\n'
               "(TrustServerCertificate=yes: the last resort for SQL Server's self-signed "
               "certificate; leave it out when this host trusts the server's certificate). Through "
-              'FreeTDS:\n'
+              "FreeTDS:\n"
               '"Driver=FreeTDS;Server=wb01;Port=1433;TDS_Version=7.4;Database=Timbangan;'
               'UID=jembatan_ro;PWD=..."'),
         env="JEMBATAN_ODBC",
     ),
     Setting(
-        'database.query_timeout', (int, float), 30,
-        typed='number, seconds, > 0',
-        help=('a query running longer is cancelled and the client gets `503`'),
-        note=('Seconds a query may run before it is cancelled and the client gets 503.'),
+        "database.query_timeout", (int, float), 30,
+        typed="number, seconds, > 0",
+        help="a query running longer is cancelled and the client gets `503`",
+        note="Seconds a query may run before it is cancelled and the client gets 503.",
         build=_positive,
     ),
     Setting(
-        'database.connect_timeout', (int, float), 5,
-        typed='number, seconds, > 0',
-        help=("how long to wait for a connection (on SQLite, for a writer's lock) before `503`"),
+        "database.connect_timeout", (int, float), 5,
+        typed="number, seconds, > 0",
+        help="how long to wait for a connection (on SQLite, for a writer's lock) before `503`",
         note=("Seconds to wait for a connection (or, on SQLite, for a writer's lock) before "
-              'answering 503.'),
+              "answering 503."),
         build=_positive,
     ),
     Setting(
-        'database.sql_dir', str, None,
-        typed='string (path)',
-        shown=('the `sql/` shipped with Jembatan'),
-        help=("where the per-collection `.sql` files (the site's mapping) live"),
-        note=('Where the per-collection .sql files live (a site with other column names points at '
-              'its copy); relative to this file, so give an absolute path, e.g. '
+        "database.sql_dir", str, None,
+        typed="string (path)",
+        shown="the `sql/` shipped with Jembatan",
+        help="where the per-collection `.sql` files (the site's mapping) live",
+        note=("Where the per-collection .sql files live (a site with other column names points at "
+              "its copy); relative to this file, so give an absolute path, e.g. "
               '"/opt/jembatan/sql", in /etc/jembatan.'),
         build=lambda name, value, given: Path(value) if value else SHIPPED_SQL_DIR,
         path=True, shape=Path, example="sql",
     ),
     Setting(
-        'database.prove_on_first_read', bool, True,
-        typed='`true` or `false`',
+        "database.prove_on_first_read", bool, True,
+        typed="`true` or `false`",
         help=("prove each collection's reads on three of its own records, in the background from "
-              'its first request, unless a verdict kept in `proof_dir` holds; one whose reads miss '
+              "its first request, unless a verdict kept in `proof_dir` holds; one whose reads miss "
               'or repeat a record answers `503` "not mapped yet" '
-              '([operations](operations.md#the-proof-of-the-mapping))'),
-        note=('From the first request for each collection, ask its reads for three of its own '
-              'records, in the background; a collection whose reads miss or repeat one answers 503 '
+              "([operations](operations.md#the-proof-of-the-mapping))"),
+        note=("From the first request for each collection, ask its reads for three of its own "
+              "records, in the background; a collection whose reads miss or repeat one answers 503 "
               '"not mapped yet" (docs/adapting.md: "A mapping whose reads miss its own records is '
               'not served either"). false: only check-sql proves them.'),
         blank=True,
     ),
     Setting(
-        'database.proof_dir', str, '',
-        typed='string (path)',
+        "database.proof_dir", str, "",
+        typed="string (path)",
         shown=('`""`: `$STATE_DIRECTORY/proofs` when set (systemd\'s `StateDirectory=`), else '
-               '`instance/proofs`'),
+               "`instance/proofs`"),
         help=("where the proof's verdicts are kept for every worker and the next start; one that "
-              'cannot be written is said once in the log, and each process then proves alone'),
+              "cannot be written is said once in the log, and each process then proves alone"),
         note=("Where the proof's verdicts are kept, so that every worker, a replaced one and the "
               'next start find them instead of proving again (docs/operations.md, "The proof of the'
               ' mapping"); the service must be able to write there. "": $STATE_DIRECTORY/proofs '
-              'when the service manager gives one (the shipped systemd unit: '
-              '/var/lib/jembatan/proofs), else instance/proofs under the working directory. '
-              'Relative to this file.'),
+              "when the service manager gives one (the shipped systemd unit: "
+              "/var/lib/jembatan/proofs), else instance/proofs under the working directory. "
+              "Relative to this file."),
         build=lambda name, value, given: _proof_dir(value, given.cwd, given.environ),
         path=True, shape=Path | None, blank=None,
     ),
     Setting(
-        'database.proof_wait', (int, float), 2,
-        typed='number, seconds, ≥ 0',
-        help=('the longest a request waits for a proof that has no verdict yet; then it is served '
-              'while the proof goes on'),
-        note=('Seconds a request waits at most for a proof that has no verdict yet (the first in a '
-              'deployment, or after the mapping changed); then it is served while the proof goes '
-              'on.'),
+        "database.proof_wait", (int, float), 2,
+        typed="number, seconds, ≥ 0",
+        help=("the longest a request waits for a proof that has no verdict yet; then it is served "
+              "while the proof goes on"),
+        note=("Seconds a request waits at most for a proof that has no verdict yet (the first in a "
+              "deployment, or after the mapping changed); then it is served while the proof goes "
+              "on."),
         build=_not_negative, blank=2,
     ),
     Setting(
-        'api.page_size', int, 100,
-        typed='integer',
-        help=('records per page without `?page_size=`; 1 to `max_page_size`'),
-        note=('Records per page when the client does not send ?page_size=.'),
+        "api.page_size", int, 100,
+        typed="integer",
+        help="records per page without `?page_size=`; 1 to `max_page_size`",
+        note="Records per page when the client does not send ?page_size=.",
         build=_page_size,
     ),
     Setting(
-        'api.max_page_size', int, 1000,
-        typed='integer',
-        help=('the largest `?page_size=` a client may ask for'),
-        note=('The largest ?page_size= a client may ask for.'),
+        "api.max_page_size", int, 1000,
+        typed="integer",
+        help="the largest `?page_size=` a client may ask for",
+        note="The largest ?page_size= a client may ask for.",
     ),
     Setting(
-        'api.url_prefix', str, '',
-        typed='string',
+        "api.url_prefix", str, "",
+        typed="string",
         help=('mount point, such as `"/api"`, when a proxy does not strip it; starts with `/`, no '
-              'trailing `/`'),
+              "trailing `/`"),
         note=('Mount point behind a reverse proxy that does not strip it, e.g. "/api" (no trailing '
-              'slash).'),
+              "slash)."),
         build=_url_prefix,
     ),
     Setting(
-        'api.cors_origins', list, [],
-        typed='list of strings',
-        help=('web origins whose pages may call the API from a browser (CORS); `"*"` allows any'),
-        note=('Web origins whose pages may call the API from a browser (CORS), e.g. '
+        "api.cors_origins", list, [],
+        typed="list of strings",
+        help='web origins whose pages may call the API from a browser (CORS); `"*"` allows any',
+        note=("Web origins whose pages may call the API from a browser (CORS), e.g. "
               '["https://erp.plant"].'),
         build=_tuple,
     ),
     Setting(
-        'api.metrics_key', str, '',
-        typed='string',
-        help=('when set, `/metrics` needs `Authorization: Bearer <metrics_key>`; empty means '
-              '`/metrics` is open'),
-        note=('A key for GET /metrics (Prometheus), sent as Authorization: Bearer <key>; empty: '
-              '/metrics is open to anyone who can reach the service (API keys do not apply to '
-              'it).'),
+        "api.metrics_key", str, "",
+        typed="string",
+        help=("when set, `/metrics` needs `Authorization: Bearer <metrics_key>`; empty means "
+              "`/metrics` is open"),
+        note=("A key for GET /metrics (Prometheus), sent as Authorization: Bearer <key>; empty: "
+              "/metrics is open to anyone who can reach the service (API keys do not apply to "
+              "it)."),
         blank="",
     ),
     Setting(
-        'api.public_url', str, '',
-        typed='string, `http(s)://host[:port][/path]`',
-        help=('where clients reach the service (section 10.1): every URL Jembatan writes is built '
-              'from it, and its host is allowed; its path ends with `url_prefix` when that is set, '
-              'no trailing `/`. Empty: URLs from the request'),
+        "api.public_url", str, "",
+        typed="string, `http(s)://host[:port][/path]`",
+        help=("where clients reach the service (section 10.1): every URL Jembatan writes is built "
+              "from it, and its host is allowed; its path ends with `url_prefix` when that is set, "
+              "no trailing `/`. Empty: URLs from the request"),
         note=('The URL clients reach the service at, e.g. "https://weighbridge.plant.local" (behind'
               ' nginx) or "https://intranet.plant.local/jembatan" (under a sub-path the proxy '
               "strips): every URL Jembatan writes (Link, the index, the feed's next link) is built "
-              'from it, and its host is one a request may ask for. Empty: URLs are built from the '
+              "from it, and its host is one a request may ask for. Empty: URLs are built from the "
               "request (the Host it sent, or a trusted proxy's X-Forwarded-*). Its path ends with "
-              'url_prefix when that is set.'),
+              "url_prefix when that is set."),
         build=lambda name, value, given: _public(given),
         shape=PublicUrl | None, blank=None,
     ),
     Setting(
-        'api.allowed_hosts', list, [],
-        typed='list of strings',
+        "api.allowed_hosts", list, [],
+        typed="list of strings",
         help=("host names (no port) a request may ask for besides `public_url`'s and the loopback "
               'names `localhost`, `127.0.0.1`, `::1`; any other is `400` (section 10.1); `"*"` '
-              'allows any'),
+              "allows any"),
         note=("Host names a request may ask for (its Host header, or a trusted proxy's "
               "X-Forwarded-Host) besides public_url's host and the loopback names (localhost, "
-              '127.0.0.1, ::1), which are always allowed; a request for any other host is a 400, '
-              'with a key or without (this stops a DNS-rebinding web page from reading the API '
+              "127.0.0.1, ::1), which are always allowed; a request for any other host is a 400, "
+              "with a key or without (this stops a DNS-rebinding web page from reading the API "
               'through a browser). No port; "*": any host.'),
         build=lambda name, value, given: _allowed_hosts(value, _public(given)),
         shape=frozenset[str], blank=LOOPBACK_NAMES,
     ),
     Setting(
-        'api.trusted_proxies', list, [],
-        typed='list of strings, IP addresses or networks',
-        help=('the direct peers whose `X-Forwarded-For`, `-Proto`, `-Host`, `-Port` and `-Prefix` '
-              'are believed (section 10.1); from any other they are dropped. nginx on the same '
+        "api.trusted_proxies", list, [],
+        typed="list of strings, IP addresses or networks",
+        help=("the direct peers whose `X-Forwarded-For`, `-Proto`, `-Host`, `-Port` and `-Prefix` "
+              "are believed (section 10.1); from any other they are dropped. nginx on the same "
               'host: `["127.0.0.1"]`'),
         note=('The addresses (or networks, "10.1.1.0/24") of the proxies in front of Jembatan: only'
-              ' from them are X-Forwarded-For, -Proto, -Host, -Port and -Prefix believed; from any '
+              " from them are X-Forwarded-For, -Proto, -Host, -Port and -Prefix believed; from any "
               'other peer they are dropped. nginx on the same host: ["127.0.0.1"]. Empty: none is '
-              'believed.'),
+              "believed."),
         build=lambda name, value, given: _proxies(value),
         shape=tuple[IPv4Network | IPv6Network, ...], blank=(),
     ),
     Setting(
-        'auth.api_keys', list, [],
-        typed='list of strings',
-        help=('API keys that read everything, each at least 16 characters (an empty or shorter one '
-              'stops the start); empty means no authentication'),
-        note=('API keys that read everything; empty means open (a warning is logged). Clients send '
-              'X-API-Key or Bearer. Each at least 16 characters (an empty or shorter one stops the '
-              'start); the access log and /metrics call them key-1, key-2, ...'),
+        "auth.api_keys", list, [],
+        typed="list of strings",
+        help=("API keys that read everything, each at least 16 characters (an empty or shorter one "
+              "stops the start); empty means no authentication"),
+        note=("API keys that read everything; empty means open (a warning is logged). Clients send "
+              "X-API-Key or Bearer. Each at least 16 characters (an empty or shorter one stops the "
+              "start); the access log and /metrics call them key-1, key-2, ..."),
         build=_tuple, env="JEMBATAN_API_KEYS",
     ),
     Setting(
-        'auth.keys', dict, {},
-        typed='tables',
-        shown=('none'),
-        help=('named keys, `[auth.keys.<name>]`, each with `key` or `key_sha256` and its scope: '
-              '`collections`, `fields`, `where`, `max_concurrent` (section 10)'),
-        note=('Named keys, each opening only its own door (docs/api.md §10, docs/keys.md): one '
+        "auth.keys", dict, {},
+        typed="tables",
+        shown="none",
+        help=("named keys, `[auth.keys.<name>]`, each with `key` or `key_sha256` and its scope: "
+              "`collections`, `fields`, `where`, `max_concurrent` (section 10)"),
+        note=("Named keys, each opening only its own door (docs/api.md §10, docs/keys.md): one "
               'table per key, [auth.keys.<name>], with key = "..." or its SHA-256, key_sha256 = '
               '"<64 hex digits>" (printf %s \'the-key\' | sha256sum), and its scope: collections '
-              '(default all), fields (the only fields its records send; default all), where (its '
-              'rows: one value is equality, a list is IN, over text fields) and max_concurrent (its'
-              ' requests at once per process, default 2; 0: no limit). None by default.\n'
+              "(default all), fields (the only fields its records send; default all), where (its "
+              "rows: one value is equality, a list is IN, over text fields) and max_concurrent (its"
+              " requests at once per process, default 2; 0: no limit). None by default.\n"
               '[auth.keys.transporter-t03]\nkey_sha256 = "<64 hex digits>"\n'
               'collections = ["transactions"]\nwhere = { transcode = "T03" }\n'
-              'max_concurrent = 2'),
+              "max_concurrent = 2"),
         build=lambda name, value, given: _keys(given["auth.api_keys"], value,
                                                _served(given["collections.serve"])),
         shape=tuple[ApiKey, ...], blank=(),
     ),
     Setting(
-        'log.format', str, 'plain',
+        "log.format", str, "plain",
         typed='`"plain"` or `"json"`',
-        help=('log lines as text, or one JSON object a line'),
+        help="log lines as text, or one JSON object a line",
         note=('"plain" lines or "json" (one JSON object a line) for the access log and every other '
-              'line.'),
+              "line."),
         build=_log_format,
     ),
     Setting(
-        'log.slow_query', (int, float), 2,
-        typed='number, seconds, ≥ 0',
-        help=('a query slower than this is logged with its name and parameters; 0: never'),
-        note=('Seconds after which a query is logged as slow, with its name and parameters (0: '
-              'never).'),
+        "log.slow_query", (int, float), 2,
+        typed="number, seconds, ≥ 0",
+        help="a query slower than this is logged with its name and parameters; 0: never",
+        note=("Seconds after which a query is logged as slow, with its name and parameters (0: "
+              "never)."),
         build=_not_negative,
     ),
     Setting(
-        'collections.serve', list, [],
-        typed='list of strings',
+        "collections.serve", list, [],
+        typed="list of strings",
         help=('the collections this site has, such as `["transactions", "vehicles"]`; empty means '
-              'all ten. Only those need a file in `sql_dir`; the others are absent from `/`, '
-              '`/openapi.json`, the dashboard and `check-sql`, and their paths answer `404`'),
+              "all ten. Only those need a file in `sql_dir`; the others are absent from `/`, "
+              "`/openapi.json`, the dashboard and `check-sql`, and their paths answer `404`"),
         note=('The collections this site has, e.g. ["transactions", "vehicles"] for a plant with a '
-              'weighbridge and no batching plant; empty: all ten. Each one served needs its mapping'
-              ' file sql_dir/<name>.sql; one left out needs none, is absent from /, /openapi.json, '
+              "weighbridge and no batching plant; empty: all ten. Each one served needs its mapping"
+              " file sql_dir/<name>.sql; one left out needs none, is absent from /, /openapi.json, "
               'the dashboard and check-sql, and its paths answer 404 "This site does not serve '
               '<name>: it serves ...". The ten: customers, products, transporters, transactions, '
-              'vehicles, bricon2, weighing, timbangan1, timbangan2, biao1. Any other name, or one '
-              'given twice, is an error at start.'),
+              "vehicles, bricon2, weighing, timbangan1, timbangan2, biao1. Any other name, or one "
+              "given twice, is an error at start."),
         build=lambda name, value, given: _served(value),
     ),
     Setting(
-        'feed.settle_seconds', (int, float), 30,
-        typed='number, seconds, 0 to 86400',
-        help=('`/<c>/changes` sends a record once its stamp is this far behind the database '
+        "feed.settle_seconds", (int, float), 30,
+        typed="number, seconds, 0 to 86400",
+        help=("`/<c>/changes` sends a record once its stamp is this far behind the database "
               "server's clock (in `site.timezone` when set)"),
         note=('GET /<c>/changes, the ERP\'s bookmark (docs/integrating.md, "Polling guide for ERP '
               'integrators"). A record is sent only once its stamp is this many seconds behind the '
@@ -806,49 +806,49 @@ SETTINGS: tuple[Setting, ...] = (
         build=_a_day, blank=30,
     ),
     Setting(
-        'feed.lookback_seconds', (int, float), 600,
-        typed='number, seconds, 0 to 86400',
-        help=('how far behind its bookmark each `/<c>/changes` call looks for records that '
-              'committed late'),
-        note=('Every call looks this many seconds behind its bookmark for records that committed '
+        "feed.lookback_seconds", (int, float), 600,
+        typed="number, seconds, 0 to 86400",
+        help=("how far behind its bookmark each `/<c>/changes` call looks for records that "
+              "committed late"),
+        note=("Every call looks this many seconds behind its bookmark for records that committed "
               "late (a long transaction, a PC clock behind the server's). A record that commits "
               "later than settle + lookback can be missed: set it from /metrics' "
-              'jembatan_feed_lateness_seconds.'),
+              "jembatan_feed_lateness_seconds."),
         build=_a_day, blank=600,
     ),
     Setting(
-        'feed.bookmark_secrets', list, [],
-        typed='list of strings, each ≥ 16 characters',
-        help=('the secrets `/<c>/changes` signs its bookmarks with (HMAC-SHA-256, §5.11): the first'
-              ' signs, every one verifies, so a new secret put first with the old one second keeps '
-              'the feeds in flight; set the same list on every host that serves one feed. Empty: '
-              'one secret made at the first start and kept in `database.proof_dir` (file '
-              '`bookmark-secret`, mode 0600), shared by every worker of the host; a directory it '
-              'cannot be made in stops the start'),
-        note=('The secrets the bookmarks (X-Bookmark, ?after=) are signed with (HMAC-SHA-256), each'
-              ' at least 16 characters: the first signs, every one verifies. To rotate, put a new '
-              'secret first and keep the old one second until the feeds in flight have called once '
-              '(a call answers a bookmark signed with the new one); then drop it. Set the same list'
-              ' on every host that serves one feed (behind one load balancer). Empty: one secret '
-              'made at the first start and kept in database.proof_dir (file bookmark-secret, mode '
-              '0600), which every worker of this host shares. JEMBATAN_BOOKMARK_SECRETS '
-              '(comma-separated) overrides it.'),
+        "feed.bookmark_secrets", list, [],
+        typed="list of strings, each ≥ 16 characters",
+        help=("the secrets `/<c>/changes` signs its bookmarks with (HMAC-SHA-256, §5.11): the first"
+              " signs, every one verifies, so a new secret put first with the old one second keeps "
+              "the feeds in flight; set the same list on every host that serves one feed. Empty: "
+              "one secret made at the first start and kept in `database.proof_dir` (file "
+              "`bookmark-secret`, mode 0600), shared by every worker of the host; a directory it "
+              "cannot be made in stops the start"),
+        note=("The secrets the bookmarks (X-Bookmark, ?after=) are signed with (HMAC-SHA-256), each"
+              " at least 16 characters: the first signs, every one verifies. To rotate, put a new "
+              "secret first and keep the old one second until the feeds in flight have called once "
+              "(a call answers a bookmark signed with the new one); then drop it. Set the same list"
+              " on every host that serves one feed (behind one load balancer). Empty: one secret "
+              "made at the first start and kept in database.proof_dir (file bookmark-secret, mode "
+              "0600), which every worker of this host shares. JEMBATAN_BOOKMARK_SECRETS "
+              "(comma-separated) overrides it."),
         build=lambda name, value, given: _bookmark_secrets(value),
         attr="secrets", shape=tuple[bytes, ...], env="JEMBATAN_BOOKMARK_SECRETS",
         blank=(random_secrets.token_bytes(32),),
     ),
     Setting(
-        'site.name', str, '',
-        typed='string',
+        "site.name", str, "",
+        typed="string",
         help=("the plant's name, printed at the top of the daily report and given as `site` in the "
-              'index; empty: none'),
+              "index; empty: none"),
         note=("The plant's name, printed at the top of the daily report (/report) and given in the "
-              'index (`site`); empty: none.'),
+              "index (`site`); empty: none."),
         build=lambda name, value, given: value.strip(),
     ),
     Setting(
-        'site.timezone', str, '',
-        typed='string, an IANA time zone',
+        "site.timezone", str, "",
+        typed="string, an IANA time zone",
         help=('the zone the plant\'s stamps are written in, such as `"Asia/Jakarta"`: the feed '
               'compares them with the database server\'s UTC clock in this zone, and "today" (the '
               "dashboard's quick ranges, `/report` alone) is the date there; empty: each keeps its "
@@ -856,83 +856,83 @@ SETTINGS: tuple[Setting, ...] = (
               " name the machine's time zone database does not hold stops the start"),
         note=("The time zone the plant's PCs write their stamps in, as an IANA name: "
               '"Asia/Jakarta" (WIB), "Asia/Makassar" (WITA), "Asia/Jayapura" (WIT). Set it '
-              'whenever the stamps '
-              'are local time, which at a plant they nearly always are: then the feed '
+              "whenever the stamps "
+              "are local time, which at a plant they nearly always are: then the feed "
               "(/<c>/changes) compares them with the database server's clock read in UTC and turned"
               ' into this zone, and "today" (the dashboard\'s Today, Yesterday and This month; '
-              '/report without a date) is the date in this zone, whatever zone the Jembatan host, '
-              'the database server and the browser are set to. Empty: not set, and each keeps its '
+              "/report without a date) is the date in this zone, whatever zone the Jembatan host, "
+              "the database server and the browser are set to. Empty: not set, and each keeps its "
               "own clock: the feed the database server's local time (SQL Server's GETDATE(); on a "
               "SQLite file, the Jembatan host's zone), /report the host's date, the dashboard the "
               "browser's. A name the host's time zone database does not hold is an error at "
-              'start (Debian: apt-get install tzdata).'),
+              "start (Debian: apt-get install tzdata)."),
         build=lambda name, value, given: _zone(value),
         shape=ZoneInfo | None, blank=None, also="feed.zone",
     ),
     Setting(
-        'site.collections', dict, {},
-        typed='table of strings',
-        shown=('"All weighings", "Weighbridge 1", "Batching plant — Bricon", …'),
+        "site.collections", dict, {},
+        typed="table of strings",
+        shown='"All weighings", "Weighbridge 1", "Batching plant — Bricon", …',
         help=('what the dashboard and the daily report call each collection (`timbangan1 = "North '
               'gate"`); give only those to rename; a name that is not a collection, or an empty or '
-              'multi-line label, stops the start'),
-        note=('What the dashboard (/dashboard) and the daily report (/report) call the collections '
-              'and their date fields, for the plant office. Give only the ones to rename; the '
-              'others keep the defaults shown here. A name that is not a collection (or a date '
-              'field), or an empty label, is an error at start. Labels are shown as text, never as '
-              'HTML.'),
+              "multi-line label, stops the start"),
+        note=("What the dashboard (/dashboard) and the daily report (/report) call the collections "
+              "and their date fields, for the plant office. Give only the ones to rename; the "
+              "others keep the defaults shown here. A name that is not a collection (or a date "
+              "field), or an empty label, is an error at start. Labels are shown as text, never as "
+              "HTML."),
         build=_site_labels, example=COLLECTION_LABELS,
     ),
     Setting(
-        'site.dates', dict, {},
-        typed='table of strings',
+        "site.dates", dict, {},
+        typed="table of strings",
         shown=('"entry weighing" (`dt1`), "exit weighing" (`dt2`), "last change" (`update`), '
                '"created", "expiry", "batch date" (`tanggal`)'),
-        help=('what the two pages call each date field, by its `?on=` value; checked as '
-              '`site.collections`'),
+        help=("what the two pages call each date field, by its `?on=` value; checked as "
+              "`site.collections`"),
         note=("The date fields (the API's `on` values): dt1 and dt2 are the entry and exit "
-              'weighings, the date of a weighing record; tanggal the date of a batch.'),
+              "weighings, the date of a weighing record; tanggal the date of a batch."),
         build=_site_labels, example=DATE_LABELS,
     ),
     Setting(
-        'site.fields', dict, {},
-        typed='table of strings',
+        "site.fields", dict, {},
+        typed="table of strings",
         shown=('"Entry date" (`tgl_dt1`), "Entry weight (kg)" (`weigh1`), "Deduction (kg)" '
                '(`adjustweigh`), "Net after deduction (kg)", … (`FIELD_LABELS` of '
-               '`app/model/labels.py`); a name without one is its own heading'),
-        help=('what a workbook (§5.8) heads each column with, by field of a record (§3) or group or'
+               "`app/model/labels.py`); a name without one is its own heading"),
+        help=("what a workbook (§5.8) heads each column with, by field of a record (§3) or group or"
               ' measure of a summary (§7) (`weigh1 = "Bruto (kg)"`); give only those to rename; a '
-              'name that is none of those, or an empty or multi-line label, stops the start. CSV '
+              "name that is none of those, or an empty or multi-line label, stops the start. CSV "
               "and JSON keep the API's names"),
-        note=('What a workbook (?format=xlsx) heads its columns with, by field of a record or group'
-              ' or measure of a summary (docs/api.md §3, §7): a few of the defaults are shown; a '
+        note=("What a workbook (?format=xlsx) heads its columns with, by field of a record or group"
+              " or measure of a summary (docs/api.md §3, §7): a few of the defaults are shown; a "
               "name without one is its own heading. Give only those to rename, in the office's "
-              'words. A name that is no field, group or measure, or an empty label, is an error at '
+              "words. A name that is no field, group or measure, or an empty label, is an error at "
               "start. CSV keeps the API's names."),
         build=_site_labels, blank=field(default_factory=lambda: dict(FIELD_LABELS)),
         example={k: FIELD_LABELS[k] for k in ("tgl_dt1", "weigh1", "weigh2", "adjustweigh",
                                               "net_after_deduction")},
     ),
     Setting(
-        'mcp.enabled', bool, True,
-        typed='boolean',
-        help=('`POST /mcp` serves the MCP tools (docs/mcp.md); `false`: no such route (the stdio '
-              'command `jembatan mcp` is not affected)'),
-        note=('The Model Context Protocol endpoint, POST <url_prefix>/mcp, for AI assistants '
-              '(docs/mcp.md): the same API keys as the rest of the API. false: no such route (a '
-              '404); the stdio mode, `jembatan mcp`, is a local process and is not affected.'),
+        "mcp.enabled", bool, True,
+        typed="boolean",
+        help=("`POST /mcp` serves the MCP tools (docs/mcp.md); `false`: no such route (the stdio "
+              "command `jembatan mcp` is not affected)"),
+        note=("The Model Context Protocol endpoint, POST <url_prefix>/mcp, for AI assistants "
+              "(docs/mcp.md): the same API keys as the rest of the API. false: no such route (a "
+              "404); the stdio mode, `jembatan mcp`, is a local process and is not affected."),
         blank=True,
     ),
     Setting(
-        'mcp.allowed_origins', list, [],
-        typed='list of strings',
-        help=('the `Origin` headers `/mcp` admits; a request carrying any other is a 403 '
-              '(assistants send none)'),
-        note=('Web origins whose pages may call /mcp from a browser, e.g. '
+        "mcp.allowed_origins", list, [],
+        typed="list of strings",
+        help=("the `Origin` headers `/mcp` admits; a request carrying any other is a 403 "
+              "(assistants send none)"),
+        note=("Web origins whose pages may call /mcp from a browser, e.g. "
               '["https://assistant.plant.local"], each as the browser sends it '
-              '(scheme://host[:port]). A request carrying any other Origin header is refused with '
-              '403, as the MCP transport asks against DNS rebinding; assistants and the SDKs send '
-              'no Origin, so empty (the default) admits them and refuses every browser page.'),
+              "(scheme://host[:port]). A request carrying any other Origin header is refused with "
+              "403, as the MCP transport asks against DNS rebinding; assistants and the SDKs send "
+              "no Origin, so empty (the default) admits them and refuses every browser page."),
         build=lambda name, value, given: _origins(value),
         blank=(),
     ),
