@@ -629,7 +629,7 @@ def test_a_workbook_of_the_changes(shared):
     assert [row[0] for row in cells] == ["ID", *(r["id"] for r in order)]
 
 
-# -- reads bounded whatever is asked (issue 41) ------------------------------------------------
+# -- reads bounded whatever is asked ---------------------------------------------------------
 #
 # What a call asks the database for is counted for real (tests/helpers.py EVERY_QUERY): the
 # feed's row_count is the LIMIT of sql/shapes.sql's changes, the most rows it returns.

@@ -12,7 +12,7 @@ every engine against the mapping a person would write for them, written out here
 share the draft got right is asserted (MEASURED). A site's own words file, a malformed one,
 the hints that must not mislead and SQLite's missing schemas.
 
-SQL Server's types first (issue 40): the mill's vendor table (a DATETIME named like a weight,
+SQL Server's types first: the mill's vendor table (a DATETIME named like a weight,
 a text date dd/mm/yyyy and a text time hh:mm, a numbered pair, a direction T/K, a status
 I/S/X, the plant's code) drafted and served on every engine; each text date form, alone and
 with a time in one text, read as its date on every engine (on the T-SQL server a form
@@ -907,7 +907,7 @@ def test_a_text_key_gives_an_integer_id(request: pytest.FixtureRequest, engine: 
     shutil.copytree(SHIPPED_SQL_DIR, sql_dir)
     settled = "\n".join(line.split(" -- TODO")[0] for line in done.output.splitlines())
     # The table has no date: one written in, since a transactions mapping without its main
-    # date is not served (issue 40; tests/test_main_date.py).
+    # date is not served (tests/test_main_date.py).
     settled = re.sub(r'(?m)^(\s*).* AS "tgl_dt1",$', '\\1\'2026-11-01\' AS "tgl_dt1",', settled)
     (sql_dir / "transactions.sql").write_text(settled + "\n", encoding="utf-8")
     client = create_app({"database": database | {"sql_dir": str(sql_dir)},
@@ -1020,7 +1020,7 @@ def test_a_code_whose_values_are_names_is_flagged(tmp_path: Path) -> None:
         ('"Material"', "parts (material)"))
 
 
-# -- SQL Server's types first: the mill of issue 40 --------------------------------------------
+# -- SQL Server's types first: the palm-oil mill's table ------------------------------------
 
 # A palm-oil mill's vendor table as SQL Server keeps it: an INT key, a blank-padded CHAR(12)
 # ticket, the weigh-in as one DATETIME named like a weight (dTimbang1: d + timbang 1), the
@@ -1107,10 +1107,11 @@ def mill_record(engine: str, row: dict[str, Any]) -> dict[str, Any]:
 
 def test_a_mill_table_of_sql_server_types(request: pytest.FixtureRequest, engine: str,
                                           tmp_path: Path) -> None:
-    """Issue 40's mill: the DATETIME named like a weight is the weigh-in's moment, split into
-    its date and time; the weigh-out's text date is read as dd/mm/yyyy in the engine's words
-    and its text time as a time; UserID2 goes with UserID1; the plant's code is offered for
-    location on a TODO line only; the direction and the status are named in the header.
+    """The palm-oil mill's table: the DATETIME named like a weight is the weigh-in's
+    moment, split into its date and time; the weigh-out's text date is read as dd/mm/yyyy in
+    the engine's words and its text time as a time; UserID2 goes with UserID1; the plant's
+    code is offered for location on a TODO line only; the direction and the status are named
+    in the header.
     Served as drafted, each record and each day's range is the rows' own."""
     database, schema = plant_database(request, engine, tmp_path, MILL, MILL_COLUMNS, MILL_ROWS)
     done = draft(database, f"{schema}.{MILL}" if schema else MILL, "--collection",

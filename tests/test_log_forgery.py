@@ -1,4 +1,4 @@
-"""Logs nobody can forge (issue 41.4, docs/deploy.md section 2, "Logs"): every control
+"""Logs nobody can forge (docs/deploy.md section 2, "Logs"): every control
 character a client sends, in the path, the query or a header, is written escaped as JSON
 escapes it, one line a request, under the real gunicorn and waitress; an argument that looks
 like a key is logged ***, in the access line, in either format, and in gunicorn's own
