@@ -11,6 +11,7 @@ import secrets as random_secrets
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import Field, dataclass, field, make_dataclass, replace
+from functools import cached_property
 from ipaddress import IPv4Network, IPv6Network, ip_address, ip_network
 from pathlib import Path
 from typing import Any
@@ -486,17 +487,17 @@ class Setting:
     example: Any = UNSET  # its value in config.example.toml (UNSET: the default)
     also: str = ""  # "section.attribute" of another section's settings given the same value
 
-    @property
+    @cached_property
     def section(self) -> str:
         """The TOML table the key is in."""
         return self.name.split(".")[0]
 
-    @property
+    @cached_property
     def key(self) -> str:
         """The key within its table."""
         return self.name.split(".")[1]
 
-    @property
+    @cached_property
     def attribute(self) -> str:
         """The attribute of its section's settings that it sets."""
         return self.attr or self.key
