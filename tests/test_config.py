@@ -528,6 +528,19 @@ def test_the_example_holds_each_declared_note_and_value(example: Path) -> None:
         "serve, opened read-only; it must exist |\n")
 
 
+def test_each_settings_class_is_its_tables() -> None:
+    """Each settings class goes by the name it has in the module, and has an attribute per
+    setting of its table: none listed but in the declarations."""
+    import dataclasses
+
+    from app.ops import config
+    for section, cls in config.CLASSES.items():
+        assert getattr(config, cls.__name__) is cls
+        assert cls.__name__ == config.SECTIONS[section][0]
+        own = [s.attr or s.key for s in SETTINGS if s.section == section]
+        assert set(own) <= {f.name for f in dataclasses.fields(cls)}
+
+
 def test_the_environment_variables_are_those_declared() -> None:
     """docs/api.md §12's table of environment variables names JEMBATAN_CONFIG and each
     setting's variable, which sets it."""

@@ -959,38 +959,37 @@ def settings_class(name: str, section: str, doc: str) -> type:
                           namespace={"__module__": __name__, "__doc__": doc})
 
 
-DatabaseSettings = settings_class("DatabaseSettings", "database", "[database]: where the "
-                                  "records are read from, and the proof of the mapping.")
-ApiSettings = settings_class("ApiSettings", "api", "[api]: pages, the mount point, CORS, "
-                             "/metrics' key, and the hosts, proxies and URLs of docs/api.md "
-                             "§10.1.")
-AuthSettings = settings_class("AuthSettings", "auth", "[auth]: api_keys as given, and every "
-                              "key (api_keys' first, named key-1, key-2, ..., then the named "
-                              "keys); none: every endpoint open.")
-LogSettings = settings_class("LogSettings", "log", "[log]: the lines' form and the slow "
-                             "query threshold.")
-CollectionSettings = settings_class("CollectionSettings", "collections", "[collections]: "
-                                    "the names served, in the order of "
-                                    "app/model/collections.py's table.")
-FeedSettings = settings_class("FeedSettings", "feed", "GET /<c>/changes (docs/api.md §5.11): "
-                              "how far behind the database clock a record must be before it "
-                              "is sent, how far behind the bookmark each call looks for late "
-                              "commits, the plant's zone, and the bookmarks' keys (the first "
-                              "signs; settings made by a program have one of the process).")
-SiteSettings = settings_class("SiteSettings", "site", "[site]: the plant's name and zone, and "
-                              "its words for the collections, date fields and workbook "
-                              "columns, laid over the defaults of app/model/labels.py.")
-McpSettings = settings_class("McpSettings", "mcp", "The Model Context Protocol endpoint "
-                             "(app/mcp/protocol.py): served or not, and the web origins whose "
-                             "pages may call it.")
-CLASSES: dict[str, type] = {"database": DatabaseSettings, "api": ApiSettings,
-                            "auth": AuthSettings, "log": LogSettings,
-                            "collections": CollectionSettings, "feed": FeedSettings,
-                            "site": SiteSettings, "mcp": McpSettings}
+# Each table's settings class: its name and what it holds.
+SECTIONS: dict[str, tuple[str, str]] = {
+    "database": ("DatabaseSettings", "[database]: where the records are read from, and the "
+                 "proof of the mapping."),
+    "api": ("ApiSettings", "[api]: pages, the mount point, CORS, /metrics' key, and the hosts, "
+            "proxies and URLs of docs/api.md §10.1."),
+    "auth": ("AuthSettings", "[auth]: api_keys as given, and every key (api_keys' first, "
+             "named key-1, key-2, ..., then the named keys); none: every endpoint open."),
+    "log": ("LogSettings", "[log]: the lines' form and the slow query threshold."),
+    "collections": ("CollectionSettings", "[collections]: the names served, in the order of "
+                    "app/model/collections.py's table."),
+    "feed": ("FeedSettings", "GET /<c>/changes (docs/api.md §5.11): how far behind the "
+             "database clock a record must be before it is sent, how far behind the bookmark "
+             "each call looks for late commits, the plant's zone, and the bookmarks' keys (the "
+             "first signs; settings made by a program have one of the process)."),
+    "site": ("SiteSettings", "[site]: the plant's name and zone, and its words for the "
+             "collections, date fields and workbook columns, laid over the defaults of "
+             "app/model/labels.py."),
+    "mcp": ("McpSettings", "The Model Context Protocol endpoint (app/mcp/protocol.py): served "
+            "or not, and the web origins whose pages may call it."),
+}
+CLASSES: dict[str, type] = {section: settings_class(name, section, doc)
+                            for section, (name, doc) in SECTIONS.items()}
+(DatabaseSettings, ApiSettings, AuthSettings, LogSettings, CollectionSettings, FeedSettings,
+ SiteSettings, McpSettings) = CLASSES.values()  # in the order of SECTIONS
 
 
 @dataclass(frozen=True)
 class Settings:
+    """Every table's settings, and where they came from."""
+
     database: DatabaseSettings
     api: ApiSettings
     auth: AuthSettings
