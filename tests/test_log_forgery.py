@@ -165,7 +165,7 @@ def test_gunicorns_own_warning_hides_a_key() -> None:
 @pytest.mark.parametrize("form", ["plain", "json"])
 def test_the_access_line_of_a_key_in_the_query(tmp_path: Path, form: str,
                                                capsys: pytest.CaptureFixture[str]) -> None:
-    """The issue's case: a key sent as ?api_key= is refused (400, not an argument) and its
+    """A key sent as ?api_key= is refused (400, not an argument) and its
     value never logged, in either format; the path's controls escaped in both."""
     database = build_database(tmp_path / "plant.sqlite3", {"customers": []})
     app = create_app({"database": {"sqlite": str(database), "prove_on_first_read": False},
