@@ -20,7 +20,7 @@ TEST_DEBS := unixodbc libsqliteodbc postgresql odbc-postgresql chromium fonts-li
 CLIENTS := tests/clients
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
-.PHONY: run test test-quick lint demo-db debs debs-test msodbc18 python-venv node clean
+.PHONY: run test test-quick lint demo-db settings-files debs debs-test msodbc18 python-venv node clean
 
 # `jembatan serve`: gunicorn with 2 workers x 4 threads (gthread) and the other settings of
 # app/ops/gunicorn_hooks.py SETTINGS, measured by `make bench-shape` (bench/RESULTS.md,
@@ -50,6 +50,11 @@ lint: $(BIN)/.installed-test
 # Creates the demo database at database.sqlite (instance/demo.sqlite3) unless it exists.
 demo-db: $(BIN)/.installed
 	$(BIN)/jembatan demo-db
+
+# config.example.toml and docs/api.md §12's table of keys, written from the settings'
+# declarations (SETTINGS in app/ops/config.py); tests/test_config.py fails until they are.
+settings-files: $(BIN)/.installed
+	$(BIN)/python -m app.ops.settings_files
 
 # apt-get only what is missing; a new machine has no package lists, so update first.
 define apt_install
@@ -155,7 +160,7 @@ $(DATASETTE_VENV)/.installed: bench/requirements-datasette.txt | python-venv
 $(BENCH_DB): app/model/tables.py app/model/schemas.py app/commands/demo.py | $(BIN)/.installed
 	$(BIN)/jembatan demo-db --force --path $@ --rows $(BENCH_ROWS)
 
-# --- make bench-tsql: the TDS path (issue 32), Jembatan against its limit on the T-SQL server ---
+# --- make bench-tsql: the TDS path, Jembatan against its limit on the T-SQL server ---
 # Starts ../shared/tsql's server (Babelfish over TDS, not SQL Server) on ports of its own,
 # loads BENCH_TSQL_ROWS demo rows of `transactions`, and measures each driver (FreeTDS, and
 # Driver 18 as `make msodbc18` registers it) against pyodbc's own execute + fetch + encode of
@@ -180,7 +185,7 @@ bench-tsql: $(BIN)/.installed-bench debs-bench msodbc18 $(BENCH_TSQL_DB)
 bench/data/rows-%/bench.sqlite3: app/model/tables.py app/model/schemas.py app/commands/demo.py | $(BIN)/.installed
 	$(BIN)/jembatan demo-db --force --path $@ --rows $*
 
-# --- make fault-soak: the database stopped and started under load (issue 25) ---
+# --- make fault-soak: the database stopped and started under load ---
 # Jembatan as `make run` serves it (2 workers x 4 threads), 16 clients reading lists, pages,
 # keys and ranges, while the database server is stopped and started 3 times; prints the
 # counts per status and each recovery, exits 1 on a 500, a recovery slower than
@@ -197,7 +202,7 @@ fault-soak: $(BIN)/.installed
 	  --disable-pip-version-check 'requests>=2.32,<3' 'pyodbc>=5.2,<6'
 	$(BIN)/python bench/faults.py $(FAULT_ARGS)
 
-# --- make soak-feed: /transactions/changes under a real writer (issue 23) ---
+# --- make soak-feed: /transactions/changes under a real writer ---
 # A writer process plays three weighbridge PCs (stamps up to 90 s behind the database clock,
 # 30 s ahead, transactions held open up to 20 s) while a poller follows the bookmark every
 # 0.5 s against gunicorn as deployed; exits 1 when the poller's copy differs from the table or

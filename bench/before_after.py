@@ -1,5 +1,5 @@
 """Before and after: the app at two git revisions, served side by side and measured in
-paired rounds (issue 33: row by id, the deep page and CSV where issue 21 left them).
+paired rounds (row by id, the deep page and CSV: does a change keep them where they were?).
 
     .venv/bin/python bench/before_after.py --before REV|DIR --after REV|DIR WORK [WORK...]
 

@@ -1,4 +1,4 @@
-"""Reads bounded whatever is asked (issue 41): the issue's reproductions, and the most a
+"""Reads bounded whatever is asked: the reproductions of unbounded reads, and the most a
 bookmark the service signs itself can make one call read, against a real gunicorn worker:
 each request's status, time, body size and the worker's RSS before, at its peak and after.
 

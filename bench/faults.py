@@ -1,4 +1,4 @@
-"""Fault soak (issue 25): the database stopped and started again under load.
+"""Fault soak: the database stopped and started again under load.
 
 Jembatan as `make run` serves it (gunicorn, 2 workers x 4 threads), 16 concurrent clients
 reading lists, pages, records by key and date ranges, while the database server is stopped

@@ -1,4 +1,4 @@
-"""The feed under a real writer (issue 23, docs/api.md §5.11): does /transactions/changes give
+"""The feed under a real writer (docs/api.md §5.11): does /transactions/changes give
 every new weighing and every exit weighing once, whatever the weighbridge PCs' clocks and
 transactions do within the configured windows?
 

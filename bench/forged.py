@@ -1,6 +1,7 @@
-"""Bookmarks as an attacker makes them (issue 41), for bench/bounded_feed.py and
-tests/test_changes.py: the bodies of the issue's reproductions, a version 1 token with the
-unkeyed checksum anyone could compute, and a version 2 token signed with any secret."""
+"""Bookmarks as an attacker makes them, for bench/bounded_feed.py and
+tests/test_changes.py: the bodies of the reproductions of unbounded reads, a version 1
+token with the unkeyed checksum anyone could compute, and a version 2 token signed with
+any secret."""
 
 from __future__ import annotations
 

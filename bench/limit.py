@@ -147,7 +147,7 @@ class Limit:
         return self.stream("range_dt1", params.date_range(start, "00:00", end, end_time),
                            where)[1]
 
-    # Issue 12: a month by day and material, read whole and encoded (a summary of a few
+    # A month by day and material, read whole and encoded (a summary of a few
     # hundred groups is sent whole, as reads.Runner._all sends it).
     def summary(self, start: str, end: str, end_time: str) -> int:
         by = ("day", "productcode")
@@ -158,7 +158,7 @@ class Limit:
         encoder = self.summaries.setdefault(by, SummaryEncoder(TRANSACTIONS, by))
         return len(encoder.json(encoder.values(columns, rows)))
 
-    # The filtered works (issue 11): a truck inside the range, a customer's deep page.
+    # The filtered works: a truck inside the range, a customer's deep page.
     def frange(self, start: str, end: str, end_time: str, vehno: str) -> int:
         return self.range(start, end, end_time, Where.of([Filter("vehno", "", (vehno,))]))
 

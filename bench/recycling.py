@@ -1,4 +1,4 @@
-"""Records by key under the shipped systemd unit's recycling, the proof on and off (issue 40).
+"""Records by key under the shipped systemd unit's recycling, the proof on and off.
 
 `jembatan serve` as the unit runs it (2 workers of 4 threads, `-- --max-requests 1000
 --max-requests-jitter 100`: each worker replaced after 1,000 to 1,100 requests), on the

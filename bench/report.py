@@ -1,5 +1,5 @@
-"""bench/RESULTS.md and the terminal's tables from the results of bench/run.py, and the targets
-of issues 4, 11, 12 and 21; issue 33's MCP call beside the same summary over HTTP."""
+"""bench/RESULTS.md and the terminal's tables from the results of bench/run.py, and the
+performance targets; an MCP call beside the same summary over HTTP."""
 
 from __future__ import annotations
 
@@ -13,13 +13,13 @@ WORKS = (("row", "Row by id"), ("page", "100-row page, deep offset"),
          ("fpage", "Filtered deep page: one customer (custcode=), upper half of its pages"),
          ("summary", "Summary: a month of tonnage by day and material"),
          ("feed", "Feed poll: /changes?after=, 30 records in the lookback window"))
-# Issue 33: one MCP call against the same summary over HTTP, measured on one server (the
+# One MCP call against the same summary over HTTP, measured on one server (the
 # contender "mcp") in the same rounds; no target, the figures and their paired ratio.
 MCP_WORKS = (("summary_http", "HTTP: GET /transactions/summary/...?by=productcode"),
              ("summary_mcp", "MCP: POST /mcp, tools/call summarize, by [productcode]"))
 MCP_TITLE = "MCP: a month of tonnage by material, over HTTP and over MCP (issue 33)"
 STREAM_KEYS = ("jembatan", "deploy", "odbc")
-# Issue 4's reference run on a quiet machine of this kind: Datasette 0.65 and the limit.
+# The reference run on a quiet 2-core host: Datasette 0.65 and the limit.
 REFERENCE = {("datasette", "row"): 1066, ("datasette", "page"): 27, ("datasette", "range"): 39,
              ("datasette", "csv"): 35000, ("sqlite3", "page"): 31, ("sqlite3", "range"): 114,
              ("sqlite3", "all"): 117000, ("sqlite3", "csv"): 103000}
@@ -73,7 +73,7 @@ def _below(out: list[dict[str, Any]], name: str, value: float | None, bound: flo
 
 
 def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
-    """Each target of issues 4, 11, 12 and 21: the figure, the bound, met or not, the margin."""
+    """Each performance target: the figure, the bound, met or not, the margin."""
     def req(key: str, work: str) -> dict[str, Any] | None:
         return _get(results, "contenders", key, "works", work)
 
@@ -108,16 +108,16 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
              _ratio(rows_s("jembatan", "csv"), rows_s("datasette", "csv")), 2.5)
     at_least("Full table CSV >= 75 % of the limit (CSV)",
              _ratio(rows_s("jembatan", "csv"), lim("sqlite3", "csv")), 0.75, "%")
-    # Issue 22: an Excel export costs more per row than CSV (typed XML cells, deflate).
+    # An Excel export costs more per row than CSV (typed XML cells, deflate).
     at_least("Full table Excel >= 1/3 of CSV's rows/s",
              _ratio(rows_s("jembatan", "xlsx"), rows_s("jembatan", "csv")), 1 / 3)
-    # Issue 11: the filtered works.
+    # The filtered works.
     for work, label in (("frange", "Filtered range"), ("fpage", "Filtered deep page")):
         at_least(f"{label} >= 1x Datasette", _paired(req("jembatan", work),
                                                       req("datasette", work)), 1)
         at_least(f"{label} >= 90 % of the limit", _paired(req("jembatan", work),
                                                            limit("sqlite3", work)), 0.9, "%")
-    # Issue 12: a month by day and material.
+    # A month by day and material.
     at_least("Summary >= 90 % of the limit", _paired(req("jembatan", "summary"),
                                                       limit("sqlite3", "summary")), 0.9, "%")
     for work, label in (("page", "deep page"), ("range", "range")):
@@ -125,7 +125,7 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
                  _paired(req("odbc", work), limit("pyodbc", work)), 0.9, "%")
     at_least("ODBC path >= 90 % of its own limit: full table JSON",
              _ratio(rows_s("odbc", "json"), lim("pyodbc", "all")), 0.9, "%")
-    # Issue 21: every work's share of its ceiling; below 90 %, the note profiles the work.
+    # Every work's share of its ceiling; below 90 %, the note profiles the work.
     for work, share in ceiling_shares(results).items():
         at_least(f"{LABELS[work]} >= 90 % of its ceiling (else profiled)", share, 0.9, "%")
     return out + _stream_targets(results)
@@ -309,7 +309,7 @@ def paired_rounds(a: dict[str, Any] | None, b: dict[str, Any] | None) -> list[fl
 
 
 def mcp_table(results: dict[str, Any]) -> list[str]:
-    """Issue 33's work: req/s (p99 ms) of each side, the bytes of an answer, every round's
+    """The MCP work: req/s (p99 ms) of each side, the bytes of an answer, every round's
     req/s; then MCP / HTTP paired by round, with the rounds' lowest and highest ratio."""
     works = _get(results, "contenders", "mcp", "works") or {}
     if not all(works.get(w) for w, _ in MCP_WORKS):
@@ -345,7 +345,8 @@ def ceiling_table(results: dict[str, Any]) -> list[str]:
 
 
 def summary(results: dict[str, Any]) -> str:
-    """What the terminal shows at the end: the two tables of issue 21, then the targets."""
+    """What the terminal shows at the end: the requests' and the ceilings' tables, then the
+    targets."""
     lines = ["Requests: req/s (p99 ms); ratios paired by round", *requests_table(results)]
     table = ceiling_table(results)
     if table:
@@ -405,7 +406,7 @@ def _header(results: dict[str, Any]) -> list[str]:
              f"{plan['fpage']['custcode']}'s {plan['fpage']['rows']:,} weighings, pages "
              f"{plan['fpage']['first']:,}-{plan['fpage']['last']:,}.")
     feed = plan.get("feed")
-    if feed:  # issue 23: the cost of a caught-up ERP's poll on the plant's server
+    if feed:  # the cost of a caught-up ERP's poll on the plant's server
         L.append(f"- Feed poll: a bookmark whose {feed['lookback_seconds']:,} s lookback "
                  f"window holds the {feed['window']} newest records, all sent already; "
                  f"SQLite's plan of its query: `{feed['query_plan']}`.")
@@ -603,9 +604,9 @@ KEPT = (COST, TSQL, READ_CORE, RECYCLING, EARLIER)  # the sections no `make benc
 
 def earlier_studies(published: Path) -> list[str]:
     """The hand-written sections of the published RESULTS.md (KEPT), carried into the one
-    being written: "Cost of a request" (issue 21's profiles and the changes they led to),
-    "MCP and the read core" (issue 33's runs of bench/before_after.py), "Records by key
-    under recycling" (issue 40's runs of bench/recycling.py) and "Earlier studies"
+    being written: "Cost of a request" (the profiles and the changes they led to),
+    "MCP and the read core" (the runs of bench/before_after.py), "Records by key
+    under recycling" (the runs of bench/recycling.py) and "Earlier studies"
     (the findings of studies whose code has left bench/), which no run can measure again."""
     if not published.is_file():
         return []

@@ -5,7 +5,7 @@
 Environment: BENCH_DB (the SQLite file, default bench/data/bench.sqlite3), BENCH_SECONDS
 (seconds per measured wrk run and per limit in each round, default 4), BENCH_ONLY (a
 comma-separated subset of limit,jembatan,floor,deploy,odbc,datasette,mcp,profile,shape; mcp
-is one MCP call against the same summary over HTTP, issue 33; shape is bench/shape.py, the
+is one MCP call against the same summary over HTTP; shape is bench/shape.py, the
 gunicorn shapes at 1 to 64 clients, `make bench-shape`). Figures are
 printed as they come, and the tables at the end. Every run writes its figures to
 bench/data/results.json; a whole run on the default database writes bench/RESULTS.md, any
@@ -61,7 +61,7 @@ STREAM_RUNS = 3  # full-table reads per contender and per limit; the median run 
 WORK_ROUNDS = 6
 
 # Datasette's equivalents of Jembatan's page and range queries (sql/shapes.sql, sqlite), and
-# of the same with a filter (issue 11): a truck inside the range, a customer's deep page.
+# of the same with a filter: a truck inside the range, a customer's deep page.
 PAGE_SQL = "select * from transactions order by id limit 100 offset :offset"
 RANGE_WHERE = ("where tgl_dt1 between :start and :end"
                " and (tgl_dt1 > :start or coalesce(jam_dt1, '00:00:00') >= '00:00:00')"
@@ -71,7 +71,7 @@ FRANGE_SQL = (f"select * from transactions {RANGE_WHERE} and vehno = :vehno"
               " order by tgl_dt1, jam_dt1, id")
 FPAGE_SQL = ("select * from transactions where custcode = :custcode order by id"
              " limit 100 offset :offset")
-FEED_WINDOW = 30  # records inside the lookback window of the feed poll (issue 23)
+FEED_WINDOW = 30  # records inside the lookback window of the feed poll
 # The most [feed] lookback_seconds may be (app/ops/config.py refuses more): on a small database
 # (100,000 rows, about 27 a day) the FEED_WINDOW newest records span more than that, and the
 # window then holds those of them within it.
@@ -119,7 +119,7 @@ def make_plan() -> dict[str, Any]:
         "range": {"first_day": first, "days": span - int(whole), "window_days": int(whole) + 1,
                   "end_time": f"{end_s // 3600:02d}:{end_s // 60 % 60:02d}:{end_s % 60:02d}"},
         "frange": {"vehno": vehno},
-        # Issue 12: a month's tonnage by day and material, a month anywhere in the data.
+        # A month's tonnage by day and material, a month anywhere in the data.
         "summary": {"window_days": 30, "days": span - 29, "by": "day,productcode"},
         "fpage": {"custcode": custcode, "rows": customer_rows, "size": PAGE_SIZE,
                   "first": math.ceil(customer_rows / PAGE_SIZE) // 2 + 1,
@@ -151,7 +151,7 @@ def make_plan() -> dict[str, Any]:
 
 
 def feed_plan(conn: sqlite3.Connection) -> dict[str, Any]:
-    """The feed poll (issue 23): the bookmark of an ERP that has read everything, whose
+    """The feed poll: the bookmark of an ERP that has read everything, whose
     lookback window holds the FEED_WINDOW newest records (all of them already sent), and
     the plan SQLite makes of the query it runs: one search of the (update date, time, id)
     index."""
@@ -266,7 +266,7 @@ JEMBATAN_PATHS = {"row": "/transactions/{id}", "page": "/transactions/page/{page
                   "feed": "/transactions/changes?after={token}",
                   "json": "/transactions", "csv": "/transactions?format=csv",
                   "xlsx": "/transactions?format=xlsx"}
-# Issue 33: one MCP call, a month of transactions by material through the tool `summarize`
+# One MCP call, a month of transactions by material through the tool `summarize`
 # (a JSON-RPC tools/call POSTed to /mcp, answered as one application/json body), against the
 # same summary over HTTP, both on one server in the same rounds (report.MCP_WORKS). The
 # legacy era's request (app/mcp/protocol.py): no handshake is needed, as no session is held; `to` is
@@ -316,7 +316,7 @@ def contenders() -> list[dict[str, Any]]:
          "argv": [gunicorn, *one], "config": ("jembatan-sqlite", False), "paths": JEMBATAN_PATHS,
          "streams": ("json", "csv", "xlsx"), "server_cores": SERVER_CORE,
          "client_cores": CLIENT_CORE, "wrk_threads": 1},
-        # The framework floor (issue 21): the same gunicorn command and worker, the same wrk,
+        # The framework floor: the same gunicorn command and worker, the same wrk,
         # a bare Flask route; right after Jembatan, so that both see the same spell of the
         # machine in each round.
         {"key": "floor", "label": "Framework floor: bare Flask, fixed 1 KB JSON, 1 sync "
@@ -324,7 +324,7 @@ def contenders() -> list[dict[str, Any]]:
          "argv": [gunicorn, *one], "app": "bench.floor:app", "ready": FLOOR_PATH,
          "paths": FLOOR_PATHS, "streams": (), "server_cores": SERVER_CORE,
          "client_cores": CLIENT_CORE, "wrk_threads": 1},
-        # What the metrics and the access log cost a request (issue 21): Jembatan without
+        # What the metrics and the access log cost a request: Jembatan without
         # one of them (bench/variant.py, the benchmark's own switch), row by id only (the
         # work where a request's fixed cost weighs most), right after Jembatan and the floor.
         *({"key": f"no{off}", "label": f"Jembatan without {what} (bench/variant.py), 1 sync "
@@ -346,7 +346,7 @@ def contenders() -> list[dict[str, Any]]:
         {"key": "datasette", "label": "Datasette (--immutable, pinned)", "argv": None,
          "paths": DATASETTE_PATHS, "streams": ("csv",), "server_cores": SERVER_CORE,
          "client_cores": CLIENT_CORE, "wrk_threads": 1},
-        # Issue 33: Jembatan as the first contender, a server of its own that measures no
+        # Jembatan as the first contender, a server of its own that measures no
         # work of report.WORKS, only report.MCP_WORKS: the same summary over HTTP and over
         # MCP, one after the other in each round (measure_mcp).
         {"key": "mcp", "label": "Jembatan, sqlite3, 1 sync worker (pinned): a month by "
@@ -497,7 +497,7 @@ def measure_work(key: str, c: dict[str, Any], server: Server, work: str,
 
 def measure_mcp(c: dict[str, Any], server: Server, plan: dict[str, Any],
                 results: dict[str, Any]) -> None:
-    """Issue 33: the same month by material over HTTP and over MCP, on one server, one after
+    """The same month by material over HTTP and over MCP, on one server, one after
     the other in each of WORK_ROUNDS rounds, HTTP first in odd rounds and last in even ones;
     their ratio is paired by round as the others are (report._paired)."""
     for n in range(WORK_ROUNDS):
@@ -573,7 +573,7 @@ def run_all(plan: dict[str, Any], results: dict[str, Any]) -> None:
                 measure_mcp(c, servers[c["key"]], plan, results)
         for kind in ("json", "csv", "xlsx"):
             say(f"\n== the full table, {kind.upper()}")
-            # The limit of a CSV export is measured through sqlite3, as issue 4's was; an
+            # The limit of a CSV export is measured through sqlite3, as the reference run's was; an
             # Excel export has no limit of its own: its target is a share of CSV's rows/s.
             for driver in {"json": drivers, "csv": drivers[:1]}.get(kind, ()):
                 work = "all" if kind == "json" else "csv"

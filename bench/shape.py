@@ -1,4 +1,4 @@
-"""`make bench-shape` (BENCH_ONLY=shape): the production shape measured (issue 21, item 4).
+"""`make bench-shape` (BENCH_ONLY=shape): the production shape measured.
 
 Jembatan under each gunicorn shape a plant would consider on this 2-core host, on the
 embedded default (sqlite3) and through ODBC (pyodbc with the SQLite ODBC driver on the same

@@ -6,9 +6,9 @@ gunicorn worker (`py-spy record --format raw`), cut into the parts of a request.
 REQ_S: the requests a second the worker answered while it was profiled (wrk's figure), so
 that a share of the busy samples becomes µs a request. Each sample goes to the first part
 in PARTS whose marker is a frame of its stack: a metrics call inside the access line's
-function counts as metrics, a database call inside the view as SQLite. For issue 21:
-where Jembatan is below 90 % of a work's ceiling, name where each remaining tenth of a
-millisecond goes.
+function counts as metrics, a database call inside the view as SQLite. For the
+performance targets: where Jembatan is below 90 % of a work's ceiling, name where each
+remaining tenth of a millisecond goes.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""check-sql and the service's proof on a table whose dates are text, on the T-SQL server
-(issue 40): how long they take, what check-sql says of the reads no index serves, and the
+"""check-sql and the service's proof on a table whose dates are text, on the T-SQL server:
+how long they take, what check-sql says of the reads no index serves, and the
 difference the DBA's persisted computed columns and index make.
 
     BENCH_TSQL_ODBC="$(TSQL_PORT=2100 TSQL_PG_PORT=16500 ../shared/tsql/start)" \\

@@ -1,4 +1,4 @@
-"""Jembatan with a contract feature taken out, for `make bench` to price it (issue 21).
+"""Jembatan with a contract feature taken out, for `make bench` to price it.
 
     BENCH_WITHOUT=metrics .venv/bin/gunicorn --workers 1 --timeout 300 bench.variant:app
     BENCH_WITHOUT=log     ...                  (or metrics,log: both)

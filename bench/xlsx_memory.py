@@ -1,5 +1,5 @@
 """An Excel export of a whole table from a real gunicorn: the server's peak RSS, rows/s, and
-whether every record is in the workbook (issue 22: memory flat, < 150 MB, whatever the size).
+whether every record is in the workbook (the target: memory flat, < 150 MB, whatever the size).
 
     .venv/bin/jembatan demo-db --path bench/data/rows-1100000/bench.sqlite3 --rows 1100000
     .venv/bin/python bench/xlsx_memory.py [bench/data/rows-1100000/bench.sqlite3]

@@ -1,4 +1,4 @@
-"""Reads bounded whatever is asked (issue 41), beside the feed's (tests/test_changes.py): a
+"""Reads bounded whatever is asked, beside the feed's (tests/test_changes.py): a
 page of any number, a range's page, and an MCP cursor of any place ask the database for at
 most the rows their answer holds, counted from the queries' own parameters as the database
 received them (tests/helpers.py EVERY_QUERY), and a cursor the service did not sign is

@@ -284,7 +284,7 @@ def test_without_a_zone_the_servers_local_clock_holds_wib_stamps_back(open_feed,
     assert body in (records("transactions", settled(rows, before, 30)),
                     records("transactions", settled(rows, after, 30)))
     # SQLite's localtime follows TZ, PostgreSQL's session PGTZ; the T-SQL server's GETDATE()
-    # is its own (UTC on the Babelfish of the tests, as at the plant of the issue).
+    # is its own (UTC on the Babelfish of the tests, as at the plant that reported it).
     in_utc = abs((before - wib).total_seconds() + 7 * 3600) < 60
     assert in_utc or engine == "mssql", (before, wib)
     if in_utc:  # 7 hours at one record every 2 minutes: the newest 210 wait, 90 come
@@ -629,7 +629,7 @@ def test_a_workbook_of_the_changes(shared):
     assert [row[0] for row in cells] == ["ID", *(r["id"] for r in order)]
 
 
-# -- reads bounded whatever is asked (issue 41) ------------------------------------------------
+# -- reads bounded whatever is asked ---------------------------------------------------------
 #
 # What a call asks the database for is counted for real (tests/helpers.py EVERY_QUERY): the
 # feed's row_count is the LIMIT of sql/shapes.sql's changes, the most rows it returns.

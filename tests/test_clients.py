@@ -1,4 +1,4 @@
-"""Generated clients work without workarounds (issue 13): from the live /openapi.json of a
+"""Generated clients work without workarounds: from the live /openapi.json of a
 real gunicorn, openapi-python-client builds a client that reads every kind of answer typed;
 openapi-typescript + openapi-fetch type a list's body as the JSON record (tsc --strict); and
 @redocly/cli's recommended rules find no error in the document, with API keys or without,
@@ -229,7 +229,7 @@ def test_index_and_health(jc: ModuleType, client: Any, server: str) -> None:
 
 
 def _node(tool: str, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    # No update check or usage report: the tests send nothing beyond this machine.
+    # No update check or usage report: the tests send nothing beyond the host they run on.
     env = os.environ | {"REDOCLY_TELEMETRY": "off", "REDOCLY_SUPPRESS_UPDATE_NOTICE": "true"}
     return subprocess.run([str(NODE_BIN / tool), *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=300, check=False)

@@ -1,5 +1,5 @@
-"""Stamps ahead of the database clock are said while the service runs (issue 40, item 3;
-app/core/feed.py `ahead`, docs/api.md §9.2, docs/operations.md): when /<c>/changes holds back
+"""Stamps ahead of the database clock are said while the service runs
+(app/core/feed.py `ahead`, docs/api.md §9.2, docs/operations.md): when /<c>/changes holds back
 records whose stamps lie further ahead of the database clock than feed.settle_seconds (a time
 zone not set: the plant's PCs write local time, the clock is UTC), /health is degraded with a
 `clock` line, /metrics has how far, and the log says it once, not on every poll; once the

@@ -13,14 +13,17 @@ import pytest
 
 from app.ops.config import (
     SECRET_FILE,
+    SETTINGS,
     SHIPPED_SQL_DIR,
     SPEC,
     ApiKey,
     ConfigError,
+    Setting,
     kept_secret,
     load_settings,
     with_secrets,
 )
+from app.ops.settings_files import example_file, settings_table, written
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "config.example.toml"
@@ -485,6 +488,66 @@ def test_example_config_and_the_reference_document_every_key(example: Path) -> N
         data = tomllib.load(f)
     missing = [k for k in keys if k.split(".")[1] not in data.get(k.split(".")[0], {})]
     assert not missing, f"{example.name} lacks {', '.join(missing)}"
+
+
+def test_the_files_written_from_the_declarations_are_up_to_date() -> None:
+    """config.example.toml and docs/api.md §12's table are what the settings' declarations
+    give (`make settings-files` writes them)."""
+    for path, text in written().items():
+        assert path.read_text(encoding="utf-8") == text, (
+            f"{path.relative_to(ROOT)} differs from the settings' declarations: run `make "
+            f"settings-files`")
+
+
+def test_the_example_holds_each_declared_note_and_value(example: Path) -> None:
+    """The example written from a made-up declaration: its note as comment lines (a quoted
+    string or a line of TOML whole), then the key, or a table's header and entries."""
+    text = example_file((
+        Setting("one.a", str, "x", typed="string", help="h", env="JEMBATAN_A",
+                note="First line " + "word " * 20 + "end.\n\"Driver=" + "x;" * 60 + "\""),
+        Setting("one.b", dict, {}, typed="table", help="h", note="A table.",
+                example={"k": "v — w"}),
+        Setting("two.c", (int, float), 2, typed="number", help="h", note="A number.",
+                env="JEMBATAN_C"),
+    ))
+    head, body = text.split("\n\n", 1)
+    assert " ".join(line[2:] for line in head.split("\n")).startswith(
+        "Jembatan's configuration. Copy to config.toml")
+    assert "JEMBATAN_A and JEMBATAN_C (lists comma-separated) override the file." in " ".join(
+        line[2:] for line in head.split("\n"))
+    assert body == (
+        "[one]\n"
+        f"# First line{' word' * 16}\n# word word word word end.\n"
+        f"# \"Driver={'x;' * 60}\"\n"
+        'a = "x"\n'
+        "\n# A table.\n[one.b]\nk = \"v — w\"\n"
+        "\n[two]\n# A number.\nc = 2\n")
+    assert settings_table(SETTINGS[:1]) == (
+        "| key | type | default | meaning |\n|---|---|---|---|\n"
+        "| `database.sqlite` | string (path) | `\"instance/demo.sqlite3\"` | the SQLite file to "
+        "serve, opened read-only; it must exist |\n")
+
+
+def test_each_settings_class_is_its_tables() -> None:
+    """Each settings class goes by the name it has in the module, and has an attribute per
+    setting of its table: none listed but in the declarations."""
+    import dataclasses
+
+    from app.ops import config
+    for section, cls in config.CLASSES.items():
+        assert getattr(config, cls.__name__) is cls
+        assert cls.__name__ == config.SECTIONS[section][0]
+        own = [s.attr or s.key for s in SETTINGS if s.section == section]
+        assert set(own) <= {f.name for f in dataclasses.fields(cls)}
+
+
+def test_the_environment_variables_are_those_declared() -> None:
+    """docs/api.md §12's table of environment variables names JEMBATAN_CONFIG and each
+    setting's variable, which sets it."""
+    text = API_DOC.read_text(encoding="utf-8")
+    section = text[text.index("**Environment variables**"):text.index("**Relative paths**")]
+    rows = re.findall(r"^\| `(JEMBATAN_[A-Z_]+)` \| (?:`([a-z_.]+)`)?", section, re.M)
+    assert rows == [("JEMBATAN_CONFIG", "")] + [(s.env, s.name) for s in SETTINGS if s.env]
 
 
 def test_every_key_reaches_the_settings(workdir: Path) -> None:

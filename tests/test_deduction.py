@@ -1,4 +1,4 @@
-"""Net after deduction (docs/api.md §7, issue 40): the weighing summaries' `deduction` (the
+"""Net after deduction (docs/api.md §7): the weighing summaries' `deduction` (the
 sum of adjustweigh, kg deducted, over the records weighed in and out) and
 `net_after_deduction` (|weigh1 - weigh2| minus it), beside `net`. Every figure is computed
 here from the rows the test inserts, and the answers compared whole on every engine; the

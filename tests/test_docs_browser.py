@@ -1,4 +1,4 @@
-"""/docs in a real headless Chromium against a real gunicorn (issue 6 item 4): Swagger UI lists
+"""/docs in a real headless Chromium against a real gunicorn: Swagger UI lists
 every collection's operations, "Try it out" then "Execute" fetches a record, and nothing the
 page loads or asks for leaves localhost (no CDN, no web fonts).
 

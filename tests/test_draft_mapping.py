@@ -6,13 +6,13 @@ answers 503 "not mapped yet" naming the fields still marked TODO, which check-sq
 with those settled, the matched columns and NULL for the rest, a NULL of the field's type
 on the servers.
 
-The trade's words (sql/draft-words.toml): three plant tables named as plants name them, the
-issue's TBL_TIMBANG, an English-named weighbridge table and a batching table, drafted on
+The trade's words (sql/draft-words.toml): three plant tables named as plants name them, a
+plant's TBL_TIMBANG, an English-named weighbridge table and a batching table, drafted on
 every engine against the mapping a person would write for them, written out here; the
 share the draft got right is asserted (MEASURED). A site's own words file, a malformed one,
 the hints that must not mislead and SQLite's missing schemas.
 
-SQL Server's types first (issue 40): the mill's vendor table (a DATETIME named like a weight,
+SQL Server's types first: the mill's vendor table (a DATETIME named like a weight,
 a text date dd/mm/yyyy and a text time hh:mm, a numbered pair, a direction T/K, a status
 I/S/X, the plant's code) drafted and served on every engine; each text date form, alone and
 with a time in one text, read as its date on every engine (on the T-SQL server a form
@@ -541,7 +541,7 @@ def test_a_plant_table_is_drafted_with_the_trades_words(
 
 
 def test_the_shipped_words_name_the_trades_columns() -> None:
-    """The words the issue names, and the master data's, each in the field it fills."""
+    """The words a plant's table uses, and the master data's, each in the field it fills."""
     words = read_words(SHIPPED_SQL_DIR / WORDS_FILE, site=False)
     where = {(section, w.text): field for section, fields in words.whole.items()
              for field, listed in fields.items() for w in listed}
@@ -585,7 +585,7 @@ def _sqlite_table(path: Path, table: str, columns: dict[str, str]) -> dict[str, 
 
 
 def test_the_hints_do_not_mislead(tmp_path: Path) -> None:
-    """A column a word gives to one field is never offered for another: the issue saw
+    """A column a word gives to one field is never offered for another: a plant saw
     remark -> "OPR_MASUK" and tgl_dt1 -> "TGL_INPUT". A second word for a field filled is
     named on its line; a word whose column's type cannot hold the field is named on the
     TODO line, not drafted."""
@@ -724,7 +724,7 @@ def test_a_draft_redirected_into_the_sites_own_directory(tmp_path: Path) -> None
 
 # -- names in parts, types and values: a table nobody here designed ------------------------
 
-# The issue's table: a small weighbridge program's, in SQLite as such programs keep it: one
+# A plant's table: a small weighbridge program's, in SQLite as such programs keep it: one
 # text column per weighing moment ('2026-11-24 07:05:00'), names that no whole word holds
 # (WaktuTimbang1, DiubahPada, kode_stok, a tare spelled Tarra), a registration under a name
 # no word knows (Armada), the names beside the codes, and a text ticket number for its key.
@@ -907,7 +907,7 @@ def test_a_text_key_gives_an_integer_id(request: pytest.FixtureRequest, engine: 
     shutil.copytree(SHIPPED_SQL_DIR, sql_dir)
     settled = "\n".join(line.split(" -- TODO")[0] for line in done.output.splitlines())
     # The table has no date: one written in, since a transactions mapping without its main
-    # date is not served (issue 40; tests/test_main_date.py).
+    # date is not served (tests/test_main_date.py).
     settled = re.sub(r'(?m)^(\s*).* AS "tgl_dt1",$', '\\1\'2026-11-01\' AS "tgl_dt1",', settled)
     (sql_dir / "transactions.sql").write_text(settled + "\n", encoding="utf-8")
     client = create_app({"database": database | {"sql_dir": str(sql_dir)},
@@ -962,7 +962,7 @@ def test_a_site_database_sql_without_the_sample(tmp_path: Path) -> None:
 
 
 def test_a_site_word_for_a_text_datetime_splits_it(tmp_path: Path) -> None:
-    """The issue's silent miss: a site word gave tgl_dt1 the whole text of WaktuTimbang1
+    """A plant's silent miss: a site word gave tgl_dt1 the whole text of WaktuTimbang1
     ('2026-11-24 07:05:00') and jam_dt1 nothing. Text holding date-times is split."""
     sql_dir = tmp_path / "site-sql"
     shutil.copytree(SHIPPED_SQL_DIR, sql_dir)
@@ -1020,7 +1020,7 @@ def test_a_code_whose_values_are_names_is_flagged(tmp_path: Path) -> None:
         ('"Material"', "parts (material)"))
 
 
-# -- SQL Server's types first: the mill of issue 40 --------------------------------------------
+# -- SQL Server's types first: the palm-oil mill's table ------------------------------------
 
 # A palm-oil mill's vendor table as SQL Server keeps it: an INT key, a blank-padded CHAR(12)
 # ticket, the weigh-in as one DATETIME named like a weight (dTimbang1: d + timbang 1), the
@@ -1107,10 +1107,11 @@ def mill_record(engine: str, row: dict[str, Any]) -> dict[str, Any]:
 
 def test_a_mill_table_of_sql_server_types(request: pytest.FixtureRequest, engine: str,
                                           tmp_path: Path) -> None:
-    """Issue 40's mill: the DATETIME named like a weight is the weigh-in's moment, split into
-    its date and time; the weigh-out's text date is read as dd/mm/yyyy in the engine's words
-    and its text time as a time; UserID2 goes with UserID1; the plant's code is offered for
-    location on a TODO line only; the direction and the status are named in the header.
+    """The palm-oil mill's table: the DATETIME named like a weight is the weigh-in's
+    moment, split into its date and time; the weigh-out's text date is read as dd/mm/yyyy in
+    the engine's words and its text time as a time; UserID2 goes with UserID1; the plant's
+    code is offered for location on a TODO line only; the direction and the status are named
+    in the header.
     Served as drafted, each record and each day's range is the rows' own."""
     database, schema = plant_database(request, engine, tmp_path, MILL, MILL_COLUMNS, MILL_ROWS)
     done = draft(database, f"{schema}.{MILL}" if schema else MILL, "--collection",
@@ -1188,7 +1189,7 @@ def test_text_dates_on_each_engine(request: pytest.FixtureRequest, engine: str,
 
 def test_a_date_hint_never_names_a_weight(tmp_path: Path) -> None:
     """Types decide before a name's parts: the weights numbered like the weighings are no
-    hint for their dates (the issue saw tgl_dt1 -> "nBrt1"), a DATETIME no weight's."""
+    hint for their dates (a plant saw tgl_dt1 -> "nBrt1"), a DATETIME no weight's."""
     database = _sqlite_table(tmp_path / "plant.sqlite3", "TIMBANG", {
         "nBrt1": "NUMERIC(10,0)", "nBrt2": "NUMERIC(10,0)", "WaktuBerat": "DATETIME"})
     done = draft(database, "TIMBANG", "--collection", "transactions")

@@ -1,4 +1,4 @@
-"""The fault soak of issue 25 (bench/faults.py) end to end: Jembatan as `make run` serves it
+"""The fault soak (bench/faults.py) end to end: Jembatan as `make run` serves it
 (gunicorn, 2 workers x 4 threads) over each driver plants install (FreeTDS at TDS 7.4,
 Microsoft's ODBC Driver 18) from a T-SQL server of ../shared/tsql on free ports, 16 clients
 reading lists (some streamed), pages, records by key and ranges while the server is stopped

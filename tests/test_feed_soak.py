@@ -1,4 +1,4 @@
-"""The feed under a real writer (bench/feed_soak.py, issue 23), scaled down: a writer
+"""The feed under a real writer (bench/feed_soak.py), scaled down: a writer
 process plays three weighbridge PCs (stamps up to 9 s behind the database clock, 3 s ahead,
 transactions held open up to 2 s) while a poller follows the bookmark every half second
 against gunicorn as deployed, on SQLite (WAL), PostgreSQL and, where the suite runs it, the
@@ -55,7 +55,7 @@ def test_every_weighing_and_exit_arrives_once(engine: str, tmp_path: Path,
     assert 0 < report.reversed <= report.cancelled
     assert report.twice == 0 and report.repeats == 0
     # How late a record is first sent also counts how promptly the poller and the server ran
-    # on this machine (a stalled poll on a loaded host sends a caught record late): printed
+    # on a loaded test host (a stalled poll on a loaded host sends a caught record late): printed
     # above, not asserted. That nothing was missed is the window's guarantee.
 
 

@@ -1,4 +1,4 @@
-"""The doors of issue 41 (docs/api.md §10 and §10.1): the host a request may ask for, the URLs
+"""The service's doors (docs/api.md §10 and §10.1): the host a request may ask for, the URLs
 Jembatan writes (api.public_url), whom X-Forwarded-* is believed from (api.trusted_proxies),
 and a browser's CORS preflight with keys configured. On SQLite alone: none of it reads the
 database differently. tests/test_nginx.py runs the shipped nginx site with these settings."""

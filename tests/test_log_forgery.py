@@ -1,4 +1,4 @@
-"""Logs nobody can forge (issue 41.4, docs/deploy.md section 2, "Logs"): every control
+"""Logs nobody can forge (docs/deploy.md section 2, "Logs"): every control
 character a client sends, in the path, the query or a header, is written escaped as JSON
 escapes it, one line a request, under the real gunicorn and waitress; an argument that looks
 like a key is logged ***, in the access line, in either format, and in gunicorn's own
@@ -165,7 +165,7 @@ def test_gunicorns_own_warning_hides_a_key() -> None:
 @pytest.mark.parametrize("form", ["plain", "json"])
 def test_the_access_line_of_a_key_in_the_query(tmp_path: Path, form: str,
                                                capsys: pytest.CaptureFixture[str]) -> None:
-    """The issue's case: a key sent as ?api_key= is refused (400, not an argument) and its
+    """A key sent as ?api_key= is refused (400, not an argument) and its
     value never logged, in either format; the path's controls escaped in both."""
     database = build_database(tmp_path / "plant.sqlite3", {"customers": []})
     app = create_app({"database": {"sqlite": str(database), "prove_on_first_read": False},

@@ -1,5 +1,5 @@
-"""A dated collection whose main date is given as NULL is not served as an empty one (issue 40,
-item 3; docs/adapting.md "When the database refuses the mapping"): `NULL AS "tgl_dt1"` without
+"""A dated collection whose main date is given as NULL is not served as an empty one
+(docs/adapting.md "When the database refuses the mapping"): `NULL AS "tgl_dt1"` without
 the TODO (the main date of transactions, the default `on` of its ranges and summaries and the
 report's) fails check-sql with the reason, and the service answers 503 "not mapped yet" for
 it, /health degraded; the feed's own pair given as NULL is said by check-sql, which still

@@ -1,4 +1,4 @@
-"""A mapping fails loudly or not at all (issue 40, item 3; app/core/mapped.py, docs/adapting.md
+"""A mapping fails loudly or not at all (app/core/mapped.py, docs/adapting.md
 "When the database refuses the mapping"): a column the table lacks or a syntax error in a
 `records` query ends `jembatan serve --check-config` and the start with the file, the line
 and the column in words; a `;` followed by a comment ends a query as a `;` alone does; a table
@@ -117,7 +117,7 @@ def alter(request: pytest.FixtureRequest, engine: str, tmp_path: Path,
 
 
 def test_check_config_refuses_a_column_the_table_lacks(tmp_path: Path) -> None:
-    """The plant's typo (issue 40: nBerat1): `serve --check-config` exits 1 with the file,
+    """A plant's typo (nBerat1): `serve --check-config` exits 1 with the file,
     line and column, and the database's own words; nothing says it is good to serve."""
     sql = site_sql(tmp_path, '"Remark" AS "Remark"', 'nBerat1 AS "Remark"')
     database = build_database(tmp_path / "plant.sqlite3", TABLES)

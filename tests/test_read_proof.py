@@ -90,7 +90,7 @@ def plant_table(request: pytest.FixtureRequest, engine: str, tmp_path: Path,
     return own_table(request, engine, tmp_path / "plant.sqlite3", "Timbangan", TYPES, rows)
 
 
-# -- the issue's silent wrong answer ----------------------------------------------------------
+# -- a plant's silent wrong answer ------------------------------------------------------------
 
 @pytest.mark.parametrize("engine", FILE_ENGINES)
 def test_a_date_with_a_time_after_it_fails_check_sql(engine: str, tmp_path: Path) -> None:
@@ -343,7 +343,7 @@ def test_the_shipped_mapping_proves_every_read(make_database: Callable[..., dict
 def test_a_mapping_the_first_read_disproves_is_not_served(engine: str, tmp_path: Path,
                                                           caplog: pytest.LogCaptureFixture
                                                           ) -> None:
-    """The issue's table served without check-sql: the first read of transactions proves
+    """A plant's table served without check-sql: the first read of transactions proves
     it on three of its records, and from then on every route answers 503 "not mapped yet"
     naming tgl_dt1, /health says so, the log names the finding; a collection whose reads
     find their records (products, over the same file) is served."""

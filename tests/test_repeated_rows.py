@@ -1,5 +1,5 @@
-"""Rows a keyless table holds twice are two records, not a mapping error (issue 40, item 3;
-app/core/proof.py, docs/adapting.md "Rows a keyless table holds twice"): a batch table
+"""Rows a keyless table holds twice are two records, not a mapping error
+(app/core/proof.py, docs/adapting.md "Rows a keyless table holds twice"): a batch table
 (bricon2, numbered by numberrow) holding two identical rows, as a batch controller writes them
 when it sends a record twice, passes check-sql (every read finds both copies, as `records`
 holds them) and is served with both; where `records` joins another table, a record given

@@ -332,7 +332,7 @@ def test_two_statements_in_one_block(tmp_path: Path, second: str) -> None:
 @pytest.mark.parametrize("after", ["  -- the end of the mapping", " /* the end */",
                                    "\n-- a comment line\n"])
 def test_a_comment_after_the_semicolon_ends_the_query_too(tmp_path: Path, after: str) -> None:
-    """A `;` and a comment after it on the same line (issue 40): the query is the same as
+    """A `;` and a comment after it on the same line: the query is the same as
     with the `;` alone, and every read of it runs."""
     plain = load(tmp_path).get("things", "by_key", None).sql
     ended = load(tmp_path, RECORDS.replace('FROM "Barang";', f'FROM "Barang";{after}'))

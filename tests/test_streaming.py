@@ -173,7 +173,7 @@ def test_a_client_gone_mid_stream_frees_the_thread(tmp_path: Path, kind: str) ->
     # The spool holds 8 MiB in memory (app/http/streaming.py) and waitress 1 MiB of what
     # waits for the client (outbuf_overflow), each a temporary file beyond that; gunicorn
     # writes straight to the socket. Measured: 9.8 MiB (gunicorn), 13.6 MiB (waitress); at
-    # issue 40's merge 10.2 and 19.3 MiB alone, 21.2 MiB (waitress) once in a run of the
+    # a later run 10.2 and 19.3 MiB alone, 21.2 MiB (waitress) once in a run of the
     # quick suite (16.0 MiB for waitress just before it, on the same machine): under a
     # quarter of the ~30 MB list's more than that would be held whole.
     assert held < 24 * 2**20

@@ -1,4 +1,4 @@
-"""The driver paths plants use (issue 19, item 3; issue 32): Jembatan through pyodbc and
+"""The driver paths plants use: Jembatan through pyodbc and
 FreeTDS (Debian's tdsodbc, driver `FreeTDS`) at TDS 7.3 and 7.4, and through Microsoft's ODBC
 Driver 18, to a T-SQL server: Babelfish for PostgreSQL (../shared/tsql), started for this
 module on free ports and stopped after it.

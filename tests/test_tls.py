@@ -1,4 +1,4 @@
-"""TLS between Jembatan and SQL Server through both drivers (issue 32, item 2): a T-SQL server
+"""TLS between Jembatan and SQL Server through both drivers: a T-SQL server
 of ../shared/tsql started with TSQL_TLS=1 on free ports for this module (a fresh self-signed
 certificate naming IP:127.0.0.1, DNS:127.0.0.1 and DNS:localhost; TLS as SQL Server offers
 it), and a plain one for a server without TLS.

@@ -1,6 +1,6 @@
-"""Database trouble over TDS is a 503, never a 500 (issue 25): gunicorn serving Jembatan
+"""Database trouble over TDS is a 503, never a 500: gunicorn serving Jembatan
 through pyodbc and each driver plants install (FreeTDS at TDS 7.4, Microsoft's ODBC Driver
-18; issue 32) to a T-SQL server of this module's own (Babelfish, from ../shared/tsql, on free
+18) to a T-SQL server of this module's own (Babelfish, from ../shared/tsql, on free
 ports), which is stopped between requests, stopped or crashed while connections sit idle in
 a worker's pool and then started again, slower than query_timeout, asked with a wrong
 password, at its connection limit; and a port that accepts TCP but never answers TDS. No

@@ -185,7 +185,7 @@ def test_a_record_whose_values_fit_is_sent_beside_one_whose_do_not(
 
 
 def plant_table(path: Path, rows: list[tuple[Any, ...]]) -> Path:
-    """The issue's plant: one weighbridge table of its own naming, a datetime per stamp."""
+    """A plant: one weighbridge table of its own naming, a datetime per stamp."""
     con = sqlite3.connect(path)
     con.execute('CREATE TABLE "TBL_TIMBANG" ("ID_TIMBANG" INTEGER PRIMARY KEY, '
                 '"NOPOL" VARCHAR(20), "TGL_MASUK" DATETIME, "BERAT_MASUK" DECIMAL(12,2))')

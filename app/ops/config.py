@@ -9,8 +9,9 @@ import os
 import re
 import secrets as random_secrets
 import tomllib
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import Field, dataclass, field, make_dataclass, replace
+from functools import cached_property
 from ipaddress import IPv4Network, IPv6Network, ip_address, ip_network
 from pathlib import Path
 from typing import Any
@@ -30,20 +31,6 @@ SHIPPED_SQL_DIR = (_PACKAGE / "sql" if (_PACKAGE / "sql" / "shapes.sql").is_file
 
 class ConfigError(Exception):
     """A setting is missing, unknown or of the wrong type; the message names it."""
-
-
-@dataclass(frozen=True)
-class DatabaseSettings:
-    sqlite: Path
-    odbc: str
-    query_timeout: float
-    connect_timeout: float
-    sql_dir: Path
-    prove_on_first_read: bool = True  # each collection's reads proven once (app/core/unmapped.py)
-    # Where the proof's verdicts are kept for every process and the next start
-    # (app/core/verdicts.py); None: not kept.
-    proof_dir: Path | None = None
-    proof_wait: float = 2  # seconds a request waits at most for a verdict not yet kept
 
 
 # The names of this machine's loopback, which a request may always ask for: no page of another
@@ -78,30 +65,6 @@ def host_name(host: str) -> str:
     return host if "[" in name or "]" in name or (colon and ":" in name) else name
 
 
-@dataclass(frozen=True)
-class ApiSettings:
-    page_size: int
-    max_page_size: int
-    url_prefix: str
-    cors_origins: tuple[str, ...]
-    metrics_key: str = ""  # "": /metrics is open; else it needs Authorization: Bearer <key>
-    # Where clients reach the service (docs/api.md §10.1): every URL Jembatan writes is built
-    # from it; None: from the request (the host asked for, and a trusted proxy's headers).
-    public_url: PublicUrl | None = None
-    # The host names a request may ask for (the public URL's and the loopback names are
-    # always among them); "*": any.
-    allowed_hosts: frozenset[str] = LOOPBACK_NAMES
-    # The direct peers whose X-Forwarded-* headers are believed; from any other they are
-    # dropped.
-    trusted_proxies: tuple[IPv4Network | IPv6Network, ...] = ()
-
-
-@dataclass(frozen=True)
-class LogSettings:
-    format: str  # "plain" or "json" (one JSON object a line)
-    slow_query: float  # seconds; a query that takes longer is logged with its parameters
-
-
 MIN_KEY_LENGTH = 16  # characters of an API key at least (docs/api.md §10)
 # What a named key's table in [auth.keys.<name>] takes (docs/api.md §10, docs/keys.md).
 KEY_SETTINGS = ("key", "key_sha256", "collections", "fields", "where", "max_concurrent")
@@ -129,158 +92,9 @@ class ApiKey:
         return self.collections is None or collection in self.collections
 
 
-@dataclass(frozen=True)
-class AuthSettings:
-    api_keys: tuple[str, ...]
-    # Every key, api_keys first (named key-1, key-2, ... in that order), then the named
-    # keys of [auth.keys.<name>]; empty: no key, every endpoint open.
-    keys: tuple[ApiKey, ...] = ()
-
-
-@dataclass(frozen=True)
-class CollectionSettings:
-    serve: tuple[str, ...]  # the names served, in the order of app/model/collections.py's table
-
-
-@dataclass(frozen=True)
-class FeedSettings:
-    """GET /<c>/changes (docs/api.md §5.11): how far behind the database clock a record must be
-    before it is sent, and how far behind the bookmark each call looks for late commits."""
-
-    settle_seconds: float = 30
-    lookback_seconds: float = 600
-    # The plant's time zone ([site] timezone): the feed reads the database server's clock in
-    # UTC and compares the stamps with it in this zone; None: with the server's own local
-    # clock, as the stamps were compared before the setting existed.
-    zone: ZoneInfo | None = None
-    # The keys of the bookmarks' MAC ([feed] bookmark_secrets): the first signs, every one
-    # verifies. load_settings gives () when none is set, and create_app puts kept_secret in
-    # its place; settings built in a program rather than loaded have one made for the process.
-    secrets: tuple[bytes, ...] = (random_secrets.token_bytes(32),)
-
-
-@dataclass(frozen=True)
-class SiteSettings:
-    # The site's words for the pages people read (the dashboard and the daily report): the
-    # plant's name ("": none), and what it calls each collection and each date field (`on`
-    # value), the defaults of app/model/labels.py with the site's [site] tables laid over them.
-    name: str
-    collections: Mapping[str, str]
-    dates: Mapping[str, str]
-    # The zone the plant's stamps are written in ([site] timezone, an IANA name), which
-    # "now" and "today" are read in; None: not set (each clock its own, see
-    # docs/operations.md, "Configuration").
-    timezone: ZoneInfo | None = None
-    # What a workbook heads each column with, by field or summary key: FIELD_LABELS of
-    # app/model/labels.py with the site's [site.fields] table laid over them.
-    fields: Mapping[str, str] = field(default_factory=lambda: dict(FIELD_LABELS))
-
-
-@dataclass(frozen=True)
-class McpSettings:
-    """The Model Context Protocol endpoint (app/mcp/protocol.py): POST <url_prefix>/mcp served or
-    not, and the web origins whose pages may call it (a request with any other Origin is a 403)."""
-
-    enabled: bool = True
-    allowed_origins: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Settings:
-    database: DatabaseSettings
-    api: ApiSettings
-    auth: AuthSettings
-    log: LogSettings
-    collections: CollectionSettings
-    site: SiteSettings
-    source: str  # where the settings came from, for the start-up log line
-    feed: FeedSettings = FeedSettings()
-    mcp: McpSettings = McpSettings()
-
-
-# Every key of docs/api.md §12: its type and default. Paths are resolved separately.
-SPEC: dict[str, dict[str, tuple[type | tuple[type, ...], Any]]] = {
-    "database": {
-        "sqlite": (str, "instance/demo.sqlite3"),
-        "odbc": (str, ""),
-        "query_timeout": ((int, float), 30),
-        "connect_timeout": ((int, float), 5),
-        "sql_dir": (str, None),  # None: the sql/ shipped with Jembatan
-        "prove_on_first_read": (bool, True),  # app/core/unmapped.py Proving
-        # "": $STATE_DIRECTORY/proofs (systemd's StateDirectory=), else instance/proofs
-        "proof_dir": (str, ""),
-        "proof_wait": ((int, float), 2),
-    },
-    "api": {
-        "page_size": (int, 100),
-        "max_page_size": (int, 1000),
-        "url_prefix": (str, ""),
-        "cors_origins": (list, []),
-        "metrics_key": (str, ""),
-        "public_url": (str, ""),  # "": URLs are built from the request
-        "allowed_hosts": (list, []),  # []: the loopback names and public_url's host
-        "trusted_proxies": (list, []),  # []: no X-Forwarded-* header is believed
-    },
-    "auth": {
-        "api_keys": (list, []),
-        "keys": (dict, {}),  # [auth.keys.<name>]: named keys, each with its scope
-    },
-    "log": {
-        "format": (str, "plain"),
-        "slow_query": ((int, float), 2),
-    },
-    "collections": {
-        "serve": (list, []),  # []: all ten
-    },
-    "feed": {
-        "settle_seconds": ((int, float), 30),
-        "lookback_seconds": ((int, float), 600),
-        # []: one secret made at the first start and kept in database.proof_dir
-        "bookmark_secrets": (list, []),
-    },
-    "site": {
-        "name": (str, ""),  # "": the report prints no site name
-        "timezone": (str, ""),  # "": not set (app/core/clock.py)
-        # {}: the defaults of app/model/labels.py; a site's table renames some of them
-        "collections": (dict, {}),
-        "dates": (dict, {}),
-        "fields": (dict, {}),  # {}: the workbooks' headings of app/model/labels.py
-    },
-    "mcp": {
-        "enabled": (bool, True),
-        "allowed_origins": (list, []),  # []: only requests that carry no Origin header
-    },
-}
-_PATH_KEYS = (("database", "sqlite"), ("database", "sql_dir"), ("database", "proof_dir"))
 STATE_DIRECTORY = "STATE_DIRECTORY"  # what systemd's StateDirectory= gives the service
 SECRET_FILE = "bookmark-secret"  # in database.proof_dir, when [feed] bookmark_secrets is []
 MIN_SECRET = 16  # characters of a bookmark secret, at least
-
-
-def _merge(into: dict[str, dict[str, Any]], layer: Mapping[str, Any], origin: str,
-           base_dir: Path) -> None:
-    """Check one layer of settings against SPEC and copy it over what came before."""
-    for section, values in layer.items():
-        if section not in SPEC:
-            raise ConfigError(f"{origin}: unknown section [{section}]; "
-                              f"known sections: {', '.join(SPEC)}")
-        if not isinstance(values, Mapping):
-            raise ConfigError(f"{origin}: [{section}] must be a table of keys")
-        for key, value in values.items():
-            if key not in SPEC[section]:
-                raise ConfigError(f"{origin}: unknown key {section}.{key}; known keys of "
-                                  f"[{section}]: {', '.join(SPEC[section])}")
-            kind, _ = SPEC[section][key]
-            if (isinstance(value, bool) and kind is not bool) or not isinstance(value, kind):
-                kinds = kind if isinstance(kind, tuple) else (kind,)
-                names = " or ".join("a table" if k is dict else k.__name__ for k in kinds)
-                raise ConfigError(f"{origin}: {section}.{key} must be {names}, "
-                                  f"not {type(value).__name__} {value!r}")
-            if kind is list and not all(isinstance(v, str) for v in value):
-                raise ConfigError(f"{origin}: {section}.{key} must be a list of strings")
-            if (section, key) in _PATH_KEYS and value:
-                value = str((base_dir / value) if not Path(value).is_absolute() else Path(value))
-            into[section][key] = value
 
 
 def _served(names: list[str]) -> tuple[str, ...]:
@@ -613,31 +427,616 @@ def with_secrets(settings: Settings) -> Settings:
     return replace(settings, feed=replace(settings.feed, secrets=(secret,)))
 
 
-def _feed(feed: Mapping[str, Any], zone: ZoneInfo | None) -> FeedSettings:
-    """[feed] checked, with the plant's zone and the bookmarks' secrets."""
-    for key in ("settle_seconds", "lookback_seconds"):
-        # A day at most: a bookmark remembers stamps as offsets within its window.
-        if not 0 <= feed[key] <= 86400:
-            raise ConfigError(f"feed.{key} must be a number of seconds from 0 to 86400, "
-                              f"not {feed[key]!r}")
-    return FeedSettings(settle_seconds=float(feed["settle_seconds"]),
-                        lookback_seconds=float(feed["lookback_seconds"]), zone=zone,
-                        secrets=_bookmark_secrets(feed["bookmark_secrets"]))
+# -- The settings, each declared once -----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Given:
+    """Every key's value once the layers are laid over each other (defaults, the file, the
+    environment, overrides), with the working directory and the environment, for the builds
+    that read more than their own key."""
+
+    values: Mapping[str, Mapping[str, Any]]
+    cwd: Path
+    environ: Mapping[str, str]
+
+    def __getitem__(self, name: str) -> Any:
+        section, key = name.split(".")
+        return self.values[section][key]
+
+
+class Unset:
+    """A Setting's mark for a value not given: no blank (a program's settings must give the
+    attribute), no example (config.example.toml shows the default)."""
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+
+UNSET: Any = Unset()
+
+
+# A setting's build: (its name, its value, every value) -> its settings attribute; it checks
+# the value and raises ConfigError with a message that names the key.
+Build = Callable[[str, Any, Given], Any]
+
+
+def _as_given(name: str, value: Any, given: Given) -> Any:
+    return value
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One key of the settings file, declared once: the loader checks it and builds its
+    attribute from it, and config.example.toml and docs/api.md §12's table are written from
+    it (app/ops/settings_files.py)."""
+
+    name: str  # "section.key"
+    kind: type | tuple[type, ...]  # its TOML type (int or float: (int, float))
+    default: Any  # its value when nothing sets it
+    typed: str  # its type, in docs/api.md §12's words
+    help: str  # one line: its meaning in docs/api.md §12's table
+    note: str  # config.example.toml's comment above it (a line break starts a line)
+    build: Build = _as_given  # checks the value and makes the attribute
+    attr: str = ""  # the attribute of its section's settings ("": the key)
+    shape: Any = None  # the attribute's type (None: the TOML type's)
+    blank: Any = UNSET  # the attribute's value in settings made by a program, not loaded
+    env: str = ""  # the environment variable that sets it (a list: comma-separated)
+    path: bool = False  # a path: a relative one resolves against the file's directory
+    shown: str = ""  # its default in docs/api.md §12 ("": the TOML of `default`)
+    example: Any = UNSET  # its value in config.example.toml (UNSET: the default)
+    also: str = ""  # "section.attribute" of another section's settings given the same value
+
+    @cached_property
+    def section(self) -> str:
+        """The TOML table the key is in."""
+        return self.name.split(".")[0]
+
+    @cached_property
+    def key(self) -> str:
+        """The key within its table."""
+        return self.name.split(".")[1]
+
+    @cached_property
+    def attribute(self) -> str:
+        """The attribute of its section's settings that it sets."""
+        return self.attr or self.key
+
+
+# The attribute's type of a TOML type, where a setting names none of its own.
+SHAPES: dict[Any, Any] = {str: str, int: int, bool: bool, (int, float): float,
+                          list: tuple[str, ...], dict: Mapping[str, str]}
+
+
+def _tuple(name: str, value: list[str], given: Given) -> tuple[str, ...]:
+    return tuple(value)
+
+
+def _positive(name: str, value: float, given: Given) -> float:
+    if value <= 0:
+        raise ConfigError(f"{name} must be a positive number of seconds")
+    return float(value)
+
+
+def _not_negative(name: str, value: float, given: Given) -> float:
+    if value < 0:
+        raise ConfigError(f"{name} must be a number of seconds, 0 or more")
+    return float(value)
+
+
+def _a_day(name: str, value: float, given: Given) -> float:
+    # A day at most: a bookmark remembers stamps as offsets within its window.
+    if not 0 <= value <= 86400:
+        raise ConfigError(f"{name} must be a number of seconds from 0 to 86400, not {value!r}")
+    return float(value)
+
+
+def _page_size(name: str, value: int, given: Given) -> int:
+    if not 1 <= value <= given["api.max_page_size"]:
+        raise ConfigError("api.page_size must be at least 1 and at most api.max_page_size "
+                          f"({value} > {given['api.max_page_size']})")
+    return value
+
+
+def _url_prefix(name: str, prefix: str, given: Given) -> str:
+    if prefix and (not prefix.startswith("/") or prefix.endswith("/")):
+        raise ConfigError(f"api.url_prefix must start with '/' and not end with one, "
+                          f"e.g. \"/api\" (got {prefix!r})")
+    return prefix
+
+
+def _public(given: Given) -> PublicUrl | None:
+    return _public_url(given["api.public_url"].strip(), given["api.url_prefix"])
+
+
+def _log_format(name: str, value: str, given: Given) -> str:
+    if value not in ("plain", "json"):
+        raise ConfigError(f"log.format must be \"plain\" or \"json\", not {value!r}")
+    return value
+
+
+def _site_labels(name: str, value: Mapping[str, Any], given: Given) -> dict[str, str]:
+    key = name.split(".")[1]
+    defaults = {"collections": COLLECTION_LABELS, "dates": DATE_LABELS,
+                "fields": FIELD_LABELS}[key]
+    return _labels(key, value, defaults, field_names() if key == "fields" else ())
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting(
+        "database.sqlite", str, "instance/demo.sqlite3",
+        typed="string (path)",
+        help="the SQLite file to serve, opened read-only; it must exist",
+        note=("The embedded default: a SQLite file, opened read-only; it must exist (`make "
+              "demo-db`)."),
+        build=lambda name, value, given: Path(value), env="JEMBATAN_SQLITE", path=True, shape=Path,
+    ),
+    Setting(
+        "database.odbc", str, "",
+        typed="string",
+        help=("an ODBC connection string; when set it is used instead of `sqlite` (needs pyodbc and"
+              " a driver)"),
+        note=("An ODBC connection string; when set it is used instead of `sqlite`. For the "
+              "plant's SQL Server:\n"
+              '"Driver={ODBC Driver 18 for SQL Server};Server=wb01,1433;Database=Timbangan;'
+              "UID=jembatan_ro;PWD=...;Encrypt=yes;TrustServerCertificate=yes;"
+              'ApplicationIntent=ReadOnly"\n'
+              "(TrustServerCertificate=yes: the last resort for SQL Server's self-signed "
+              "certificate; leave it out when this host trusts the server's certificate). Through "
+              "FreeTDS:\n"
+              '"Driver=FreeTDS;Server=wb01;Port=1433;TDS_Version=7.4;Database=Timbangan;'
+              'UID=jembatan_ro;PWD=..."'),
+        env="JEMBATAN_ODBC",
+    ),
+    Setting(
+        "database.query_timeout", (int, float), 30,
+        typed="number, seconds, > 0",
+        help="a query running longer is cancelled and the client gets `503`",
+        note="Seconds a query may run before it is cancelled and the client gets 503.",
+        build=_positive,
+    ),
+    Setting(
+        "database.connect_timeout", (int, float), 5,
+        typed="number, seconds, > 0",
+        help="how long to wait for a connection (on SQLite, for a writer's lock) before `503`",
+        note=("Seconds to wait for a connection (or, on SQLite, for a writer's lock) before "
+              "answering 503."),
+        build=_positive,
+    ),
+    Setting(
+        "database.sql_dir", str, None,
+        typed="string (path)",
+        shown="the `sql/` shipped with Jembatan",
+        help="where the per-collection `.sql` files (the site's mapping) live",
+        note=("Where the per-collection .sql files live (a site with other column names points at "
+              "its copy); relative to this file, so give an absolute path, e.g. "
+              '"/opt/jembatan/sql", in /etc/jembatan.'),
+        build=lambda name, value, given: Path(value) if value else SHIPPED_SQL_DIR,
+        path=True, shape=Path, example="sql",
+    ),
+    Setting(
+        "database.prove_on_first_read", bool, True,
+        typed="`true` or `false`",
+        help=("prove each collection's reads on three of its own records, in the background from "
+              "its first request, unless a verdict kept in `proof_dir` holds; one whose reads miss "
+              'or repeat a record answers `503` "not mapped yet" '
+              "([operations](operations.md#the-proof-of-the-mapping))"),
+        note=("From the first request for each collection, ask its reads for three of its own "
+              "records, in the background; a collection whose reads miss or repeat one answers 503 "
+              '"not mapped yet" (docs/adapting.md: "A mapping whose reads miss its own records is '
+              'not served either"). false: only check-sql proves them.'),
+        blank=True,
+    ),
+    Setting(
+        "database.proof_dir", str, "",
+        typed="string (path)",
+        shown=('`""`: `$STATE_DIRECTORY/proofs` when set (systemd\'s `StateDirectory=`), else '
+               "`instance/proofs`"),
+        help=("where the proof's verdicts are kept for every worker and the next start; one that "
+              "cannot be written is said once in the log, and each process then proves alone"),
+        note=("Where the proof's verdicts are kept, so that every worker, a replaced one and the "
+              'next start find them instead of proving again (docs/operations.md, "The proof of the'
+              ' mapping"); the service must be able to write there. "": $STATE_DIRECTORY/proofs '
+              "when the service manager gives one (the shipped systemd unit: "
+              "/var/lib/jembatan/proofs), else instance/proofs under the working directory. "
+              "Relative to this file."),
+        build=lambda name, value, given: _proof_dir(value, given.cwd, given.environ),
+        path=True, shape=Path | None, blank=None,
+    ),
+    Setting(
+        "database.proof_wait", (int, float), 2,
+        typed="number, seconds, ≥ 0",
+        help=("the longest a request waits for a proof that has no verdict yet; then it is served "
+              "while the proof goes on"),
+        note=("Seconds a request waits at most for a proof that has no verdict yet (the first in a "
+              "deployment, or after the mapping changed); then it is served while the proof goes "
+              "on."),
+        build=_not_negative, blank=2,
+    ),
+    Setting(
+        "api.page_size", int, 100,
+        typed="integer",
+        help="records per page without `?page_size=`; 1 to `max_page_size`",
+        note="Records per page when the client does not send ?page_size=.",
+        build=_page_size,
+    ),
+    Setting(
+        "api.max_page_size", int, 1000,
+        typed="integer",
+        help="the largest `?page_size=` a client may ask for",
+        note="The largest ?page_size= a client may ask for.",
+    ),
+    Setting(
+        "api.url_prefix", str, "",
+        typed="string",
+        help=('mount point, such as `"/api"`, when a proxy does not strip it; starts with `/`, no '
+              "trailing `/`"),
+        note=('Mount point behind a reverse proxy that does not strip it, e.g. "/api" (no trailing '
+              "slash)."),
+        build=_url_prefix,
+    ),
+    Setting(
+        "api.cors_origins", list, [],
+        typed="list of strings",
+        help='web origins whose pages may call the API from a browser (CORS); `"*"` allows any',
+        note=("Web origins whose pages may call the API from a browser (CORS), e.g. "
+              '["https://erp.plant"].'),
+        build=_tuple,
+    ),
+    Setting(
+        "api.metrics_key", str, "",
+        typed="string",
+        help=("when set, `/metrics` needs `Authorization: Bearer <metrics_key>`; empty means "
+              "`/metrics` is open"),
+        note=("A key for GET /metrics (Prometheus), sent as Authorization: Bearer <key>; empty: "
+              "/metrics is open to anyone who can reach the service (API keys do not apply to "
+              "it)."),
+        blank="",
+    ),
+    Setting(
+        "api.public_url", str, "",
+        typed="string, `http(s)://host[:port][/path]`",
+        help=("where clients reach the service (section 10.1): every URL Jembatan writes is built "
+              "from it, and its host is allowed; its path ends with `url_prefix` when that is set, "
+              "no trailing `/`. Empty: URLs from the request"),
+        note=('The URL clients reach the service at, e.g. "https://weighbridge.plant.local" (behind'
+              ' nginx) or "https://intranet.plant.local/jembatan" (under a sub-path the proxy '
+              "strips): every URL Jembatan writes (Link, the index, the feed's next link) is built "
+              "from it, and its host is one a request may ask for. Empty: URLs are built from the "
+              "request (the Host it sent, or a trusted proxy's X-Forwarded-*). Its path ends with "
+              "url_prefix when that is set."),
+        build=lambda name, value, given: _public(given),
+        shape=PublicUrl | None, blank=None,
+    ),
+    Setting(
+        "api.allowed_hosts", list, [],
+        typed="list of strings",
+        help=("host names (no port) a request may ask for besides `public_url`'s and the loopback "
+              'names `localhost`, `127.0.0.1`, `::1`; any other is `400` (section 10.1); `"*"` '
+              "allows any"),
+        note=("Host names a request may ask for (its Host header, or a trusted proxy's "
+              "X-Forwarded-Host) besides public_url's host and the loopback names (localhost, "
+              "127.0.0.1, ::1), which are always allowed; a request for any other host is a 400, "
+              "with a key or without (this stops a DNS-rebinding web page from reading the API "
+              'through a browser). No port; "*": any host.'),
+        build=lambda name, value, given: _allowed_hosts(value, _public(given)),
+        shape=frozenset[str], blank=LOOPBACK_NAMES,
+    ),
+    Setting(
+        "api.trusted_proxies", list, [],
+        typed="list of strings, IP addresses or networks",
+        help=("the direct peers whose `X-Forwarded-For`, `-Proto`, `-Host`, `-Port` and `-Prefix` "
+              "are believed (section 10.1); from any other they are dropped. nginx on the same "
+              'host: `["127.0.0.1"]`'),
+        note=('The addresses (or networks, "10.1.1.0/24") of the proxies in front of Jembatan: only'
+              " from them are X-Forwarded-For, -Proto, -Host, -Port and -Prefix believed; from any "
+              'other peer they are dropped. nginx on the same host: ["127.0.0.1"]. Empty: none is '
+              "believed."),
+        build=lambda name, value, given: _proxies(value),
+        shape=tuple[IPv4Network | IPv6Network, ...], blank=(),
+    ),
+    Setting(
+        "auth.api_keys", list, [],
+        typed="list of strings",
+        help=("API keys that read everything, each at least 16 characters (an empty or shorter one "
+              "stops the start); empty means no authentication"),
+        note=("API keys that read everything; empty means open (a warning is logged). Clients send "
+              "X-API-Key or Bearer. Each at least 16 characters (an empty or shorter one stops the "
+              "start); the access log and /metrics call them key-1, key-2, ..."),
+        build=_tuple, env="JEMBATAN_API_KEYS",
+    ),
+    Setting(
+        "auth.keys", dict, {},
+        typed="tables",
+        shown="none",
+        help=("named keys, `[auth.keys.<name>]`, each with `key` or `key_sha256` and its scope: "
+              "`collections`, `fields`, `where`, `max_concurrent` (section 10)"),
+        note=("Named keys, each opening only its own door (docs/api.md §10, docs/keys.md): one "
+              'table per key, [auth.keys.<name>], with key = "..." or its SHA-256, key_sha256 = '
+              '"<64 hex digits>" (printf %s \'the-key\' | sha256sum), and its scope: collections '
+              "(default all), fields (the only fields its records send; default all), where (its "
+              "rows: one value is equality, a list is IN, over text fields) and max_concurrent (its"
+              " requests at once per process, default 2; 0: no limit). None by default.\n"
+              '[auth.keys.transporter-t03]\nkey_sha256 = "<64 hex digits>"\n'
+              'collections = ["transactions"]\nwhere = { transcode = "T03" }\n'
+              "max_concurrent = 2"),
+        build=lambda name, value, given: _keys(given["auth.api_keys"], value,
+                                               _served(given["collections.serve"])),
+        shape=tuple[ApiKey, ...], blank=(),
+    ),
+    Setting(
+        "log.format", str, "plain",
+        typed='`"plain"` or `"json"`',
+        help="log lines as text, or one JSON object a line",
+        note=('"plain" lines or "json" (one JSON object a line) for the access log and every other '
+              "line."),
+        build=_log_format,
+    ),
+    Setting(
+        "log.slow_query", (int, float), 2,
+        typed="number, seconds, ≥ 0",
+        help="a query slower than this is logged with its name and parameters; 0: never",
+        note=("Seconds after which a query is logged as slow, with its name and parameters (0: "
+              "never)."),
+        build=_not_negative,
+    ),
+    Setting(
+        "collections.serve", list, [],
+        typed="list of strings",
+        help=('the collections this site has, such as `["transactions", "vehicles"]`; empty means '
+              "all ten. Only those need a file in `sql_dir`; the others are absent from `/`, "
+              "`/openapi.json`, the dashboard and `check-sql`, and their paths answer `404`"),
+        note=('The collections this site has, e.g. ["transactions", "vehicles"] for a plant with a '
+              "weighbridge and no batching plant; empty: all ten. Each one served needs its mapping"
+              " file sql_dir/<name>.sql; one left out needs none, is absent from /, /openapi.json, "
+              'the dashboard and check-sql, and its paths answer 404 "This site does not serve '
+              '<name>: it serves ...". The ten: customers, products, transporters, transactions, '
+              "vehicles, bricon2, weighing, timbangan1, timbangan2, biao1. Any other name, or one "
+              "given twice, is an error at start."),
+        build=lambda name, value, given: _served(value),
+    ),
+    Setting(
+        "feed.settle_seconds", (int, float), 30,
+        typed="number, seconds, 0 to 86400",
+        help=("`/<c>/changes` sends a record once its stamp is this far behind the database "
+              "server's clock (in `site.timezone` when set)"),
+        note=('GET /<c>/changes, the ERP\'s bookmark (docs/integrating.md, "Polling guide for ERP '
+              'integrators"). A record is sent only once its stamp is this many seconds behind the '
+              "database server's clock, so that a PC whose clock runs ahead delays its own records "
+              "and never skips others'."),
+        build=_a_day, blank=30,
+    ),
+    Setting(
+        "feed.lookback_seconds", (int, float), 600,
+        typed="number, seconds, 0 to 86400",
+        help=("how far behind its bookmark each `/<c>/changes` call looks for records that "
+              "committed late"),
+        note=("Every call looks this many seconds behind its bookmark for records that committed "
+              "late (a long transaction, a PC clock behind the server's). A record that commits "
+              "later than settle + lookback can be missed: set it from /metrics' "
+              "jembatan_feed_lateness_seconds."),
+        build=_a_day, blank=600,
+    ),
+    Setting(
+        "feed.bookmark_secrets", list, [],
+        typed="list of strings, each ≥ 16 characters",
+        help=("the secrets `/<c>/changes` signs its bookmarks with (HMAC-SHA-256, §5.11): the first"
+              " signs, every one verifies, so a new secret put first with the old one second keeps "
+              "the feeds in flight; set the same list on every host that serves one feed. Empty: "
+              "one secret made at the first start and kept in `database.proof_dir` (file "
+              "`bookmark-secret`, mode 0600), shared by every worker of the host; a directory it "
+              "cannot be made in stops the start"),
+        note=("The secrets the bookmarks (X-Bookmark, ?after=) are signed with (HMAC-SHA-256), each"
+              " at least 16 characters: the first signs, every one verifies. To rotate, put a new "
+              "secret first and keep the old one second until the feeds in flight have called once "
+              "(a call answers a bookmark signed with the new one); then drop it. Set the same list"
+              " on every host that serves one feed (behind one load balancer). Empty: one secret "
+              "made at the first start and kept in database.proof_dir (file bookmark-secret, mode "
+              "0600), which every worker of this host shares. JEMBATAN_BOOKMARK_SECRETS "
+              "(comma-separated) overrides it."),
+        build=lambda name, value, given: _bookmark_secrets(value),
+        attr="secrets", shape=tuple[bytes, ...], env="JEMBATAN_BOOKMARK_SECRETS",
+        blank=(random_secrets.token_bytes(32),),
+    ),
+    Setting(
+        "site.name", str, "",
+        typed="string",
+        help=("the plant's name, printed at the top of the daily report and given as `site` in the "
+              "index; empty: none"),
+        note=("The plant's name, printed at the top of the daily report (/report) and given in the "
+              "index (`site`); empty: none."),
+        build=lambda name, value, given: value.strip(),
+    ),
+    Setting(
+        "site.timezone", str, "",
+        typed="string, an IANA time zone",
+        help=('the zone the plant\'s stamps are written in, such as `"Asia/Jakarta"`: the feed '
+              'compares them with the database server\'s UTC clock in this zone, and "today" (the '
+              "dashboard's quick ranges, `/report` alone) is the date there; empty: each keeps its "
+              "own clock (the database server's local time, the host's date, the browser's date). A"
+              " name the machine's time zone database does not hold stops the start"),
+        note=("The time zone the plant's PCs write their stamps in, as an IANA name: "
+              '"Asia/Jakarta" (WIB), "Asia/Makassar" (WITA), "Asia/Jayapura" (WIT). Set it '
+              "whenever the stamps "
+              "are local time, which at a plant they nearly always are: then the feed "
+              "(/<c>/changes) compares them with the database server's clock read in UTC and turned"
+              ' into this zone, and "today" (the dashboard\'s Today, Yesterday and This month; '
+              "/report without a date) is the date in this zone, whatever zone the Jembatan host, "
+              "the database server and the browser are set to. Empty: not set, and each keeps its "
+              "own clock: the feed the database server's local time (SQL Server's GETDATE(); on a "
+              "SQLite file, the Jembatan host's zone), /report the host's date, the dashboard the "
+              "browser's. A name the host's time zone database does not hold is an error at "
+              "start (Debian: apt-get install tzdata)."),
+        build=lambda name, value, given: _zone(value),
+        shape=ZoneInfo | None, blank=None, also="feed.zone",
+    ),
+    Setting(
+        "site.collections", dict, {},
+        typed="table of strings",
+        shown='"All weighings", "Weighbridge 1", "Batching plant — Bricon", …',
+        help=('what the dashboard and the daily report call each collection (`timbangan1 = "North '
+              'gate"`); give only those to rename; a name that is not a collection, or an empty or '
+              "multi-line label, stops the start"),
+        note=("What the dashboard (/dashboard) and the daily report (/report) call the collections "
+              "and their date fields, for the plant office. Give only the ones to rename; the "
+              "others keep the defaults shown here. A name that is not a collection (or a date "
+              "field), or an empty label, is an error at start. Labels are shown as text, never as "
+              "HTML."),
+        build=_site_labels, example=COLLECTION_LABELS,
+    ),
+    Setting(
+        "site.dates", dict, {},
+        typed="table of strings",
+        shown=('"entry weighing" (`dt1`), "exit weighing" (`dt2`), "last change" (`update`), '
+               '"created", "expiry", "batch date" (`tanggal`)'),
+        help=("what the two pages call each date field, by its `?on=` value; checked as "
+              "`site.collections`"),
+        note=("The date fields (the API's `on` values): dt1 and dt2 are the entry and exit "
+              "weighings, the date of a weighing record; tanggal the date of a batch."),
+        build=_site_labels, example=DATE_LABELS,
+    ),
+    Setting(
+        "site.fields", dict, {},
+        typed="table of strings",
+        shown=('"Entry date" (`tgl_dt1`), "Entry weight (kg)" (`weigh1`), "Deduction (kg)" '
+               '(`adjustweigh`), "Net after deduction (kg)", … (`FIELD_LABELS` of '
+               "`app/model/labels.py`); a name without one is its own heading"),
+        help=("what a workbook (§5.8) heads each column with, by field of a record (§3) or group or"
+              ' measure of a summary (§7) (`weigh1 = "Bruto (kg)"`); give only those to rename; a '
+              "name that is none of those, or an empty or multi-line label, stops the start. CSV "
+              "and JSON keep the API's names"),
+        note=("What a workbook (?format=xlsx) heads its columns with, by field of a record or group"
+              " or measure of a summary (docs/api.md §3, §7): a few of the defaults are shown; a "
+              "name without one is its own heading. Give only those to rename, in the office's "
+              "words. A name that is no field, group or measure, or an empty label, is an error at "
+              "start. CSV keeps the API's names."),
+        build=_site_labels, blank=field(default_factory=lambda: dict(FIELD_LABELS)),
+        example={k: FIELD_LABELS[k] for k in ("tgl_dt1", "weigh1", "weigh2", "adjustweigh",
+                                              "net_after_deduction")},
+    ),
+    Setting(
+        "mcp.enabled", bool, True,
+        typed="boolean",
+        help=("`POST /mcp` serves the MCP tools (docs/mcp.md); `false`: no such route (the stdio "
+              "command `jembatan mcp` is not affected)"),
+        note=("The Model Context Protocol endpoint, POST <url_prefix>/mcp, for AI assistants "
+              "(docs/mcp.md): the same API keys as the rest of the API. false: no such route (a "
+              "404); the stdio mode, `jembatan mcp`, is a local process and is not affected."),
+        blank=True,
+    ),
+    Setting(
+        "mcp.allowed_origins", list, [],
+        typed="list of strings",
+        help=("the `Origin` headers `/mcp` admits; a request carrying any other is a 403 "
+              "(assistants send none)"),
+        note=("Web origins whose pages may call /mcp from a browser, e.g. "
+              '["https://assistant.plant.local"], each as the browser sends it '
+              "(scheme://host[:port]). A request carrying any other Origin header is refused with "
+              "403, as the MCP transport asks against DNS rebinding; assistants and the SDKs send "
+              "no Origin, so empty (the default) admits them and refuses every browser page."),
+        build=lambda name, value, given: _origins(value),
+        blank=(),
+    ),
+)
+# The settings by table and key, in the order above (which unknown keys' messages list).
+SPEC: dict[str, dict[str, Setting]] = {}
+for _setting in SETTINGS:
+    SPEC.setdefault(_setting.section, {})[_setting.key] = _setting
+
+
+def settings_class(name: str, section: str, doc: str) -> type:
+    """The frozen settings class of one table: an attribute per setting of it (and those
+    another table's settings give it), those without a value for a program's own settings
+    first."""
+    made = [(s.attribute, s.shape or SHAPES[s.kind], s.blank) for s in SETTINGS
+            if s.section == section]
+    made += [(s.also.split(".")[1], s.shape, s.blank) for s in SETTINGS
+             if s.also.split(".")[0] == section]
+    fields: list[Any] = [(a, shape) for a, shape, blank in made if blank is UNSET]
+    fields += [(a, shape, blank if isinstance(blank, Field) else field(default=blank))
+               for a, shape, blank in made if blank is not UNSET]
+    return make_dataclass(name, fields, frozen=True,
+                          namespace={"__module__": __name__, "__doc__": doc})
+
+
+# Each table's settings class: its name and what it holds.
+SECTIONS: dict[str, tuple[str, str]] = {
+    "database": ("DatabaseSettings", "[database]: where the records are read from, and the "
+                 "proof of the mapping."),
+    "api": ("ApiSettings", "[api]: pages, the mount point, CORS, /metrics' key, and the hosts, "
+            "proxies and URLs of docs/api.md §10.1."),
+    "auth": ("AuthSettings", "[auth]: api_keys as given, and every key (api_keys' first, "
+             "named key-1, key-2, ..., then the named keys); none: every endpoint open."),
+    "log": ("LogSettings", "[log]: the lines' form and the slow query threshold."),
+    "collections": ("CollectionSettings", "[collections]: the names served, in the order of "
+                    "app/model/collections.py's table."),
+    "feed": ("FeedSettings", "GET /<c>/changes (docs/api.md §5.11): how far behind the "
+             "database clock a record must be before it is sent, how far behind the bookmark "
+             "each call looks for late commits, the plant's zone, and the bookmarks' keys (the "
+             "first signs; settings made by a program have one of the process)."),
+    "site": ("SiteSettings", "[site]: the plant's name and zone, and its words for the "
+             "collections, date fields and workbook columns, laid over the defaults of "
+             "app/model/labels.py."),
+    "mcp": ("McpSettings", "The Model Context Protocol endpoint (app/mcp/protocol.py): served "
+            "or not, and the web origins whose pages may call it."),
+}
+CLASSES: dict[str, type] = {section: settings_class(name, section, doc)
+                            for section, (name, doc) in SECTIONS.items()}
+(DatabaseSettings, ApiSettings, AuthSettings, LogSettings, CollectionSettings, FeedSettings,
+ SiteSettings, McpSettings) = CLASSES.values()  # in the order of SECTIONS
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every table's settings, and where they came from."""
+
+    database: DatabaseSettings
+    api: ApiSettings
+    auth: AuthSettings
+    log: LogSettings
+    collections: CollectionSettings
+    site: SiteSettings
+    source: str  # where the settings came from, for the start-up log line
+    feed: FeedSettings = FeedSettings()
+    mcp: McpSettings = McpSettings()
+
+
+def _merge(into: dict[str, dict[str, Any]], layer: Mapping[str, Any], origin: str,
+           base_dir: Path) -> None:
+    """Check one layer of settings against SPEC and copy it over what came before."""
+    for section, values in layer.items():
+        if section not in SPEC:
+            raise ConfigError(f"{origin}: unknown section [{section}]; "
+                              f"known sections: {', '.join(SPEC)}")
+        if not isinstance(values, Mapping):
+            raise ConfigError(f"{origin}: [{section}] must be a table of keys")
+        for key, value in values.items():
+            if key not in SPEC[section]:
+                raise ConfigError(f"{origin}: unknown key {section}.{key}; known keys of "
+                                  f"[{section}]: {', '.join(SPEC[section])}")
+            kind = SPEC[section][key].kind
+            if (isinstance(value, bool) and kind is not bool) or not isinstance(value, kind):
+                kinds = kind if isinstance(kind, tuple) else (kind,)
+                names = " or ".join("a table" if k is dict else k.__name__ for k in kinds)
+                raise ConfigError(f"{origin}: {section}.{key} must be {names}, "
+                                  f"not {type(value).__name__} {value!r}")
+            if kind is list and not all(isinstance(v, str) for v in value):
+                raise ConfigError(f"{origin}: {section}.{key} must be a list of strings")
+            if SPEC[section][key].path and value:
+                value = str((base_dir / value) if not Path(value).is_absolute() else Path(value))
+            into[section][key] = value
 
 
 def _environment(environ: Mapping[str, str]) -> dict[str, dict[str, Any]]:
+    """The settings the environment variables set: a list's entries comma-separated, blanks
+    around them and empty ones dropped ("a,,b", a trailing comma)."""
     layer: dict[str, dict[str, Any]] = {}
-    if "JEMBATAN_SQLITE" in environ:
-        layer.setdefault("database", {})["sqlite"] = environ["JEMBATAN_SQLITE"]
-    if "JEMBATAN_ODBC" in environ:
-        layer.setdefault("database", {})["odbc"] = environ["JEMBATAN_ODBC"]
-    if "JEMBATAN_API_KEYS" in environ:
-        # Empty entries dropped ("a,,b", a trailing comma); a short one refuses the start.
-        keys = [k.strip() for k in environ["JEMBATAN_API_KEYS"].split(",") if k.strip()]
-        layer.setdefault("auth", {})["api_keys"] = keys
-    if "JEMBATAN_BOOKMARK_SECRETS" in environ:
-        given = [k.strip() for k in environ["JEMBATAN_BOOKMARK_SECRETS"].split(",") if k.strip()]
-        layer.setdefault("feed", {})["bookmark_secrets"] = given
+    for s in SETTINGS:
+        if s.env and s.env in environ:
+            given = environ[s.env]
+            value = given if s.kind is str else [v.strip() for v in given.split(",")
+                                                 if v.strip()]
+            layer.setdefault(s.section, {})[s.key] = value
     return layer
 
 
@@ -646,8 +1045,8 @@ def load_settings(overrides: Mapping[str, Any] | None = None,
     """Built-in defaults, then the TOML file, then the environment, then overrides."""
     environ = os.environ if environ is None else environ
     cwd = Path.cwd()
-    merged = {s: {k: default for k, (_, default) in keys.items()} for s, keys in SPEC.items()}
-    merged["database"]["sqlite"] = str(cwd / merged["database"]["sqlite"])
+    merged = {section: {key: str(cwd / s.default) if s.path and s.default else s.default
+                        for key, s in keys.items()} for section, keys in SPEC.items()}
 
     explicit = environ.get("JEMBATAN_CONFIG")
     path = Path(explicit) if explicit else cwd / "config.toml"
@@ -666,55 +1065,12 @@ def load_settings(overrides: Mapping[str, Any] | None = None,
     if overrides:
         _merge(merged, overrides, "overrides", cwd)
 
-    db, api, auth, logs = merged["database"], merged["api"], merged["auth"], merged["log"]
-    for key in ("query_timeout", "connect_timeout"):
-        if db[key] <= 0:
-            raise ConfigError(f"database.{key} must be a positive number of seconds")
-    if db["proof_wait"] < 0:
-        raise ConfigError("database.proof_wait must be a number of seconds, 0 or more")
-    if not 1 <= api["page_size"] <= api["max_page_size"]:
-        raise ConfigError("api.page_size must be at least 1 and at most api.max_page_size "
-                          f"({api['page_size']} > {api['max_page_size']})")
-    prefix = api["url_prefix"]
-    if prefix and (not prefix.startswith("/") or prefix.endswith("/")):
-        raise ConfigError(f"api.url_prefix must start with '/' and not end with one, "
-                          f"e.g. \"/api\" (got {prefix!r})")
-    if logs["format"] not in ("plain", "json"):
-        raise ConfigError(f"log.format must be \"plain\" or \"json\", not {logs['format']!r}")
-    if logs["slow_query"] < 0:
-        raise ConfigError("log.slow_query must be a number of seconds, 0 or more")
-    zone = _zone(merged["site"]["timezone"])
-    public = _public_url(api["public_url"].strip(), prefix)
-    return Settings(
-        database=DatabaseSettings(
-            sqlite=Path(db["sqlite"]),
-            odbc=db["odbc"],
-            query_timeout=float(db["query_timeout"]),
-            connect_timeout=float(db["connect_timeout"]),
-            sql_dir=Path(db["sql_dir"]) if db["sql_dir"] else SHIPPED_SQL_DIR,
-            prove_on_first_read=db["prove_on_first_read"],
-            proof_dir=_proof_dir(db["proof_dir"], cwd, environ),
-            proof_wait=float(db["proof_wait"]),
-        ),
-        api=ApiSettings(page_size=api["page_size"], max_page_size=api["max_page_size"],
-                        url_prefix=prefix, cors_origins=tuple(api["cors_origins"]),
-                        metrics_key=api["metrics_key"], public_url=public,
-                        allowed_hosts=_allowed_hosts(api["allowed_hosts"], public),
-                        trusted_proxies=_proxies(api["trusted_proxies"])),
-        auth=AuthSettings(api_keys=tuple(auth["api_keys"]),
-                          keys=_keys(auth["api_keys"], auth["keys"],
-                                     _served(merged["collections"]["serve"]))),
-        log=LogSettings(format=logs["format"], slow_query=float(logs["slow_query"])),
-        collections=CollectionSettings(serve=_served(merged["collections"]["serve"])),
-        site=SiteSettings(
-            name=merged["site"]["name"].strip(),
-            collections=_labels("collections", merged["site"]["collections"],
-                                COLLECTION_LABELS),
-            dates=_labels("dates", merged["site"]["dates"], DATE_LABELS),
-            timezone=zone,
-            fields=_labels("fields", merged["site"]["fields"], FIELD_LABELS, field_names())),
-        source=source,
-        feed=_feed(merged["feed"], zone),
-        mcp=McpSettings(enabled=merged["mcp"]["enabled"],
-                        allowed_origins=_origins(merged["mcp"]["allowed_origins"])),
-    )
+    given = Given(merged, cwd, environ)
+    built: dict[str, dict[str, Any]] = {section: {} for section in SPEC}
+    for s in SETTINGS:
+        built[s.section][s.attribute] = value = s.build(s.name, merged[s.section][s.key], given)
+        if s.also:
+            section, attribute = s.also.split(".")
+            built[section][attribute] = value
+    return Settings(source=source, **{section: CLASSES[section](**attributes)
+                                      for section, attributes in built.items()})

@@ -1,6 +1,6 @@
--- Source: none public. The weighbridge table issue 31 describes (a small weighbridge program
+-- Source: none public. The weighbridge table a plant described (a small weighbridge program
 -- on SQLite: one TEXT column per weighing moment, the ticket number as the key, names beside
--- codes, a stock code after `kode_`, `DiubahPada`); its column names are ours, after the issue.
+-- codes, a stock code after `kode_`, `DiubahPada`); its column names are ours, after the plant's description.
 -- The rows are ours too: receipts (the first weighing is the loaded truck) and a dispatch (the
 -- first weighing is the empty truck), one weighing across midnight, one truck still on the bridge.
 CREATE TABLE "Timbang" (

@@ -1,4 +1,4 @@
--- Source: none public. The palm-oil mill's SQL Server table issue 40 describes (a vendor's
+-- Source: none public. The palm-oil mill's SQL Server table, as the mill described it (a vendor's
 -- schema: an INT identity, a blank-padded CHAR(12) ticket number, a direction code T/K, the
 -- supplier's or customer's code and name on the ticket, first and second weight, net, a sortasi
 -- deduction in % and kg, the weigh-in as one DATETIME, the weigh-out as two text columns
