@@ -24,6 +24,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from ..core import feed, summaries
 from ..core.clock import plant_today
 from ..core.plan import Planner
@@ -269,14 +271,28 @@ class Tools:
         filters = self.filters(c, arguments.get("filters"))
         fields = planner.shown(self.fields(planner, arguments.get("fields")))
         limit = _limit(arguments, DEFAULT_LIMIT, MAX_LIMIT)
-        asked = (self.runner, planner, self.settings.feed, on)
-        found = feed.read(*asked, limit, arguments.get("after"), arguments.get("since"),
-                          filters)
-        records, truncated = _fitted_as(planner.encoder, fields, c.name, found.values)
-        if truncated:  # fewer records: read again, so that the bookmark is theirs
-            found = feed.read(*asked, len(records), arguments.get("after"),
-                              arguments.get("since"), filters)
-            records, _ = _fitted_as(planner.encoder, fields, c.name, found.values)
+        # Each record encoded once (kept by the identity of its values, held here), and the
+        # answer fitted to the budget from that: one read of the database.
+        parts: dict[int, tuple[tuple[Any, ...], bytes]] = {}
+        fits: list[bool] = []  # whether the records first found all fit
+
+        def encoded(values: list[tuple[Any, ...]]) -> list[bytes]:
+            fresh = [v for v in values if id(v) not in parts]
+            for v, part in zip(fresh, _encoded(planner.encoder, fields, c.name, fresh),
+                               strict=True):
+                parts[id(v)] = (v, part)
+            return [parts[id(v)][1] for v in values]
+
+        def fit(values: list[tuple[Any, ...]]) -> int:
+            kept = _fit(encoded(values))
+            fits.append(kept == len(values))
+            return kept
+
+        found = feed.read(self.runner, planner, self.settings.feed, on, limit,
+                          arguments.get("after"), arguments.get("since"), filters, fit)
+        sent = encoded(found.values)
+        records = _parsed(sent[:_fit(sent)])
+        truncated = not fits[0]
         return {"collection": c.name, "on": on, "records": records, "count": len(records),
                 "bookmark": found.bookmark, "repeats": found.repeats, "truncated": truncated}
 
@@ -359,13 +375,32 @@ def _fitted(read: Read, values: list[tuple[Any, ...]]) -> tuple[list[Any], bool]
 def _fitted_as(encoder: RowEncoder, fields: Sequence[str] | None, name: str,
                values: list[tuple[Any, ...]]) -> tuple[list[Any], bool]:
     """_fitted, for records that no Read of their own describes (the feed's)."""
-    records = json.loads(_JSON.whole(encoder, values, fields, name))
+    parts = _encoded(encoder, fields, name, values)
+    kept = _fit(parts)
+    return _parsed(parts[:kept]), kept < len(parts)
+
+
+def _encoded(encoder: RowEncoder, fields: Sequence[str] | None, name: str,
+             values: Sequence[tuple[Any, ...]]) -> list[bytes]:
+    """Each record as the JSON format writes it (app/formats): encoded once, here."""
+    writer = _JSON.writer(encoder, fields, name)
+    return [writer.part([v], True) for v in values]
+
+
+def _fit(parts: Sequence[bytes]) -> int:
+    """How many of these encoded records fit the byte budget (at least one), counted in
+    characters of compact JSON: the array's brackets, each record and its comma."""
     size = 2
-    for i, record in enumerate(records):
-        size += len(json.dumps(record, ensure_ascii=False, separators=(",", ":"))) + 1
+    for i, part in enumerate(parts):
+        size += (len(part) if part.isascii() else len(part.decode())) + 1
         if size > BUDGET and i:
-            return records[:i], True
-    return records, False
+            return i
+    return len(parts)
+
+
+def _parsed(parts: Sequence[bytes]) -> list[Any]:
+    """The encoded records as the structured content holds them: parsed once."""
+    return orjson.loads(b"[" + b",".join(parts) + b"]")
 
 
 def _digest(skip: int, asked: str, secret: bytes) -> str:
