@@ -26,7 +26,7 @@ from typing import Any
 
 import orjson
 
-from ..core import feed, summaries
+from ..core import feed, report, summaries
 from ..core.clock import plant_today
 from ..core.plan import Planner
 from ..core.reads import Read, RowEncoder, Runner
@@ -54,7 +54,6 @@ __all__ = ["BUDGET", "DEFAULT_LIMIT", "MAX_LIMIT", "Tool", "ToolRefused", "Tools
 DEFAULT_LIMIT = 20  # records a read answers when the model names no limit
 MAX_LIMIT = 500  # records a read answers at most
 BUDGET = 60_000  # bytes of records (compact JSON) in one answer: about 15,000 tokens
-MAX_GROUPS = 2000  # groups a summary answers at most (past it: narrow the range)
 _JSON = FORMATS["json"]
 _MOMENT = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2})(?:[T ]([0-9:]{5,8}))?", re.ASCII)
 
@@ -248,11 +247,7 @@ class Tools:
         read = planner.summary(arguments.get("on") or c.dates[0], self.bounds(arguments),
                                by.split(",") if isinstance(by, str) else by,
                                self.filters(c, arguments.get("filters")))
-        rows = self.runner.run(read)
-        if rows.stream is not None:  # more than the runner reads whole
-            rows.stream.close()
-            raise ToolRefused(f"more than {MAX_GROUPS} groups: narrow the range or group by "
-                              f"fewer fields")
+        rows = report.summary_rows(self.runner, read)
         groups, truncated = _fitted(read, rows.values)
         if measures is not None:
             dropped = set(known) - set(measures)
@@ -297,58 +292,14 @@ class Tools:
                 "bookmark": found.bookmark, "repeats": found.repeats, "truncated": truncated}
 
     def report(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
-        """daily_report: the figures of /report/{date}."""
+        """daily_report: the figures of /report/{date} (app/core/report.py)."""
         text = arguments.get("date")
         if text is not None and not isinstance(text, str):
             raise ToolRefused("date takes a date YYYY-MM-DD, or nothing for today")
         day = (plant_today(self.settings.site.timezone) if text is None
                else params.date(text, "date"))
-        out: dict[str, Any] = {"date": day.isoformat(), "site": self.settings.site.name or None,
-                               "weighbridges": [], "batching": [], "unmapped": []}
-        whole = {"from": day.isoformat(), "to": day.isoformat()}
-        for name, planner in self.planners.items():
-            c = planner.collection
-            if c.summary not in ("weighing", "production") or not c.dates:
-                continue
-            try:
-                self.guard(name)
-            except NotMapped:
-                out["unmapped"].append(name)
-                continue
-            base = {"collection": name, "on": c.dates[0], **whole}
-            if c.summary == "weighing":
-                out["weighbridges"].append(self._weighbridge(c, base))
-            else:
-                day_groups = self.summary(base)["groups"]
-                out["batching"].append({"collection": name, "on": c.dates[0],
-                                        **(day_groups[0] if day_groups else {"batches": 0})})
-        return out
-
-    def _weighbridge(self, c: Collection, base: dict[str, Any]) -> dict[str, Any]:
-        """One weighbridge's day: totals, then per direction its materials and parties; the
-        net and the net after deduction per direction, never in and out added together."""
-        groups = {by: self.summary(base | {"by": ["direction", by]})["groups"]
-                  for by in ("productcode", "custcode")}
-        totals = {"records": 0, "weighed": 0, "open": 0, "in": 0.0, "in_after_deduction": 0.0,
-                  "out": 0.0, "out_after_deduction": 0.0}
-        for g in groups["productcode"]:
-            totals["records"] += g["records"]
-            totals["weighed"] += g["weighed"]
-            if g["direction"] in ("in", "out"):
-                totals[g["direction"]] += g["net"] or 0
-                totals[f"{g['direction']}_after_deduction"] += g["net_after_deduction"] or 0
-        totals["open"] = totals["records"] - totals["weighed"]
-        out: dict[str, Any] = {"collection": base["collection"], "on": base["on"],
-                               "totals": totals}
-        for direction in ("in", "out"):
-            out[direction] = {
-                what: sorted(({"code": g[code], "name": g.get(c.namings[code].name),
-                               "records": g["records"], "net": g["net"],
-                               "net_after_deduction": g["net_after_deduction"]}
-                              for g in groups[code] if g["direction"] == direction),
-                             key=lambda r: (-(r["net"] or 0), r["code"] or ""))
-                for what, code in (("materials", "productcode"), ("parties", "custcode"))}
-        return out
+        return report.daily(self.planners, self.runner, self.guard, day,
+                            self.settings.site.name or None)
 
 
 def _limit(arguments: Mapping[str, Any], default: int, cap: int) -> int:
