@@ -22,19 +22,17 @@ from typing import Any
 from flask import request
 from werkzeug.datastructures import MultiDict
 
+from ..core.question import Asked, Sent, read_filters
 from ..database.filters import (
     BOOLEAN_KIND,
     KIND_TEXTS,
-    MAX_VALUES,
     OPERATORS,
     ORDERED_DOC,
     Filter,
     Operator,
     and_list,
-    boolean,
     doc_list,
     for_kind,
-    read_value,
     usage,
 )
 from ..model.problems import Invalid
@@ -48,6 +46,8 @@ JOINED = ("fields", "by")
 # Where a list's filters reach its view, as one more (undocumented) argument `where`: a name
 # no client can send (one that is not `_`-ignored and not a filter is a 400).
 WHERE = "__where"
+# How this face words what a filter's value lacks (app/core/question.py).
+_ASKED = Asked("request", "{argument} takes true or false; got {got}")
 
 
 
@@ -134,30 +134,16 @@ class Accepted:
             else:
                 sent.append((name, *split, text))
         if self.filters is not None:
-            out[WHERE] = tuple(self._filters(sent))
+            out[WHERE] = self._filters(sent)
         return out
 
-    def _filters(self, sent: list[tuple[str, str, str, str]]) -> list[Filter]:
-        """Each filter's value(s) read as its field's type, in the order sent."""
+    def _filters(self, sent: list[tuple[str, str, str, str]]) -> tuple[Filter, ...]:
+        """Each filter's value(s) read as its field's type, in the order sent
+        (app/core/question.py)."""
         assert self.filters is not None
-        found: list[Filter] = []
-        total = 0
-        for name, field, op, text in sent:
-            kind = self.filters[field]
-            form = OPERATORS[op].form
-            if form.boolean:
-                flag = boolean(text)
-                if flag is None:
-                    _bad(name, f"{name} takes true or false; got {text[:40]!r}")
-                found.append(Filter(field, op, (flag,)))
-                continue
-            texts = text.split(",") if form.split else [text]
-            values = tuple(read_value(kind, t, name) for t in texts)
-            total += len(values)
-            if total > MAX_VALUES:
-                _bad(name, f"at most {MAX_VALUES} filter values in one request")
-            found.append(Filter(field, op, values))
-        return found
+        return read_filters(self.filters, (
+            Sent(field, op, text.split(",") if OPERATORS[op].form.split else (text,), name)
+            for name, field, op, text in sent), _ASKED)
 
 
 def reject_all(args: MultiDict[str, str]) -> None:

@@ -20,7 +20,7 @@ import hashlib
 import hmac
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,18 +29,15 @@ import orjson
 from ..core import feed, report, summaries
 from ..core.clock import plant_today
 from ..core.plan import Planner
+from ..core.question import Asked, Sent, read_filters
 from ..core.reads import Read, RowEncoder, Runner
 from ..core.unmapped import NotMapped
 from ..database.filters import (
-    BOOLEAN_KIND,
-    MAX_VALUES,
     OPERATORS,
     Filter,
     accepted_filters,
-    boolean,
     doc_groups,
     for_kind,
-    read_value,
 )
 from ..formats.registry import FORMATS
 from ..model import glossary, params
@@ -55,6 +52,8 @@ DEFAULT_LIMIT = 20  # records a read answers when the model names no limit
 MAX_LIMIT = 500  # records a read answers at most
 BUDGET = 60_000  # bytes of records (compact JSON) in one answer: about 15,000 tokens
 _JSON = FORMATS["json"]
+# How this face words what a filter's value lacks (app/core/question.py).
+_ASKED = Asked("call", "{argument}: {op} takes true or false")
 _MOMENT = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2})(?:[T ]([0-9:]{5,8}))?", re.ASCII)
 
 
@@ -123,8 +122,12 @@ class Tools:
 
     def filters(self, c: Collection, raw: Any) -> tuple[Filter, ...]:
         """The `filters` argument: [{field, op, value}], each value read as its field's
-        type (the HTTP API's rules, app/database/filters.py)."""
-        kinds, out, total = self.kinds[c.name], [], 0
+        type (the HTTP API's rules, app/core/question.py)."""
+        return read_filters(self.kinds[c.name], self._sent(c, raw), _ASKED)
+
+    def _sent(self, c: Collection, raw: Any) -> Iterator[Sent]:
+        """Each filter's field and operator checked, in turn, as it is read."""
+        kinds = self.kinds[c.name]
         for i, item in enumerate(raw or ()):
             where = f"filters[{i}]"
             field, op = item.get("field"), item.get("op", "eq")
@@ -137,24 +140,10 @@ class Tools:
                                   f"{str(op)[:20]!r}")
             suffix = "" if op == "eq" else op
             value = item.get("value")
-            if OPERATORS[suffix].form.boolean:
-                flag = value if isinstance(value, bool) else boolean(str(value))
-                if flag is None:
-                    raise ToolRefused(f"{where}.value: {op} takes true or false")
-                out.append(Filter(field, suffix, (flag,)))
-                continue
-            if kinds[field] == BOOLEAN_KIND and isinstance(value, bool):  # cancelled: true
-                out.append(Filter(field, suffix, (value,)))
-                continue
             values = value if OPERATORS[suffix].form.split else [value]
             if not isinstance(values, list) or not values:
                 raise ToolRefused(f"{where}.value: {op} takes a list of values")
-            total += len(values)
-            if total > MAX_VALUES:
-                raise ToolRefused(f"at most {MAX_VALUES} filter values in one call")
-            out.append(Filter(field, suffix, tuple(
-                read_value(kinds[field], _text(v, where), f"{where}.value") for v in values)))
-        return tuple(out)
+            yield Sent(field, suffix, values, f"{where}.value")
 
     @staticmethod
     def bounds(arguments: Mapping[str, Any]) -> dict[str, Any]:
@@ -308,13 +297,6 @@ def _limit(arguments: Mapping[str, Any], default: int, cap: int) -> int:
         raise ToolRefused(f"limit takes an integer from 1 to {cap} (default {default}); "
                           f"got {json.dumps(limit)[:20]}")
     return limit
-
-
-def _text(value: Any, where: str) -> str:
-    """A filter value as the text the HTTP API would read: JSON strings and numbers."""
-    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-        raise ToolRefused(f"{where}.value: a string or a number, not {json.dumps(value)[:40]}")
-    return value if isinstance(value, str) else json.dumps(value)
 
 
 def _fitted(read: Read, values: list[tuple[Any, ...]]) -> tuple[list[Any], bool]:
