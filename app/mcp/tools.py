@@ -42,7 +42,6 @@ from ..database.filters import (
 from ..formats.registry import FORMATS
 from ..model import glossary, params
 from ..model.collections import DATE_PAIRS, Collection
-from ..model.problems import Absent, Invalid
 from ..ops.config import Settings
 
 __all__ = ["BUDGET", "DEFAULT_LIMIT", "MAX_LIMIT", "Tool", "ToolRefused", "Tools",
@@ -369,17 +368,6 @@ def _skip(cursor: Any, asked: str, secrets: Sequence[bytes]) -> int:
         raise ToolRefused(wrong) from None
 
 
-def _protected(call: Callable[[Mapping[str, Any]], dict[str, Any]]
-               ) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
-    """A read's `Invalid` and `Absent` as the tool errors they are."""
-    def run(arguments: Mapping[str, Any]) -> dict[str, Any]:
-        try:
-            return call(arguments)
-        except (Invalid, Absent) as exc:
-            raise ToolRefused(exc.message) from None
-    return run
-
-
 def _described(tools: Tools, arguments: Mapping[str, Any]) -> dict[str, Any]:
     """describe: every collection (or the one named: key, order, date pairs, summary groups
     and measures), and once per record shape its fields with their type, meaning and the
@@ -557,8 +545,8 @@ def make_tools(tools: Tools) -> tuple[Tool, ...]:
     """The table of tools of one app."""
     inputs, outputs = _inputs(_schemas(tools)), _outputs()
     calls = {"describe": functools.partial(_described, tools),
-             "read_records": _protected(tools.records), "get_record": _protected(tools.record),
-             "summarize": _protected(tools.summary), "changes": _protected(tools.changes),
-             "daily_report": _protected(tools.report)}
+             "read_records": tools.records, "get_record": tools.record,
+             "summarize": tools.summary, "changes": tools.changes,
+             "daily_report": tools.report}
     return tuple(Tool(name, title, description, inputs[name], outputs[name], calls[name])
                  for name, (title, description) in _TOOLS.items())
