@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 from ..database.filters import BOOLEAN_KIND, MAX_VALUES, OPERATORS, Filter, boolean, read_value
 from ..model.problems import Invalid
@@ -18,14 +18,11 @@ from ..model.problems import Invalid
 __all__ = ["Asked", "Sent", "read_filters"]
 
 
-class Sent(NamedTuple):
-    """One filter as a face received it: `vehno__in=A,B` is Sent("vehno", "in", ("A", "B"),
-    "vehno__in"); an MCP filter's values are JSON values (a boolean form's may be a bool)."""
-
-    field: str
-    op: str  # an OPERATORS key: "" for equality
-    values: Sequence[Any]  # the value, or a list form's items
-    argument: str  # what the messages call it: the query argument, or filters[i].value
+# One filter as a face received it: (field, operator (an OPERATORS key: "" for equality),
+# its value or a list form's items, the argument the messages name). `vehno__in=A,B` is
+# ("vehno", "in", ["A", "B"], "vehno__in"); an MCP filter's values are JSON values (a
+# boolean form's may be a bool), its argument filters[i].value. A plain tuple: one a filter.
+Sent = tuple[str, str, Sequence[Any], str]
 
 
 @dataclass(frozen=True)
@@ -45,29 +42,31 @@ def read_filters(kinds: Mapping[str, str], sent: Iterable[Sent], asked: Asked
     found: list[Filter] = []
     total = 0
     for s in sent:
-        kind, form = kinds[s.field], OPERATORS[s.op].form
-        if form.boolean or (kind == BOOLEAN_KIND and s.values
-                            and all(isinstance(v, bool) for v in s.values)):
-            found.append(Filter(s.field, s.op, (_flag(s, asked) if form.boolean
-                                                 else s.values[0],)))
+        field, op, values, argument = s
+        kind, form = kinds[field], OPERATORS[op].form
+        if form.boolean:
+            found.append(Filter(field, op, (_flag(values, argument, op, asked),)))
             continue
-        total += len(s.values)
+        if kind == BOOLEAN_KIND and len(values) == 1 and isinstance(values[0], bool):
+            found.append(Filter(field, op, (values[0],)))  # an MCP condition: true or false
+            continue
+        total += len(values)
         if total > MAX_VALUES:
-            raise Invalid(f"at most {MAX_VALUES} filter values in one {asked.asked}",
-                          s.argument)
-        found.append(Filter(s.field, s.op, tuple(read_value(kind, _text(v, s.argument),
-                                                            s.argument) for v in s.values)))
+            raise Invalid(f"at most {MAX_VALUES} filter values in one {asked.asked}", argument)
+        found.append(Filter(field, op, tuple([
+            read_value(kind, v if type(v) is str else _text(v, argument), argument)
+            for v in values])))
     return tuple(found)
 
 
-def _flag(s: Sent, asked: Asked) -> bool:
+def _flag(values: Sequence[Any], argument: str, op: str, asked: Asked) -> bool:
     """A boolean form's value: a bool, or true or false in any letter case."""
-    value = s.values[0] if len(s.values) == 1 else None
+    value = values[0] if len(values) == 1 else None
     flag = value if isinstance(value, bool) else boolean(str(value))
     if flag is None:
         got = repr(value[:40]) if isinstance(value, str) else repr(value)
-        raise Invalid(asked.not_boolean.format(argument=s.argument, op=s.op or "eq", got=got),
-                      s.argument)
+        raise Invalid(asked.not_boolean.format(argument=argument, op=op or "eq", got=got),
+                      argument)
     return flag
 
 

@@ -28,7 +28,6 @@ from ..database.filters import (
     KIND_TEXTS,
     OPERATORS,
     ORDERED_DOC,
-    Filter,
     Operator,
     and_list,
     doc_list,
@@ -116,12 +115,13 @@ class Accepted:
         fields' types into one Where under WHERE; a 400 for an argument not accepted or
         another one given twice (every name is checked before any filter value is read)."""
         out: MultiDict[str, Any] = MultiDict()
-        sent: list[tuple[str, str, str, str]] = []  # a filter's argument, field, op, text
+        sent: list[Sent] = []  # each filter: field, op, its value(s) as text, its argument
         for name, values in args.lists():
             if name.startswith("_"):
                 continue
             split = self.split(name)
-            if name in JOINED or (split is not None and OPERATORS[split[1]].form.split):
+            listed = split is not None and OPERATORS[split[1]].form.split
+            if name in JOINED or listed:
                 text = ",".join(values)
             elif len(values) > 1:
                 _bad(name, f"{name} is given {len(values)} times; give it once"
@@ -132,18 +132,10 @@ class Accepted:
             if split is None:
                 out[name] = text
             else:
-                sent.append((name, *split, text))
-        if self.filters is not None:
-            out[WHERE] = self._filters(sent)
+                sent.append((*split, text.split(",") if listed else (text,), name))
+        if self.filters is not None:  # read as their fields' types (app/core/question.py)
+            out[WHERE] = read_filters(self.filters, sent, _ASKED)
         return out
-
-    def _filters(self, sent: list[tuple[str, str, str, str]]) -> tuple[Filter, ...]:
-        """Each filter's value(s) read as its field's type, in the order sent
-        (app/core/question.py)."""
-        assert self.filters is not None
-        return read_filters(self.filters, (
-            Sent(field, op, text.split(",") if OPERATORS[op].form.split else (text,), name)
-            for name, field, op, text in sent), _ASKED)
 
 
 def reject_all(args: MultiDict[str, str]) -> None:

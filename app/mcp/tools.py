@@ -142,7 +142,7 @@ class Tools:
             values = value if OPERATORS[suffix].form.split else [value]
             if not isinstance(values, list) or not values:
                 raise ToolRefused(f"{where}.value: {op} takes a list of values")
-            yield Sent(field, suffix, values, f"{where}.value")
+            yield field, suffix, values, f"{where}.value"
 
     @staticmethod
     def bounds(arguments: Mapping[str, Any]) -> dict[str, Any]:
