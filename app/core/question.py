@@ -15,7 +15,10 @@ from typing import Any
 from ..database.filters import BOOLEAN_KIND, MAX_VALUES, OPERATORS, Filter, boolean, read_value
 from ..model.problems import Invalid
 
-__all__ = ["Asked", "Sent", "read_filters"]
+__all__ = ["NAMED_TWICE", "Asked", "Sent", "read_filters"]
+
+# What both faces say of `fields` that names a field twice.
+NAMED_TWICE = "a field is named twice"
 
 
 # One filter as a face received it: (field, operator (an OPERATORS key: "" for equality),

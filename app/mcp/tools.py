@@ -29,7 +29,7 @@ import orjson
 from ..core import feed, report, summaries
 from ..core.clock import plant_today
 from ..core.plan import Planner
-from ..core.question import Asked, Sent, read_filters
+from ..core.question import NAMED_TWICE, Asked, Sent, read_filters
 from ..core.reads import Read, RowEncoder, Runner
 from ..core.unmapped import NotMapped
 from ..database.filters import (
@@ -173,7 +173,7 @@ class Tools:
             raise ToolRefused(f"fields: name fields of {planner.collection.name}: "
                               f"{', '.join(output)}" + (f"; not {shown}" if unknown else ""))
         if len(set(raw)) != len(raw):
-            raise ToolRefused("fields: a field is named twice")
+            raise ToolRefused(f"fields: {NAMED_TWICE}")
         return list(raw)
 
     # -- the reads -------------------------------------------------------------------------
