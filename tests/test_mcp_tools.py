@@ -15,6 +15,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from tests.contract import COLLECTIONS
+from tests.helpers import samples, value
 
 PRODUCTS = [{"id": 1, "ProductCode": "RM001", "ProductName": "Pasir Lumajang"},
             {"id": 2, "ProductCode": "FG001", "ProductName": "Bata Ringan"}]
@@ -304,10 +305,11 @@ def test_a_large_answer_is_cut_to_the_budget_with_a_cursor(
                 + ",".join(texts))
 
 
-def test_a_feed_answer_over_the_budget_is_read_again_with_what_fits(
+def test_a_feed_answer_over_the_budget_is_cut_to_what_fits(
         make_client: Callable[..., FlaskClient]) -> None:
     """The feed cut to the budget: its records and bookmark are the HTTP feed's with `limit`
-    the number that fit, so the next call goes on from the first record left out."""
+    the number that fit, so the next call goes on from the first record left out; and the
+    call reads the database once (the records that fit are fitted from the rows read)."""
     texts = ("remark", "drivername", "location", "sealno", "dono")
     wide = [_weighing(i, DAY, f"08:{i // 60:02d}:{i % 60:02d}", 1.0, 2.0, "RM001", "SUP-1",
                       "N 1 A") | {t: f"{i:04d}{t}".ljust(250, "x") for t in texts}
@@ -316,6 +318,8 @@ def test_a_feed_answer_over_the_budget_is_read_again_with_what_fits(
     fields = ["id", *texts]
     cut = ok(client, "changes", collection="transactions", limit=100, fields=fields)
     assert cut["truncated"] is True and 0 < cut["count"] < 100
+    found = samples(client.get("/metrics").get_data(as_text=True))
+    assert value(found, "jembatan_query_duration_seconds_count", query="changes") == 1
     feed = client.get(f"/transactions/changes?limit={cut['count']}&fields={','.join(fields)}")
     assert cut["records"] == feed.get_json()
     assert cut["bookmark"] == feed.headers["X-Bookmark"]

@@ -51,7 +51,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -72,7 +72,7 @@ from .bookmarks import (
 )
 from .clock import ahead_said, held_ahead, plant_now, server_clock, stamp_of
 from .plan import Planner
-from .reads import Read, Runner
+from .reads import Read, Rows, Runner
 
 log = logging.getLogger("jembatan")
 
@@ -197,24 +197,25 @@ class Changes:
 
 def read(runner: Runner, planner: Planner, feed: FeedSettings, on: str, limit: int,
          after: str | None = None, since: str | None = None,
-         filters: Sequence[Filter] = ()) -> Changes:
+         filters: Sequence[Filter] = (), fit: Callable[[list[tuple[Any, ...]]], int] | None = None
+         ) -> Changes:
     """What changed since `after` (or `since`, or the oldest stamp), at most `limit`: one
-    read, or up to READS where a crowded second is walked (see the module's docstring)."""
+    read, or up to READS where a crowded second is walked (see the module's docstring).
+    `fit` says how many of the records found an answer can hold; where it holds fewer, the
+    call is made again for that many from the rows already read, so that the bookmark is
+    theirs."""
     filters = planner.as_run(filters)  # cancelled=all is no filter: the same bookmarks
-    b = start(planner.collection.name, on, filters, after, since, feed.secrets)
+    first = start(planner.collection.name, on, filters, after, since, feed.secrets)
     # With the plant's zone set, its "now": the server's UTC clock in that zone, read before
     # the records (a clock read first can only hold a record back, never skip one).
     zoned = plant_now(runner.db, feed.zone) if feed.zone is not None else None
     call = Call(runner, planner, feed, on, filters, zoned)
-    steps: list[Step] = []
-    for _ in range(READS):
-        wanted = limit - sum(len(s.sent) - s.repeats for s in steps)
-        walking = b.walk is not None and not b.walked_all
-        step, more = call.walk(b, wanted) if walking else call.usual(b, wanted)
-        steps.append(step)
-        b = step.bookmark
-        if not more:
-            break
+    steps, b = call.steps(first, limit)
+    sent = [v for s in steps for v in s.sent]
+    kept = len(sent) if fit is None else fit(sent)
+    if kept < len(sent):
+        call = replace(call, stamps=[], now=None, full=False)  # the same reads, kept
+        steps, b = call.steps(first, kept)
     metrics = runner.db.metrics
     if metrics is not None:
         lateness = [late for s in steps for late in s.lateness]
@@ -239,12 +240,41 @@ class Call:
     stamps: list[dt.datetime] = field(default_factory=list)
     now: dt.datetime | None = None
     full: bool = False  # a read returned all the rows it asked for
+    # The rows each read found and how many it asked for, by what it read but its
+    # row_count: a call made again for fewer records reads them from here.
+    read_before: dict[Hashable, tuple[Rows, int]] = field(default_factory=dict)
+
+    def steps(self, b: Bookmark, limit: int) -> tuple[list[Step], Bookmark]:
+        """The call's steps from bookmark `b`, at most `limit` records; the bookmark after."""
+        steps: list[Step] = []
+        for _ in range(READS):
+            wanted = limit - sum(len(s.sent) - s.repeats for s in steps)
+            walking = b.walk is not None and not b.walked_all
+            step, more = self.walk(b, wanted) if walking else self.usual(b, wanted)
+            steps.append(step)
+            b = step.bookmark
+            if not more:
+                break
+        return steps, b
+
+    def run(self, read: Read, row_count: int) -> Rows:
+        """A read's rows: those of an earlier read of the same rows and as many or more, cut
+        to row_count, else the database's."""
+        what = (read.collection, read.query, read.filters,
+                tuple(sorted((k, v) for k, v in read.values.items() if k != "row_count")))
+        before = self.read_before.get(what)
+        if before is not None and before[1] >= row_count:
+            rows = before[0]
+            return replace(rows, values=rows.values[:row_count], also=rows.also[:row_count])
+        rows = self.runner.run(read)
+        self.read_before[what] = (rows, row_count)
+        return rows
 
     def rows(self, read: Read, row_count: int
              ) -> tuple[list[tuple[Key, dt.datetime, tuple[Any, ...]]], dt.datetime | None,
                         bool]:
         """A read's records keyed, the database clock, and whether it read to the end."""
-        rows = self.runner.run(read)
+        rows = self.run(read, row_count)
         now = (self.zoned or server_clock(rows.also[0][0])) if rows.values else None
         found = list(keyed(self.planner.collection, self.on, self.planner.encoder.output,
                            rows.values))

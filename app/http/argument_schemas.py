@@ -16,6 +16,7 @@ from webargs.flaskparser import FlaskParser
 
 from ..core import feed, summaries
 from ..core.plan import Planner
+from ..core.question import NAMED_TWICE
 from ..database.filters import accepted_filters
 from ..formats import registry as formats
 from ..model import params
@@ -152,7 +153,7 @@ class _KnownFields(ma.validate.Validator):
                 f"unknown field{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; "
                 f"the fields of {self.name} are: {', '.join(output)}")
         if len(set(value)) != len(value):
-            raise ma.ValidationError("a field is named twice")
+            raise ma.ValidationError(NAMED_TWICE)
         return value
 
 

@@ -22,19 +22,16 @@ from typing import Any
 from flask import request
 from werkzeug.datastructures import MultiDict
 
+from ..core.question import Asked, Sent, read_filters
 from ..database.filters import (
     BOOLEAN_KIND,
     KIND_TEXTS,
-    MAX_VALUES,
     OPERATORS,
     ORDERED_DOC,
-    Filter,
     Operator,
     and_list,
-    boolean,
     doc_list,
     for_kind,
-    read_value,
     usage,
 )
 from ..model.problems import Invalid
@@ -48,6 +45,8 @@ JOINED = ("fields", "by")
 # Where a list's filters reach its view, as one more (undocumented) argument `where`: a name
 # no client can send (one that is not `_`-ignored and not a filter is a 400).
 WHERE = "__where"
+# How this face words what a filter's value lacks (app/core/question.py).
+_ASKED = Asked("request", "{argument} takes true or false; got {got}")
 
 
 
@@ -116,12 +115,13 @@ class Accepted:
         fields' types into one Where under WHERE; a 400 for an argument not accepted or
         another one given twice (every name is checked before any filter value is read)."""
         out: MultiDict[str, Any] = MultiDict()
-        sent: list[tuple[str, str, str, str]] = []  # a filter's argument, field, op, text
+        sent: list[Sent] = []  # each filter: field, op, its value(s) as text, its argument
         for name, values in args.lists():
             if name.startswith("_"):
                 continue
             split = self.split(name)
-            if name in JOINED or (split is not None and OPERATORS[split[1]].form.split):
+            listed = split is not None and OPERATORS[split[1]].form.split
+            if name in JOINED or listed:
                 text = ",".join(values)
             elif len(values) > 1:
                 _bad(name, f"{name} is given {len(values)} times; give it once"
@@ -132,32 +132,10 @@ class Accepted:
             if split is None:
                 out[name] = text
             else:
-                sent.append((name, *split, text))
-        if self.filters is not None:
-            out[WHERE] = tuple(self._filters(sent))
+                sent.append((*split, text.split(",") if listed else (text,), name))
+        if self.filters is not None:  # read as their fields' types (app/core/question.py)
+            out[WHERE] = read_filters(self.filters, sent, _ASKED)
         return out
-
-    def _filters(self, sent: list[tuple[str, str, str, str]]) -> list[Filter]:
-        """Each filter's value(s) read as its field's type, in the order sent."""
-        assert self.filters is not None
-        found: list[Filter] = []
-        total = 0
-        for name, field, op, text in sent:
-            kind = self.filters[field]
-            form = OPERATORS[op].form
-            if form.boolean:
-                flag = boolean(text)
-                if flag is None:
-                    _bad(name, f"{name} takes true or false; got {text[:40]!r}")
-                found.append(Filter(field, op, (flag,)))
-                continue
-            texts = text.split(",") if form.split else [text]
-            values = tuple(read_value(kind, t, name) for t in texts)
-            total += len(values)
-            if total > MAX_VALUES:
-                _bad(name, f"at most {MAX_VALUES} filter values in one request")
-            found.append(Filter(field, op, values))
-        return found
 
 
 def reject_all(args: MultiDict[str, str]) -> None:

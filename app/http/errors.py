@@ -9,6 +9,7 @@ from typing import Any
 from flask import Flask, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException, InternalServerError, MethodNotAllowed, NotFound
 
+from ..core.outcomes import outcome_of, said
 from ..core.unmapped import NotMapped
 from ..database.db import Database, DatabaseUnavailable, ValueRefused
 from ..model.collections import COLLECTIONS
@@ -111,25 +112,32 @@ def handle_http(exc: HTTPException) -> Response:
     return response
 
 
+def _answer(exc: Exception, **extra: Any) -> Response:
+    """An exception of the table of outcomes (app/core/outcomes.py): its status, its sentence."""
+    found = outcome_of(exc)
+    assert found is not None and found.status is not None, type(exc)
+    return error_response(found.status, said(exc), **extra)
+
+
 def handle_invalid(exc: Invalid) -> Response:
     """A read asked wrongly: a 400 naming the argument at fault, when one is."""
     if exc.argument is None:
-        return error_response(400, exc.message)
-    messages = {"query": {exc.argument: [exc.message]}}
+        return _answer(exc)
+    messages = {"query": {exc.argument: [said(exc)]}}
     return error_response(400, _validation_message(messages), errors=messages)
 
 
 def handle_absent(exc: Absent) -> Response:
     """No such record: a 404, the read having sent no record."""
-    response = error_response(404, exc.message)
+    response = _answer(exc)
     if isinstance(response, logs.Counted):
         response.rows = 0
     return response
 
 
 def handle_unavailable(exc: DatabaseUnavailable) -> Response:
-    response = error_response(503, f"The database is unavailable ({exc.reason}); try again "
-                                   f"in a few seconds.")
+    """The database out of reach: a 503 with Retry-After."""
+    response = _answer(exc)
     response.headers["Retry-After"] = str(exc.retry_after)
     return response
 
@@ -137,14 +145,13 @@ def handle_unavailable(exc: DatabaseUnavailable) -> Response:
 def handle_not_mapped(exc: NotMapped) -> Response:
     """A read of a collection not mapped yet: 503 with the fields left to map, and no
     Retry-After, since waiting does not help (the operator must map them and restart)."""
-    return error_response(503, exc.message, unmapped=list(exc.fields))
+    return _answer(exc, unmapped=list(exc.fields))
 
 
 def handle_refused(exc: ValueRefused) -> Response:
+    """A filter value the database cannot compare with its column: a 400."""
     log.info("%s (answered 400)", exc)
-    return error_response(400, "A filter value does not fit its field's column in this "
-                               "database (a number out of the column's range, say); no "
-                               "record can match it. Check the filter values.")
+    return _answer(exc)
 
 
 def report_misfit(db: Database, metrics: Metrics | None, collection: str, exc: ValueMisfit,

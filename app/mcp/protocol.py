@@ -49,8 +49,8 @@ import orjson
 from flask import Flask, Response, current_app, request
 from flask.cli import with_appcontext
 
-from ..core.unmapped import NotMapped
-from ..database.db import DatabaseUnavailable, QueryFailed, ValueRefused
+from ..core.outcomes import OUTCOMES, outcome_of, said
+from ..database.db import QueryFailed, ValueRefused
 from ..http.access import current_key
 from ..http.errors import error_response
 from ..ops import logs
@@ -341,20 +341,15 @@ def run_tool(tool: Tool, arguments: dict[str, Any], request_id: str
         text = orjson.dumps(structured).decode()
     except ToolRefused as exc:
         return "refused", _tool_error(str(exc))
-    except ValueRefused as exc:
-        log.info("request %s: MCP tool %s: %s (a tool error)", request_id, tool.name, exc)
-        return "refused", _tool_error("A filter value does not fit its field's column in this "
-                                      "database (a number out of the column's range, say); "
-                                      "no record can match it. Check the filter values.")
-    except NotMapped as exc:
-        return "unmapped", _tool_error(exc.message)
-    except DatabaseUnavailable as exc:
-        return "unavailable", _tool_error(f"The database is unavailable ({exc.reason}); try "
-                                          f"again in {exc.retry_after} seconds.")
-    except QueryFailed as exc:  # its detail is in the log already (app/database/db.py)
-        log.error("request %s: MCP tool %s: %s", request_id, tool.name, exc)
-        return "failed", _tool_error(f"The database refused the query; the operator can find "
-                                     f"it in the log under request id {request_id}.")
+    except tuple(OUTCOMES) as exc:
+        found = outcome_of(exc)
+        assert found is not None
+        if isinstance(exc, ValueRefused):
+            log.info("request %s: MCP tool %s: %s (a tool error)", request_id, tool.name, exc)
+        elif isinstance(exc, QueryFailed):  # its detail is in the log already (app/database/db.py)
+            log.error("request %s: MCP tool %s: %s", request_id, tool.name, exc)
+        wait = f"{getattr(exc, 'retry_after', 0)} seconds"
+        return found.mcp, _tool_error(said(exc, request_id, wait))
     except Exception:
         log.exception("request %s: MCP tool %s failed", request_id, tool.name)
         return "error", _tool_error(f"internal error, request id {request_id}")

@@ -20,30 +20,28 @@ import hashlib
 import hmac
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..core import feed, summaries
+import orjson
+
+from ..core import feed, report, summaries
 from ..core.clock import plant_today
 from ..core.plan import Planner
+from ..core.question import NAMED_TWICE, Asked, Sent, read_filters
 from ..core.reads import Read, RowEncoder, Runner
 from ..core.unmapped import NotMapped
 from ..database.filters import (
-    BOOLEAN_KIND,
-    MAX_VALUES,
     OPERATORS,
     Filter,
     accepted_filters,
-    boolean,
     doc_groups,
     for_kind,
-    read_value,
 )
 from ..formats.registry import FORMATS
 from ..model import glossary, params
 from ..model.collections import DATE_PAIRS, Collection
-from ..model.problems import Absent, Invalid
 from ..ops.config import Settings
 
 __all__ = ["BUDGET", "DEFAULT_LIMIT", "MAX_LIMIT", "Tool", "ToolRefused", "Tools",
@@ -52,8 +50,9 @@ __all__ = ["BUDGET", "DEFAULT_LIMIT", "MAX_LIMIT", "Tool", "ToolRefused", "Tools
 DEFAULT_LIMIT = 20  # records a read answers when the model names no limit
 MAX_LIMIT = 500  # records a read answers at most
 BUDGET = 60_000  # bytes of records (compact JSON) in one answer: about 15,000 tokens
-MAX_GROUPS = 2000  # groups a summary answers at most (past it: narrow the range)
 _JSON = FORMATS["json"]
+# How this face words what a filter's value lacks (app/core/question.py).
+_ASKED = Asked("call", "{argument}: {op} takes true or false")
 _MOMENT = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2})(?:[T ]([0-9:]{5,8}))?", re.ASCII)
 
 
@@ -122,8 +121,12 @@ class Tools:
 
     def filters(self, c: Collection, raw: Any) -> tuple[Filter, ...]:
         """The `filters` argument: [{field, op, value}], each value read as its field's
-        type (the HTTP API's rules, app/database/filters.py)."""
-        kinds, out, total = self.kinds[c.name], [], 0
+        type (the HTTP API's rules, app/core/question.py)."""
+        return read_filters(self.kinds[c.name], self._sent(c, raw), _ASKED)
+
+    def _sent(self, c: Collection, raw: Any) -> Iterator[Sent]:
+        """Each filter's field and operator checked, in turn, as it is read."""
+        kinds = self.kinds[c.name]
         for i, item in enumerate(raw or ()):
             where = f"filters[{i}]"
             field, op = item.get("field"), item.get("op", "eq")
@@ -136,24 +139,10 @@ class Tools:
                                   f"{str(op)[:20]!r}")
             suffix = "" if op == "eq" else op
             value = item.get("value")
-            if OPERATORS[suffix].form.boolean:
-                flag = value if isinstance(value, bool) else boolean(str(value))
-                if flag is None:
-                    raise ToolRefused(f"{where}.value: {op} takes true or false")
-                out.append(Filter(field, suffix, (flag,)))
-                continue
-            if kinds[field] == BOOLEAN_KIND and isinstance(value, bool):  # cancelled: true
-                out.append(Filter(field, suffix, (value,)))
-                continue
             values = value if OPERATORS[suffix].form.split else [value]
             if not isinstance(values, list) or not values:
                 raise ToolRefused(f"{where}.value: {op} takes a list of values")
-            total += len(values)
-            if total > MAX_VALUES:
-                raise ToolRefused(f"at most {MAX_VALUES} filter values in one call")
-            out.append(Filter(field, suffix, tuple(
-                read_value(kinds[field], _text(v, where), f"{where}.value") for v in values)))
-        return tuple(out)
+            yield field, suffix, values, f"{where}.value"
 
     @staticmethod
     def bounds(arguments: Mapping[str, Any]) -> dict[str, Any]:
@@ -184,7 +173,7 @@ class Tools:
             raise ToolRefused(f"fields: name fields of {planner.collection.name}: "
                               f"{', '.join(output)}" + (f"; not {shown}" if unknown else ""))
         if len(set(raw)) != len(raw):
-            raise ToolRefused("fields: a field is named twice")
+            raise ToolRefused(f"fields: {NAMED_TWICE}")
         return list(raw)
 
     # -- the reads -------------------------------------------------------------------------
@@ -246,11 +235,7 @@ class Tools:
         read = planner.summary(arguments.get("on") or c.dates[0], self.bounds(arguments),
                                by.split(",") if isinstance(by, str) else by,
                                self.filters(c, arguments.get("filters")))
-        rows = self.runner.run(read)
-        if rows.stream is not None:  # more than the runner reads whole
-            rows.stream.close()
-            raise ToolRefused(f"more than {MAX_GROUPS} groups: narrow the range or group by "
-                              f"fewer fields")
+        rows = report.summary_rows(self.runner, read)
         groups, truncated = _fitted(read, rows.values)
         if measures is not None:
             dropped = set(known) - set(measures)
@@ -269,70 +254,40 @@ class Tools:
         filters = self.filters(c, arguments.get("filters"))
         fields = planner.shown(self.fields(planner, arguments.get("fields")))
         limit = _limit(arguments, DEFAULT_LIMIT, MAX_LIMIT)
-        asked = (self.runner, planner, self.settings.feed, on)
-        found = feed.read(*asked, limit, arguments.get("after"), arguments.get("since"),
-                          filters)
-        records, truncated = _fitted_as(planner.encoder, fields, c.name, found.values)
-        if truncated:  # fewer records: read again, so that the bookmark is theirs
-            found = feed.read(*asked, len(records), arguments.get("after"),
-                              arguments.get("since"), filters)
-            records, _ = _fitted_as(planner.encoder, fields, c.name, found.values)
+        # Each record encoded once (kept by the identity of its values, held here), and the
+        # answer fitted to the budget from that: one read of the database.
+        parts: dict[int, tuple[tuple[Any, ...], bytes]] = {}
+        fits: list[bool] = []  # whether the records first found all fit
+
+        def encoded(values: list[tuple[Any, ...]]) -> list[bytes]:
+            fresh = [v for v in values if id(v) not in parts]
+            for v, part in zip(fresh, _encoded(planner.encoder, fields, c.name, fresh),
+                               strict=True):
+                parts[id(v)] = (v, part)
+            return [parts[id(v)][1] for v in values]
+
+        def fit(values: list[tuple[Any, ...]]) -> int:
+            kept = _fit(encoded(values))
+            fits.append(kept == len(values))
+            return kept
+
+        found = feed.read(self.runner, planner, self.settings.feed, on, limit,
+                          arguments.get("after"), arguments.get("since"), filters, fit)
+        sent = encoded(found.values)
+        records = _parsed(sent[:_fit(sent)])
+        truncated = not fits[0]
         return {"collection": c.name, "on": on, "records": records, "count": len(records),
                 "bookmark": found.bookmark, "repeats": found.repeats, "truncated": truncated}
 
     def report(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
-        """daily_report: the figures of /report/{date}."""
+        """daily_report: the figures of /report/{date} (app/core/report.py)."""
         text = arguments.get("date")
         if text is not None and not isinstance(text, str):
             raise ToolRefused("date takes a date YYYY-MM-DD, or nothing for today")
         day = (plant_today(self.settings.site.timezone) if text is None
                else params.date(text, "date"))
-        out: dict[str, Any] = {"date": day.isoformat(), "site": self.settings.site.name or None,
-                               "weighbridges": [], "batching": [], "unmapped": []}
-        whole = {"from": day.isoformat(), "to": day.isoformat()}
-        for name, planner in self.planners.items():
-            c = planner.collection
-            if c.summary not in ("weighing", "production") or not c.dates:
-                continue
-            try:
-                self.guard(name)
-            except NotMapped:
-                out["unmapped"].append(name)
-                continue
-            base = {"collection": name, "on": c.dates[0], **whole}
-            if c.summary == "weighing":
-                out["weighbridges"].append(self._weighbridge(c, base))
-            else:
-                day_groups = self.summary(base)["groups"]
-                out["batching"].append({"collection": name, "on": c.dates[0],
-                                        **(day_groups[0] if day_groups else {"batches": 0})})
-        return out
-
-    def _weighbridge(self, c: Collection, base: dict[str, Any]) -> dict[str, Any]:
-        """One weighbridge's day: totals, then per direction its materials and parties; the
-        net and the net after deduction per direction, never in and out added together."""
-        groups = {by: self.summary(base | {"by": ["direction", by]})["groups"]
-                  for by in ("productcode", "custcode")}
-        totals = {"records": 0, "weighed": 0, "open": 0, "in": 0.0, "in_after_deduction": 0.0,
-                  "out": 0.0, "out_after_deduction": 0.0}
-        for g in groups["productcode"]:
-            totals["records"] += g["records"]
-            totals["weighed"] += g["weighed"]
-            if g["direction"] in ("in", "out"):
-                totals[g["direction"]] += g["net"] or 0
-                totals[f"{g['direction']}_after_deduction"] += g["net_after_deduction"] or 0
-        totals["open"] = totals["records"] - totals["weighed"]
-        out: dict[str, Any] = {"collection": base["collection"], "on": base["on"],
-                               "totals": totals}
-        for direction in ("in", "out"):
-            out[direction] = {
-                what: sorted(({"code": g[code], "name": g.get(c.namings[code].name),
-                               "records": g["records"], "net": g["net"],
-                               "net_after_deduction": g["net_after_deduction"]}
-                              for g in groups[code] if g["direction"] == direction),
-                             key=lambda r: (-(r["net"] or 0), r["code"] or ""))
-                for what, code in (("materials", "productcode"), ("parties", "custcode"))}
-        return out
+        return report.daily(self.planners, self.runner, self.guard, day,
+                            self.settings.site.name or None)
 
 
 def _limit(arguments: Mapping[str, Any], default: int, cap: int) -> int:
@@ -341,13 +296,6 @@ def _limit(arguments: Mapping[str, Any], default: int, cap: int) -> int:
         raise ToolRefused(f"limit takes an integer from 1 to {cap} (default {default}); "
                           f"got {json.dumps(limit)[:20]}")
     return limit
-
-
-def _text(value: Any, where: str) -> str:
-    """A filter value as the text the HTTP API would read: JSON strings and numbers."""
-    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-        raise ToolRefused(f"{where}.value: a string or a number, not {json.dumps(value)[:40]}")
-    return value if isinstance(value, str) else json.dumps(value)
 
 
 def _fitted(read: Read, values: list[tuple[Any, ...]]) -> tuple[list[Any], bool]:
@@ -359,13 +307,32 @@ def _fitted(read: Read, values: list[tuple[Any, ...]]) -> tuple[list[Any], bool]
 def _fitted_as(encoder: RowEncoder, fields: Sequence[str] | None, name: str,
                values: list[tuple[Any, ...]]) -> tuple[list[Any], bool]:
     """_fitted, for records that no Read of their own describes (the feed's)."""
-    records = json.loads(_JSON.whole(encoder, values, fields, name))
+    parts = _encoded(encoder, fields, name, values)
+    kept = _fit(parts)
+    return _parsed(parts[:kept]), kept < len(parts)
+
+
+def _encoded(encoder: RowEncoder, fields: Sequence[str] | None, name: str,
+             values: Sequence[tuple[Any, ...]]) -> list[bytes]:
+    """Each record as the JSON format writes it (app/formats): encoded once, here."""
+    writer = _JSON.writer(encoder, fields, name)
+    return [writer.part([v], True) for v in values]
+
+
+def _fit(parts: Sequence[bytes]) -> int:
+    """How many of these encoded records fit the byte budget (at least one), counted in
+    characters of compact JSON: the array's brackets, each record and its comma."""
     size = 2
-    for i, record in enumerate(records):
-        size += len(json.dumps(record, ensure_ascii=False, separators=(",", ":"))) + 1
+    for i, part in enumerate(parts):
+        size += (len(part) if part.isascii() else len(part.decode())) + 1
         if size > BUDGET and i:
-            return records[:i], True
-    return records, False
+            return i
+    return len(parts)
+
+
+def _parsed(parts: Sequence[bytes]) -> list[Any]:
+    """The encoded records as the structured content holds them: parsed once."""
+    return orjson.loads(b"[" + b",".join(parts) + b"]")
 
 
 def _digest(skip: int, asked: str, secret: bytes) -> str:
@@ -399,17 +366,6 @@ def _skip(cursor: Any, asked: str, secrets: Sequence[bytes]) -> int:
         return skip
     except (ValueError, KeyError, TypeError, binascii.Error, UnicodeDecodeError):
         raise ToolRefused(wrong) from None
-
-
-def _protected(call: Callable[[Mapping[str, Any]], dict[str, Any]]
-               ) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
-    """A read's `Invalid` and `Absent` as the tool errors they are."""
-    def run(arguments: Mapping[str, Any]) -> dict[str, Any]:
-        try:
-            return call(arguments)
-        except (Invalid, Absent) as exc:
-            raise ToolRefused(exc.message) from None
-    return run
 
 
 def _described(tools: Tools, arguments: Mapping[str, Any]) -> dict[str, Any]:
@@ -589,8 +545,8 @@ def make_tools(tools: Tools) -> tuple[Tool, ...]:
     """The table of tools of one app."""
     inputs, outputs = _inputs(_schemas(tools)), _outputs()
     calls = {"describe": functools.partial(_described, tools),
-             "read_records": _protected(tools.records), "get_record": _protected(tools.record),
-             "summarize": _protected(tools.summary), "changes": _protected(tools.changes),
-             "daily_report": _protected(tools.report)}
+             "read_records": tools.records, "get_record": tools.record,
+             "summarize": tools.summary, "changes": tools.changes,
+             "daily_report": tools.report}
     return tuple(Tool(name, title, description, inputs[name], outputs[name], calls[name])
                  for name, (title, description) in _TOOLS.items())

@@ -1,7 +1,7 @@
 """What a read can answer instead of records, whoever asked: `Invalid` (the read was asked
 wrongly: the message says what was wrong and what is accepted) and `Absent` (no such
-record). The HTTP face answers them 400 and 404 (app/http/errors.py), the MCP face as tool errors
-(app/mcp/tools.py). This module imports nothing.
+record). The HTTP face answers them 400 and 404, the MCP face as tool errors, both from the
+table of app/core/outcomes.py. This module imports nothing.
 """
 
 from __future__ import annotations

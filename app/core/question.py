@@ -1,0 +1,83 @@
+"""A question's filters as both faces send them, read once: each filter a field, an
+operator and its raw value(s) (the HTTP face's query text, the MCP face's JSON values),
+read as the field's type into the `Filter`s a `Planner` takes. The faces check the names
+(what a route or a tool takes) in their own words and hand the rest here; a value that
+cannot be read is `Invalid`, naming the argument at fault. No web imports.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..database.filters import BOOLEAN_KIND, MAX_VALUES, OPERATORS, Filter, boolean, read_value
+from ..model.problems import Invalid
+
+__all__ = ["NAMED_TWICE", "Asked", "Sent", "read_filters"]
+
+# What both faces say of `fields` that names a field twice.
+NAMED_TWICE = "a field is named twice"
+
+
+# One filter as a face received it: (field, operator (an OPERATORS key: "" for equality),
+# its value or a list form's items, the argument the messages name). `vehno__in=A,B` is
+# ("vehno", "in", ["A", "B"], "vehno__in"); an MCP filter's values are JSON values (a
+# boolean form's may be a bool), its argument filters[i].value. A plain tuple: one a filter.
+Sent = tuple[str, str, Sequence[Any], str]
+
+
+@dataclass(frozen=True)
+class Asked:
+    """How a face words what its filters' values lack: the thing asked (a request, a call)
+    and its sentence for a true-or-false that is neither, given `argument`, `op` (as the
+    face names it) and `got` (the value, cut short)."""
+
+    asked: str
+    not_boolean: str
+
+
+def read_filters(kinds: Mapping[str, str], sent: Iterable[Sent], asked: Asked
+                 ) -> tuple[Filter, ...]:
+    """Each filter's value(s) read as its field's type (`kinds`: field -> kind), in the order
+    sent, at most MAX_VALUES values in all."""
+    found: list[Filter] = []
+    total = 0
+    for s in sent:
+        field, op, values, argument = s
+        kind, form = kinds[field], OPERATORS[op].form
+        if form.boolean:
+            found.append(Filter(field, op, (_flag(values, argument, op, asked),)))
+            continue
+        if kind == BOOLEAN_KIND and len(values) == 1 and isinstance(values[0], bool):
+            found.append(Filter(field, op, (values[0],)))  # an MCP condition: true or false
+            continue
+        total += len(values)
+        if total > MAX_VALUES:
+            raise Invalid(f"at most {MAX_VALUES} filter values in one {asked.asked}", argument)
+        found.append(Filter(field, op, tuple([
+            read_value(kind, v if type(v) is str else _text(v, argument), argument)
+            for v in values])))
+    return tuple(found)
+
+
+def _flag(values: Sequence[Any], argument: str, op: str, asked: Asked) -> bool:
+    """A boolean form's value: a bool, or true or false in any letter case."""
+    value = values[0] if len(values) == 1 else None
+    flag = value if isinstance(value, bool) else boolean(str(value))
+    if flag is None:
+        got = repr(value[:40]) if isinstance(value, str) else repr(value)
+        raise Invalid(asked.not_boolean.format(argument=argument, op=op or "eq", got=got),
+                      argument)
+    return flag
+
+
+def _text(value: Any, argument: str) -> str:
+    """A value as the text a query string carries: JSON strings and numbers."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise Invalid(f"{argument}: a string or a number, not {json.dumps(value)[:40]}",
+                      argument)
+    return json.dumps(value)

@@ -1,0 +1,97 @@
+"""The daily report's figures, computed once for whoever shows them (the MCP `daily_report`
+tool): per weighbridge its totals (weighings, open ones, and apart for in and out the net
+and the net after deduction, kg; in and out are never added) and per direction its
+materials and parties by net; per batching plant its batches and sv/pv per material. Every
+figure is a summary the database computes (app/core/summaries.py); here they are only
+added up and ordered. No web imports.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import orjson
+
+from ..formats.registry import FORMATS
+from ..model import params
+from ..model.problems import Invalid
+from .plan import Planner
+from .reads import WHOLE_ROWS, Read, Rows, Runner
+from .unmapped import NotMapped
+
+__all__ = ["MAX_GROUPS", "daily", "summary_rows"]
+
+MAX_GROUPS = WHOLE_ROWS  # groups a summary answers at most (past it: narrow the range)
+_JSON = FORMATS["json"]
+
+
+def summary_rows(runner: Runner, read: Read) -> Rows:
+    """A summary's groups read whole; Invalid where there are more than MAX_GROUPS."""
+    rows = runner.run(read)
+    if rows.stream is not None:  # more than the runner reads whole
+        rows.stream.close()
+        raise Invalid(f"more than {MAX_GROUPS} groups: narrow the range or group by fewer "
+                      f"fields")
+    return rows
+
+
+def _groups(runner: Runner, read: Read) -> list[dict[str, Any]]:
+    """A summary's groups as the JSON format writes them."""
+    rows = summary_rows(runner, read)
+    return orjson.loads(_JSON.whole(read.encoder, rows.values, read.fields, read.name))
+
+
+def daily(planners: Mapping[str, Planner], runner: Runner, guard: Callable[[str], None],
+          day: dt.date, site: str | None) -> dict[str, Any]:
+    """The figures of one day's report: every weighbridge and batching plant served, and
+    the collections of either kind that are not mapped yet."""
+    out: dict[str, Any] = {"date": day.isoformat(), "site": site, "weighbridges": [],
+                           "batching": [], "unmapped": []}
+    whole = params.date_range(day.isoformat(), "00:00:00", day.isoformat(), "23:59:59")
+    for name, planner in planners.items():
+        c = planner.collection
+        if c.summary not in ("weighing", "production") or not c.dates:
+            continue
+        try:
+            guard(name)
+        except NotMapped:
+            out["unmapped"].append(name)
+            continue
+        on = c.dates[0]
+        if c.summary == "weighing":
+            out["weighbridges"].append(weighbridge(planner, runner, on, whole))
+        else:
+            groups = _groups(runner, planner.summary(on, whole))
+            out["batching"].append({"collection": name, "on": on,
+                                    **(groups[0] if groups else {"batches": 0})})
+    return out
+
+
+def weighbridge(planner: Planner, runner: Runner, on: str, bounds: Mapping[str, Any]
+                ) -> dict[str, Any]:
+    """One weighbridge's day: totals, then per direction its materials and parties; the
+    net and the net after deduction per direction, never in and out added together."""
+    c = planner.collection
+    groups = {by: _groups(runner, planner.summary(on, bounds, ["direction", by]))
+              for by in ("productcode", "custcode")}
+    totals = {"records": 0, "weighed": 0, "open": 0, "in": 0.0, "in_after_deduction": 0.0,
+              "out": 0.0, "out_after_deduction": 0.0}
+    for g in groups["productcode"]:
+        totals["records"] += g["records"]
+        totals["weighed"] += g["weighed"]
+        if g["direction"] in ("in", "out"):
+            totals[g["direction"]] += g["net"] or 0
+            totals[f"{g['direction']}_after_deduction"] += g["net_after_deduction"] or 0
+    totals["open"] = totals["records"] - totals["weighed"]
+    out: dict[str, Any] = {"collection": c.name, "on": on, "totals": totals}
+    for direction in ("in", "out"):
+        out[direction] = {
+            what: sorted(({"code": g[code], "name": g.get(c.namings[code].name),
+                           "records": g["records"], "net": g["net"],
+                           "net_after_deduction": g["net_after_deduction"]}
+                          for g in groups[code] if g["direction"] == direction),
+                         key=lambda r: (-(r["net"] or 0), r["code"] or ""))
+            for what, code in (("materials", "productcode"), ("parties", "custcode"))}
+    return out
