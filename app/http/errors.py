@@ -9,6 +9,7 @@ from typing import Any
 from flask import Flask, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException, InternalServerError, MethodNotAllowed, NotFound
 
+from ..core.services import services
 from ..core.unmapped import NotMapped
 from ..database.db import Database, DatabaseUnavailable, ValueRefused
 from ..model.collections import COLLECTIONS
@@ -44,11 +45,11 @@ RANGE_FORMAT = "{YYYY-MM-DD}/{HH:MM[:SS]}/{YYYY-MM-DD}/{HH:MM[:SS]}"
 def _malformed_range(path: str) -> str | None:
     """What is wrong with a /<c>/date/... or /<c>/summary/... path that no route took (a
     wrong number of parts: /date/24/11/2026/..., a day without its times), else None."""
-    prefix = current_app.extensions["jembatan"]["settings"].api.url_prefix
+    prefix = services(current_app).settings.api.url_prefix
     parts = path.removeprefix(prefix).strip("/").split("/")
     if len(parts) < 2 or parts[1] not in ("date", "summary"):
         return None
-    served = current_app.extensions["jembatan"]["collections"]
+    served = services(current_app).collections
     found = next((c for c in served if c.name == parts[0] and c.dates), None)
     if found is None:
         return None
@@ -65,12 +66,12 @@ def _malformed_range(path: str) -> str | None:
 def _not_served(path: str) -> str | None:
     """What to say of a path under one of the ten collections that this site does not serve
     (collections.serve), else None: it has no routes, so any path under it is a 404."""
-    prefix = current_app.extensions["jembatan"]["settings"].api.url_prefix
+    prefix = services(current_app).settings.api.url_prefix
     if prefix and not (path == prefix or path.startswith(prefix + "/")):
         return None
     name = path.removeprefix(prefix).lstrip("/").split("/", 1)[0]
     key = current_key()  # a key reads only its own collections: the others are not served
-    served = [c for c in current_app.extensions["jembatan"]["collections"]
+    served = [c for c in services(current_app).collections
               if key is None or key.reads(c.name)]
     if name not in {c.name for c in COLLECTIONS} or name in {c.name for c in served}:
         return None
@@ -165,10 +166,10 @@ def report_misfit(db: Database, metrics: Metrics | None, collection: str, exc: V
 
 def handle_misfit(exc: ValueMisfit) -> Response:
     """A site's mapping gave a field a value of another type: an error, never the value."""
-    jembatan = current_app.extensions["jembatan"]
+    kept = services(current_app)
     collection = request.blueprint or ""
     request_id = logs.request_id()
-    report_misfit(jembatan["db"], jembatan["metrics"], collection, exc, request_id)
+    report_misfit(kept.db, kept.metrics, collection, exc, request_id)
     return error_response(500, f"This site's mapping of {collection} gives "
                                f"{exc.field or 'a field'} a value that is not "
                                f"{exc.expected}, so no record is sent. The operator can find "
