@@ -21,17 +21,15 @@ from werkzeug.datastructures import MIMEAccept
 from werkzeug.http import parse_accept_header
 
 from ..core import feed
+from ..core.filtering import Filter
 from ..core.plan import Planner
 from ..core.reads import Read, Runner
-from ..database.db import Database
-from ..database.filters import Filter
 from ..formats import registry as formats
 from ..formats.registry import Format, Writer
 from ..model.schemas import ValueMisfit
 from ..ops import logs
 from ..ops.config import FeedSettings
 from ..ops.logs import Counted
-from . import errors
 from .streaming import SpooledStream
 
 __all__ = ["Answers", "Paging"]
@@ -90,7 +88,7 @@ class Answers:
     def _streamed(self, read: Read, fmt: Format, filename: str, result: Any,
                   first: int | None) -> Response:
         writer = fmt.writer(read.encoder, read.fields, read.name)
-        batches = _Batches(read, writer, result.columns, first, self.runner.db,
+        batches = _Batches(read, writer, result.columns, first, self.runner,
                            logs.request_id())
         body = SpooledStream(result.batches(), batches, writer.head(), writer.tail,
                              result.what, result.abandon)
@@ -122,17 +120,16 @@ class _Batches:
     """Encodes a stream's batches in its reading thread, numbering on from batch to batch."""
 
     def __init__(self, read: Read, writer: Writer, columns: Sequence[str], first: int | None,
-                 db: Database, request_id: str):
+                 runner: Runner, request_id: str):
         self.read, self.writer, self.columns, self.position = read, writer, columns, first
-        self.db, self.request_id = db, request_id  # the reading thread has no request
+        self.runner, self.request_id = runner, request_id  # the reading thread has no request
 
     def __call__(self, rows: list[Any], first_batch: bool) -> bytes:
         read = self.read
         try:
             values = read.encoder.values(self.columns, rows, self.position)
         except ValueMisfit as exc:  # the stream breaks off before the value (streaming.py)
-            errors.report_misfit(self.db, self.db.metrics, read.collection, exc,
-                                 self.request_id)
+            self.runner.report_misfit(read.collection, exc, self.request_id)
             raise
         if self.position is not None:
             self.position += len(rows)

@@ -15,8 +15,8 @@ from webargs.fields import DelimitedList
 from webargs.flaskparser import FlaskParser
 
 from ..core import feed, summaries
+from ..core.filtering import accepted_filters
 from ..core.plan import Planner
-from ..database.filters import accepted_filters
 from ..formats import registry as formats
 from ..model import params
 from ..model.collections import DATE_PAIRS, Collection

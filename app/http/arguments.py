@@ -22,7 +22,7 @@ from typing import Any
 from flask import request
 from werkzeug.datastructures import MultiDict
 
-from ..database.filters import (
+from ..core.filtering import (
     BOOLEAN_KIND,
     KIND_TEXTS,
     MAX_VALUES,

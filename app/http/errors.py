@@ -9,14 +9,13 @@ from typing import Any
 from flask import Flask, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException, InternalServerError, MethodNotAllowed, NotFound
 
+from ..core.reads import DatabaseUnavailable, ValueRefused
 from ..core.services import services
 from ..core.unmapped import NotMapped
-from ..database.db import Database, DatabaseUnavailable, ValueRefused
 from ..model.collections import COLLECTIONS
 from ..model.problems import Absent, Invalid
 from ..model.schemas import ValueMisfit
 from ..ops import logs
-from ..ops.metrics import Metrics
 from .access import current_key
 
 log = logging.getLogger("jembatan")
@@ -148,28 +147,11 @@ def handle_refused(exc: ValueRefused) -> Response:
                                "record can match it. Check the filter values.")
 
 
-def report_misfit(db: Database, metrics: Metrics | None, collection: str, exc: ValueMisfit,
-                  request_id: str) -> None:
-    """Log a value that does not fit its field, with the mapping line that gives it, and
-    count it for /health and /metrics (also from a stream's reading thread)."""
-    try:
-        line = db.queries.field_line(collection, exc.field, db.dialect())
-    except Exception:  # noqa: BLE001 - the report must not fail on the way to the log
-        line = f"the records query of {collection}"
-    log.error("request %s: the mapping of %s gives %s a value that does not fit: %s. No "
-              "record is sent with it; correct %s (jembatan check-sql %s shows every "
-              "such field)", request_id, collection, exc.field or "a field", exc, line,
-              collection)
-    if metrics is not None:
-        metrics.mapping_error(collection, exc.field, exc.expected)
-
-
 def handle_misfit(exc: ValueMisfit) -> Response:
     """A site's mapping gave a field a value of another type: an error, never the value."""
-    kept = services(current_app)
     collection = request.blueprint or ""
     request_id = logs.request_id()
-    report_misfit(kept.db, kept.metrics, collection, exc, request_id)
+    services(current_app).runner.report_misfit(collection, exc, request_id)
     return error_response(500, f"This site's mapping of {collection} gives "
                                f"{exc.field or 'a field'} a value that is not "
                                f"{exc.expected}, so no record is sent. The operator can find "

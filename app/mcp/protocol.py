@@ -49,9 +49,9 @@ import orjson
 from flask import Flask, Response, current_app, request
 from flask.cli import with_appcontext
 
+from ..core.reads import DatabaseUnavailable, QueryFailed, ValueRefused
 from ..core.services import services
 from ..core.unmapped import NotMapped
-from ..database.db import DatabaseUnavailable, QueryFailed, ValueRefused
 from ..http.access import current_key
 from ..http.errors import error_response
 from ..ops import logs

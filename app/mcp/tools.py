@@ -26,10 +26,7 @@ from typing import Any
 
 from ..core import feed, summaries
 from ..core.clock import plant_today
-from ..core.plan import Planner
-from ..core.reads import Read, RowEncoder, Runner
-from ..core.unmapped import NotMapped
-from ..database.filters import (
+from ..core.filtering import (
     BOOLEAN_KIND,
     MAX_VALUES,
     OPERATORS,
@@ -40,6 +37,9 @@ from ..database.filters import (
     for_kind,
     read_value,
 )
+from ..core.plan import Planner
+from ..core.reads import Read, RowEncoder, Runner
+from ..core.unmapped import NotMapped
 from ..formats.registry import FORMATS
 from ..model import glossary, params
 from ..model.collections import DATE_PAIRS, Collection
