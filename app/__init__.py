@@ -21,7 +21,7 @@ from .database.db import Database
 from .database.loading import load_queries
 from .database.queries import NAMES_FILE, Queries
 from .formats.headings import Headings
-from .http import errors
+from .http import errors, logged
 from .http.access import no_arguments, register_auth, register_headers, register_unmapped
 from .http.answers import Answers
 from .http.application import Application, JsonProvider
@@ -126,7 +126,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     mcp_face.register(app, prefix, server)  # POST /mcp (app/mcp/protocol.py)
     errors.register(app)
     kinds = ROUTE_KINDS | {mcp_face.ENDPOINT: "mcp"}  # the metrics' kinds of requests
-    logs.install(app, done=lambda endpoint, status, seconds, rows, broken, key: metrics.request(
+    logged.install(app, done=lambda endpoint, status, seconds, rows, broken, key: metrics.request(
         route_kind(endpoint, kinds), status, seconds, rows if isinstance(rows, int) else None,
         broken, key))
     register_hosts(app, settings.api)  # before the key: a host not allowed is a 400 anyway

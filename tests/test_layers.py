@@ -1,7 +1,7 @@
 """The read core knows nothing of HTTP: every module of the packages below the faces
-(app/model/, app/database/, app/formats/ and app/core/: planning a read, running it, the feed)
-and the MCP tools over them (app/mcp/tools.py) import, through every module of app/ they
-import in turn, nothing of the web framework. Read from the source, so that a new import
+(app/model/, app/ops/, app/database/, app/formats/ and app/core/: planning a read, running
+it, the feed, the logs and the metrics) and the MCP tools over them (app/mcp/tools.py)
+import, through every module of app/ they import in turn, nothing of the web framework. Read from the source, so that a new import
 anywhere below them fails here. And no package imports a package its entry of LAYERS does
 not name.
 """
@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "app"
 WEB = {"flask", "flask_smorest", "werkzeug", "webargs", "apispec"}
 # The packages whose every module must stay free of the web, and single modules besides.
-CORE_PACKAGES = ("model", "database", "formats", "core")
+CORE_PACKAGES = ("model", "ops", "database", "formats", "core")
 CORE_MODULES = ("app.mcp.tools",)
 # Each package and the packages it may import: the ground floor (model, ops), the database
 # and the formats over it, the read core over those; then the faces (http, mcp) and the

@@ -1,6 +1,5 @@
 """The Flask application class Jembatan runs: its JSON (keys in the record shape's order,
-UTF-8, compact), its responses (which say how many records they sent) and its cache of sync
-functions."""
+UTF-8, compact) and its cache of sync functions."""
 
 from __future__ import annotations
 
@@ -9,8 +8,6 @@ from typing import Any
 
 from flask import Flask
 from flask.json.provider import DefaultJSONProvider
-
-from ..ops import logs
 
 
 class JsonProvider(DefaultJSONProvider):
@@ -25,10 +22,7 @@ class JsonProvider(DefaultJSONProvider):
 
 class Application(Flask):
     """Flask, remembering which functions are sync: it asks inspect about every handler and
-    view on every request (a dozen calls, the cost of a whole SQLite lookup); its responses
-    say how many records they sent (app/ops/logs.py)."""
-
-    response_class = logs.Counted
+    view on every request (a dozen calls, the cost of a whole SQLite lookup)."""
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)

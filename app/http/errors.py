@@ -15,8 +15,9 @@ from ..core.unmapped import NotMapped
 from ..model.collections import COLLECTIONS
 from ..model.problems import Absent, Invalid
 from ..model.schemas import ValueMisfit
-from ..ops import logs
+from . import logged
 from .access import current_key
+from .logged import outcome
 
 log = logging.getLogger("jembatan")
 
@@ -121,10 +122,8 @@ def handle_invalid(exc: Invalid) -> Response:
 
 def handle_absent(exc: Absent) -> Response:
     """No such record: a 404, the read having sent no record."""
-    response = error_response(404, exc.message)
-    if isinstance(response, logs.Counted):
-        response.rows = 0
-    return response
+    outcome().rows = 0
+    return error_response(404, exc.message)
 
 
 def handle_unavailable(exc: DatabaseUnavailable) -> Response:
@@ -150,7 +149,7 @@ def handle_refused(exc: ValueRefused) -> Response:
 def handle_misfit(exc: ValueMisfit) -> Response:
     """A site's mapping gave a field a value of another type: an error, never the value."""
     collection = request.blueprint or ""
-    request_id = logs.request_id()
+    request_id = logged.request_id()
     services(current_app).runner.report_misfit(collection, exc, request_id)
     return error_response(500, f"This site's mapping of {collection} gives "
                                f"{exc.field or 'a field'} a value that is not "
@@ -160,7 +159,7 @@ def handle_misfit(exc: ValueMisfit) -> Response:
 
 
 def handle_unexpected(exc: BaseException) -> Response:
-    request_id = logs.request_id()
+    request_id = logged.request_id()
     log.error("request %s %s %s failed", request_id, request.method, request.path,
               exc_info=(type(exc), exc, exc.__traceback__))
     return error_response(500, f"An unexpected error; the operator can find it in the log "

@@ -54,6 +54,7 @@ from ..core.services import services
 from ..core.unmapped import NotMapped
 from ..http.access import current_key
 from ..http.errors import error_response
+from ..http.logged import outcome, request_id
 from ..ops import logs
 from ..ops.config import ApiKey, McpSettings
 from ..ops.limits import MAX_BODY
@@ -585,15 +586,13 @@ def _post() -> Response:
     if len(data) > MAX_MESSAGE:  # a chunked body with no Content-Length
         return _transport_error(413, f"An MCP message is at most {MAX_MESSAGE} bytes")
     server: Server = services(current_app).mcp
-    reply = server.handle(data, request.headers, logs.request_id(), current_key())
+    reply = server.handle(data, request.headers, request_id(), current_key())
+    outcome().note = reply.note  # the access line names the method and the tool
     if reply.body is None:
-        response = logs.Counted(status=reply.status)
+        response = Response(status=reply.status)
         del response.headers["Content-Type"]
-    else:
-        response = logs.Counted(orjson.dumps(reply.body), reply.status,
-                                mimetype="application/json")
-    response.note = reply.note  # the access line names the method and the tool
-    return response
+        return response
+    return Response(orjson.dumps(reply.body), reply.status, mimetype="application/json")
 
 
 # -- stdio: jembatan mcp --------------------------------------------------------------
