@@ -1,9 +1,9 @@
 """The read core knows nothing of HTTP: every module of the packages below the faces
 (app/model/, app/ops/, app/database/, app/formats/ and app/core/: planning a read, running
 it, the feed, the logs and the metrics) and the MCP tools over them (app/mcp/tools.py)
-import, through every module of app/ they import in turn, nothing of the web framework. Read from the source, so that a new import
-anywhere below them fails here. And no package imports a package its entry of LAYERS does
-not name.
+import, through every module of app/ they import in turn, nothing of the web framework.
+Read from the source, so that a new import anywhere below them fails here. And no package
+imports a package its entry of LAYERS does not name.
 """
 
 from __future__ import annotations
