@@ -22,6 +22,7 @@ from ..model import params
 from ..model.collections import DATE_PAIRS, Collection
 from ..ops.config import ApiSettings
 from .arguments import WHERE, Accepted
+from .patches import DocsStoredOnFirstUse
 
 # A query argument's metadata key: the route takes it, the OpenAPI document does not list it
 # (app/http/openapi.py's Api leaves such fields out of the parameters): `format` (the formats'
@@ -64,7 +65,7 @@ class Arguments(ma.Schema):
         self.defaults: dict[str, Any] | None = None
 
 
-class Blueprint(flask_smorest.Blueprint):
+class Blueprint(DocsStoredOnFirstUse, flask_smorest.Blueprint):
     ARGUMENTS_PARSER = _Parser()
 
 
