@@ -145,3 +145,18 @@ def test_the_check_sees_a_web_import() -> None:
     assert "app.http.answers" in reached("app.http.views")
     assert "flask" in imports("app.http.views")[1]
     assert "app.model.params" in reached("app.core.plan")
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_each_package_is_the_attribute_of_its_name(package: str) -> None:
+    """`import app.<package>.<module> as m` reaches the module: nothing in app/__init__.py
+    binds a package's name to anything else (as `from .mcp import protocol as mcp` would)."""
+    import importlib
+
+    import app
+
+    found = importlib.import_module(f"app.{package}")
+    assert getattr(app, package) is found
+    for module in modules_of(package):
+        imported = importlib.import_module(module)
+        assert getattr(getattr(app, package), module.rsplit(".", 1)[1]) is imported
