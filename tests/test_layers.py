@@ -9,6 +9,7 @@ imports a package its entry of LAYERS does not name.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -160,3 +161,11 @@ def test_each_package_is_the_attribute_of_its_name(package: str) -> None:
     for module in modules_of(package):
         imported = importlib.import_module(module)
         assert getattr(getattr(app, package), module.rsplit(".", 1)[1]) is imported
+
+
+def test_the_services_are_read_through_their_accessor() -> None:
+    """What create_app built is read with `services(app)` (app/core/services.py), typed;
+    no module but the factory and that one looks into the app's extensions for it."""
+    looking = sorted(str(p.relative_to(ROOT)) for p in APP.rglob("*.py")
+                     if re.search(r"extensions\[(KEY|\"jembatan\")\]", p.read_text("utf-8")))
+    assert looking == ["app/__init__.py", "app/core/services.py"]
