@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from flask import Flask
@@ -14,13 +14,14 @@ from .core.absent import absent_fields
 from .core.mapped import Refusals
 from .core.plan import Planner
 from .core.reads import Runner
+from .core.services import KEY, Services
 from .core.unmapped import Proving, from_mapping, read_guard
 from .core.verdicts import Keeper
 from .database.db import Database
 from .database.loading import load_queries
 from .database.queries import NAMES_FILE, Queries
 from .formats.headings import Headings
-from .http import errors
+from .http import errors, logged
 from .http.access import no_arguments, register_auth, register_headers, register_unmapped
 from .http.answers import Answers
 from .http.application import Application, JsonProvider
@@ -33,11 +34,18 @@ from .http.routes import (
     service_blueprint,
 )
 from .http.service_views import ServiceViews
-from .mcp import protocol as mcp
+from .mcp import protocol as mcp_face  # not `mcp`: app.mcp is the package
 from .mcp.tools import Tools, make_tools
 from .model.collections import COLLECTIONS, Collection
 from .ops import logs
-from .ops.config import SHIPPED_SQL_DIR, ApiKey, ConfigError, load_settings, with_secrets
+from .ops.config import (
+    SHIPPED_SQL_DIR,
+    ApiKey,
+    ConfigError,
+    Settings,
+    load_settings,
+    with_secrets,
+)
 from .ops.metrics import Metrics, route_kind
 
 log = logging.getLogger("jembatan")
@@ -60,6 +68,18 @@ def refuse_unscoped(queries: Queries, served: tuple[Collection, ...],
                     f"its rows: add them, or leave {c.name} out of the key's collections")
 
 
+def mcp_server(planners: Mapping[str, Planner], runner: Runner, settings: Settings,
+               guard: Callable[[str], None], metrics: Metrics) -> mcp_face.Server:
+    """The MCP face's server with its tools: the app's table and, for a key with a scope,
+    a table of its own collections, each read within its row condition."""
+    return mcp_face.Server(
+        make_tools(Tools(planners, runner, settings, guard)), metrics, settings.mcp,
+        {key.name: make_tools(Tools({name: p.within(key) for name, p in planners.items()
+                                     if key.reads(name)}, runner, settings, guard))
+         for key in settings.auth.keys
+         if key.collections is not None or key.where or key.fields is not None})
+
+
 def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     """Build the service from settings (docs/api.md §12); `overrides` has the TOML's shape."""
     settings = with_secrets(load_settings(overrides))  # the bookmarks' too, read once
@@ -77,8 +97,6 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     # "//" or an encoded "/" in a path is no route (a JSON 404), not an HTML redirect.
     app.url_map.merge_slashes = False
     app.json = JsonProvider(app)
-    app.extensions["jembatan"] = {"settings": settings, "db": db, "metrics": metrics,
-                                  "collections": served, "unmapped": unmapped}
     # One planner per collection, shared by the faces: the HTTP routes and the MCP tools; its
     # workbooks head their columns with the site's labels, less the fields it maps to NULL.
     absent = absent_fields(queries.files, served)  # mapped to NULL: no such column here
@@ -92,33 +110,28 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     for planner in planners.values():
         api.register_blueprint(collection_blueprint(planner, answers, settings.api, keyed,
                                                       settings.feed, unmapped))
-    views = ServiceViews(served, db, settings.site.name, unmapped, settings.feed.zone)
+    views = ServiceViews(served, runner, settings.site.name, unmapped, settings.feed.zone)
     api.register_blueprint(service_blueprint(views, settings.api, keyed))
     register_service_routes(app, prefix, metrics, settings.api.metrics_key, settings.site,
                             absent)
-    mcp.register(app, prefix, settings.mcp, metrics)  # POST /mcp (app/mcp/protocol.py)
-    errors.register(app)
-    kinds = ROUTE_KINDS | {mcp.ENDPOINT: "mcp"}  # the metrics' kinds of requests
-    logs.install(app, done=lambda endpoint, status, seconds, rows, broken, key: metrics.request(
-        route_kind(endpoint, kinds), status, seconds, rows if isinstance(rows, int) else None,
-        broken, key))
-    register_hosts(app, settings.api)  # before the key: a host not allowed is a 400 anyway
-    register_auth(app, settings)
     # The proof in the background, its verdicts kept for every process (app/core/verdicts.py).
     proving = (Proving(db, served, queries.files, unmapped,
                        Keeper(settings.database.proof_dir, db.describe),
                        settings.database.proof_wait)
                if settings.database.prove_on_first_read else None)
-    app.extensions["jembatan"]["proving"] = proving
     guard = read_guard(unmapped, proving)
+    server = mcp_server(planners, runner, settings, guard, metrics)
+    app.extensions[KEY] = Services(settings, db, runner, metrics, served, unmapped, proving,
+                                   server)
+    mcp_face.register(app, prefix, server)  # POST /mcp (app/mcp/protocol.py)
+    errors.register(app)
+    kinds = ROUTE_KINDS | {mcp_face.ENDPOINT: "mcp"}  # the metrics' kinds of requests
+    logged.install(app, done=lambda endpoint, status, seconds, rows, broken, key: metrics.request(
+        route_kind(endpoint, kinds), status, seconds, rows if isinstance(rows, int) else None,
+        broken, key))
+    register_hosts(app, settings.api)  # before the key: a host not allowed is a 400 anyway
+    register_auth(app, settings)
     register_unmapped(app, guard)  # after the key: a stranger learns nothing
-    app.extensions["jembatan"]["tools"] = make_tools(Tools(planners, runner, settings, guard))
-    # A key with a scope calls tools of its own collections, each read within its condition.
-    app.extensions["jembatan"]["key_tools"] = {
-        key.name: make_tools(Tools({name: p.within(key) for name, p in planners.items()
-                                    if key.reads(name)}, runner, settings, guard))
-        for key in settings.auth.keys
-        if key.collections is not None or key.where or key.fields is not None}
     app.before_request(no_arguments)
     register_headers(app, settings)
     # X-Forwarded-* from the trusted proxies only; the public URL (app/http/hosts.py).
@@ -126,7 +139,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     # The `flask --app wsgi ...` forms of the commands (`jembatan ...`: app/console/cli.py).
     app.cli.add_command(check_sql_command)
     app.cli.add_command(draft_mapping_command)
-    app.cli.add_command(mcp.mcp_command)  # flask --app wsgi mcp: MCP on stdio
+    app.cli.add_command(mcp_face.mcp_command)  # flask --app wsgi mcp: MCP on stdio
     # `flask --app wsgi demo-db` comes from setup.cfg's flask.commands entry point, which
     # Flask loads without building the app: the database it creates need not exist yet.
     log.info("Jembatan serves %s (settings: %s)", db.describe, settings.source)

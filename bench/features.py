@@ -34,6 +34,7 @@ log_file = open(Path(os.environ["PROMETHEUS_MULTIPROC_DIR"]) / "access.log", "w"
 sys.stderr = log_file  # where the access lines go (app/ops/logs.py writes to sys.stderr)
 
 from app import create_app  # noqa: E402
+from app.core.services import services  # noqa: E402
 
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 7
 SECONDS = 1.5
@@ -43,7 +44,7 @@ BATCH = 25
 def main() -> None:
     app = create_app()
     client = app.test_client()
-    metrics = app.extensions["jembatan"]["metrics"]
+    metrics = services(app).metrics
     access = logging.getLogger("jembatan.access")
     rng = random.Random(1)
     count = int(client.get("/transactions/page/1?page_size=1").headers["X-Pagination"]

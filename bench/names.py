@@ -30,6 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from app import create_app  # noqa: E402
+from app.core.services import services  # noqa: E402
 from tests.postgres import Cluster  # noqa: E402
 
 EXAMPLE = ROOT / "docs" / "examples" / "names"
@@ -170,7 +171,7 @@ def main() -> None:
     measure("SQLite, + (code, name) indexes", sqlite, args.repeat, args.timeout)
     app = create_app({"database": sqlite | {"sql_dir": str(EXAMPLE)},
                       "collections": {"serve": ["transactions"]}})
-    queries = app.extensions["jembatan"]["db"].queries
+    queries = services(app).db.queries
     query = queries.get("transactions", "summary_dt1", "sqlite", by=("productcode",))
     values = {"start_date": "2026-10-01", "start_time": "00:00:00", "end_date": "2026-10-31",
               "end_time": "23:59:59", "midnight": "00:00:00"}

@@ -35,6 +35,7 @@ import pyodbc  # noqa: E402
 
 from app import create_app  # noqa: E402
 from app.core import proof  # noqa: E402
+from app.core.services import services
 from app.model.collections import COLLECTIONS  # noqa: E402
 from app.ops.config import SHIPPED_SQL_DIR  # noqa: E402
 
@@ -106,7 +107,7 @@ def service_proof(odbc: str, site: Path) -> tuple[float, int]:
     app = create_app({"database": {"odbc": odbc, "sql_dir": str(site), "query_timeout": 3600,
                                    "prove_on_first_read": False},
                       "collections": {"serve": ["transactions"]}})
-    db = app.extensions["jembatan"]["db"]
+    db = services(app).db
     began = time.perf_counter()
     found = proof.confirmed(db, TRANSACTIONS, records=3)
     return time.perf_counter() - began, len(found)

@@ -24,6 +24,7 @@ import logging
 import os
 from typing import Any
 
+from app.core.services import services
 from wsgi import app
 
 WITHOUT = set(filter(None, os.environ.get("BENCH_WITHOUT", "").split(",")))
@@ -36,7 +37,7 @@ def _nothing(*args: Any, **kwargs: Any) -> None:
 
 
 if "metrics" in WITHOUT:
-    metrics = app.extensions["jembatan"]["metrics"]
+    metrics = services(app).metrics
     for name in ("request", "query", "database_error", "mapping_error"):
         setattr(metrics, name, _nothing)  # the instance's own: looked up on every call
 if "log" in WITHOUT:

@@ -13,6 +13,7 @@ from typing import Any
 
 from prometheus_client.parser import text_string_to_metric_families
 
+from app.core.services import services
 from tests.contract import COLLECTIONS, PAIRS, columns, expected
 
 ERROR_KEYS = {"code", "status", "message"}
@@ -282,7 +283,7 @@ def fenced_blocks(markdown: str, language: str) -> list[str]:
 
 def secrets_of(client: Any) -> tuple[bytes, ...]:
     """The bookmark secrets of a test client's app (docs/api.md §12, feed.bookmark_secrets)."""
-    return client.application.extensions["jembatan"]["settings"].feed.secrets
+    return services(client.application).settings.feed.secrets
 
 
 # A test's app with this [log] setting logs every query, when its result is closed, with its

@@ -23,6 +23,7 @@ from contract import COLLECTIONS, PAIRS, expected
 
 from app import create_app
 from app.core import bookmarks, feed
+from app.core.services import services
 from app.model.problems import Invalid
 from bench.forged import forgotten_body, seen_body, signed, unkeyed
 from tests import postgres
@@ -536,7 +537,7 @@ def test_the_sqlite_plan_is_a_search_of_the_stamp_index(tmp_path):
 
     path = build_database(tmp_path / "plan.sqlite3", {"transactions": _many(2000)})
     app = create_app({"database": {"sqlite": str(path)}})
-    query = app.extensions["jembatan"]["db"].queries.get("transactions", "changes_update",
+    query = services(app).db.queries.get("transactions", "changes_update",
                                                           "sqlite")
     values = {k: v.isoformat() if hasattr(v, "isoformat") else v
               for k, v in _window_values(dt.datetime(2026, 11, 20, 12)).items()}
@@ -564,7 +565,7 @@ def test_the_postgresql_plan_is_an_index_scan_of_the_stamp_pair(request):
     owner.execute(f'SET search_path TO "{schema}"; {index}; ANALYZE "transactions"')
     owner.close()
     odbc = cluster.connection_string(schema=schema)
-    query = create_app({"database": {"odbc": odbc}}).extensions["jembatan"]["db"].queries.get(
+    query = services(create_app({"database": {"odbc": odbc}})).db.queries.get(
         "transactions", "changes_update", None)
     values = _window_values(dt.datetime(2026, 11, 20, 12))
     con = pyodbc.connect(odbc, autocommit=True)

@@ -13,6 +13,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from app import create_app
+from app.core.services import services
 from app.model.collections import COLLECTIONS
 from app.ops.config import SHIPPED_SQL_DIR
 from tests.conftest import build_database
@@ -104,7 +105,7 @@ def test_fields_still_to_map_and_fields_given_as_null(tmp_path: Path) -> None:
 def test_show_prints_each_query_as_it_is_sent(tmp_path: Path) -> None:
     database = build_database(tmp_path / "site.sqlite3", {})
     app = create_app({"database": {"sqlite": str(database)}})
-    queries = app.extensions["jembatan"]["db"].queries
+    queries = services(app).db.queries
     result = app.test_cli_runner().invoke(args=["check-sql", "--show", "bricon2"])
     assert result.exit_code == 0, result.output
     out = result.output
@@ -138,7 +139,7 @@ def test_show_without_the_database_gives_the_main_texts(tmp_path: Path) -> None:
     result = app.test_cli_runner().invoke(args=["check-sql", "--show", "customers"])
     assert result.exit_code == 0, result.output
     assert "cannot be reached" in result.output and "the main texts" in result.output
-    page = app.extensions["jembatan"]["db"].queries.get("customers", "page", None)
+    page = services(app).db.queries.get("customers", "page", None)
     assert page.sql + ";\n" in result.output and "ROW_NUMBER()" in page.sql
 
 

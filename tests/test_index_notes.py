@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from app import create_app
+from app.core.services import services
 from tests.conftest import database_settings
 from tests.test_read_proof import check, mapping
 
@@ -60,8 +61,8 @@ def test_a_date_converted_from_text_gets_the_index_that_serves_it(tmp_path: Path
     con = sqlite3.connect(path)
     con.execute(index)
     con.commit()
-    db = create_app({"database": {"sqlite": str(path), "sql_dir": str(site),
-                                  "prove_on_first_read": False}}).extensions["jembatan"]["db"]
+    db = services(create_app({"database": {"sqlite": str(path), "sql_dir": str(site),
+                                  "prove_on_first_read": False}})).db
     query = db.queries.get("transactions", "range_dt1", "sqlite")
     values = {"start_date": "2026-11-24", "start_time": "00:00:00", "end_date": "2026-11-24",
               "end_time": "23:59:59", "midnight": "24:00:00"}

@@ -21,6 +21,7 @@ import requests
 from flask import Flask
 
 from app import create_app
+from app.core.services import services
 from app.core.unmapped import Proving
 from app.ops.config import SHIPPED_SQL_DIR
 from tests.conftest import build_database
@@ -56,7 +57,7 @@ def app_on(tmp_path: Path, database: Path, wait: float = 120, **more: Any) -> Fl
 
 
 def proving(app: Flask) -> Proving:
-    found = app.extensions["jembatan"]["proving"]
+    found = services(app).proving
     assert isinstance(found, Proving)
     return found
 

@@ -1,13 +1,15 @@
 """The read core knows nothing of HTTP: every module of the packages below the faces
-(app/model/, app/database/, app/formats/ and app/core/: planning a read, running it, the feed)
-and the MCP tools over them (app/mcp/tools.py) import, through every module of app/ they
-import in turn, nothing of the web framework. Read from the source, so that a new import
-anywhere below them fails here. And no package imports a package above it.
+(app/model/, app/ops/, app/database/, app/formats/ and app/core/: planning a read, running
+it, the feed, the logs and the metrics) and the MCP tools over them (app/mcp/tools.py)
+import, through every module of app/ they import in turn, nothing of the web framework.
+Read from the source, so that a new import anywhere below them fails here. And no package
+imports a package its entry of LAYERS does not name.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -16,15 +18,30 @@ ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "app"
 WEB = {"flask", "flask_smorest", "werkzeug", "webargs", "apispec"}
 # The packages whose every module must stay free of the web, and single modules besides.
-CORE_PACKAGES = ("model", "database", "formats", "core")
+CORE_PACKAGES = ("model", "ops", "database", "formats", "core")
 CORE_MODULES = ("app.mcp.tools",)
-# The layers from the ground up: a package may import only those before it. The faces and
-# the commands stand side by side; the MCP face uses the HTTP face's error shape for its HTTP
-# transport. Then the factory (app/__init__.py, FACTORY here), which imports them all, and
-# the `jembatan` command (console), the only package that imports the factory.
+# Each package and the packages it may import: the ground floor (model, ops), the database
+# and the formats over it, the read core over those; then the faces (http, mcp) and the
+# commands side by side over the core, a face reaching the database only through the
+# runner (app/core/reads.py), never app/database/ itself; the MCP face uses the HTTP face's
+# error shape for its HTTP transport. Then the factory (app/__init__.py, FACTORY here), which
+# imports them all, and the `jembatan` command (console), the only package that imports the
+# factory.
 FACTORY = ""
-LAYERS = ("model", "ops", "database", "formats", "core", "commands", "http", "mcp", FACTORY,
-          "console")
+GROUND = {"model", "ops"}
+CORE_LAYERS = GROUND | {"database", "formats", "core"}
+LAYERS: dict[str, set[str]] = {
+    "model": set(),
+    "ops": {"model"},
+    "database": GROUND,
+    "formats": GROUND,
+    "core": GROUND | {"database", "formats"},
+    "commands": CORE_LAYERS,
+    "http": GROUND | {"formats", "core"},
+    "mcp": GROUND | {"formats", "core", "http"},
+    FACTORY: CORE_LAYERS | {"commands", "http", "mcp"},
+    "console": CORE_LAYERS | {"commands", "http", "mcp", FACTORY},
+}
 PACKAGES = tuple(p for p in LAYERS if p != FACTORY)
 
 
@@ -97,12 +114,30 @@ def test_every_package_is_in_a_layer() -> None:
     assert not [p.name for p in APP.glob("*.py") if p.name != "__init__.py"]
 
 
-@pytest.mark.parametrize("package", PACKAGES)
-def test_no_package_imports_one_above_it(package: str) -> None:
-    below = set(LAYERS[:LAYERS.index(package) + 1])
-    above = {f"{m} -> {i}" for m in modules_of(package) for i in imports(m)[0]
-             if layer_of(i) not in below}
-    assert sorted(above) == []
+@pytest.mark.parametrize("package", (*PACKAGES, FACTORY))
+def test_no_package_imports_one_it_may_not(package: str) -> None:
+    own = modules_of(package) if package else ["app"]
+    beyond = {f"{m} -> {i}" for m in own for i in imports(m)[0]
+              if layer_of(i) not in LAYERS[package] | {package}}
+    assert sorted(beyond) == []
+
+
+def test_the_layers_are_a_graph_without_a_cycle() -> None:
+    """Every edge points down: following them from any package never comes back to it."""
+    def below(package: str, path: tuple[str, ...]) -> None:
+        assert package not in path, " -> ".join((*path, package))
+        for lower in LAYERS[package]:
+            below(lower, (*path, package))
+    for package in LAYERS:
+        below(package, ())
+    assert set().union(*LAYERS.values()) <= set(LAYERS)
+
+
+def test_the_faces_reach_the_database_through_the_runner_only() -> None:
+    """The graph holds app/database/ from the faces, and the check sees such an import."""
+    assert "database" not in LAYERS["http"] | LAYERS["mcp"]
+    assert "commands" not in LAYERS["http"] | LAYERS["mcp"]
+    assert "app.database.db" in imports("app.core.reads")[0]
 
 
 def test_the_check_sees_a_web_import() -> None:
@@ -111,3 +146,26 @@ def test_the_check_sees_a_web_import() -> None:
     assert "app.http.answers" in reached("app.http.views")
     assert "flask" in imports("app.http.views")[1]
     assert "app.model.params" in reached("app.core.plan")
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_each_package_is_the_attribute_of_its_name(package: str) -> None:
+    """`import app.<package>.<module> as m` reaches the module: nothing in app/__init__.py
+    binds a package's name to anything else (as `from .mcp import protocol as mcp` would)."""
+    import importlib
+
+    import app
+
+    found = importlib.import_module(f"app.{package}")
+    assert getattr(app, package) is found
+    for module in modules_of(package):
+        imported = importlib.import_module(module)
+        assert getattr(getattr(app, package), module.rsplit(".", 1)[1]) is imported
+
+
+def test_the_services_are_read_through_their_accessor() -> None:
+    """What create_app built is read with `services(app)` (app/core/services.py), typed;
+    no module but the factory and that one looks into the app's extensions for it."""
+    looking = sorted(str(p.relative_to(ROOT)) for p in APP.rglob("*.py")
+                     if re.search(r"extensions\[(KEY|\"jembatan\")\]", p.read_text("utf-8")))
+    assert looking == ["app/__init__.py", "app/core/services.py"]

@@ -21,6 +21,7 @@ import pytest
 import requests
 
 from app import create_app
+from app.core.services import services
 from app.database.db import DatabaseUnavailable, QueryFailed
 from app.mcp.protocol import MAX_MESSAGE, schema_problem, serve_stdio
 from app.mcp.tools import Tool, ToolRefused
@@ -61,7 +62,7 @@ def server(work: Path, database: Path) -> Iterator[Running]:
 @pytest.fixture(scope="module")
 def table(database: Path) -> tuple[Tool, ...]:
     """The tools the factory builds for this database, as the server has them."""
-    return create_app({"database": {"sqlite": str(database)}}).extensions["jembatan"]["tools"]
+    return services(create_app({"database": {"sqlite": str(database)}})).mcp.tools
 
 
 def index(server: Running) -> list[dict[str, Any]]:
@@ -442,7 +443,7 @@ def test_what_goes_wrong_inside_a_tool_is_a_tool_error(tmp_path: Path,
                                                        ) -> None:
     path = build_database(tmp_path / "plant.sqlite3", ROWS)
     app = create_app({"database": {"sqlite": str(path), "prove_on_first_read": False}})
-    db = app.extensions["jembatan"]["db"]
+    db = services(app).db
 
     def ping(arguments: Any) -> dict[str, Any]:
         db.ping()
@@ -461,7 +462,7 @@ def test_what_goes_wrong_inside_a_tool_is_a_tool_error(tmp_path: Path,
     def odd(arguments: Any) -> dict[str, Any]:
         return {"value": object()}
 
-    app.extensions["jembatan"]["tools"] = tuple(
+    services(app).mcp.tools = tuple(
         tool(n, f) for n, f in (("ping", ping), ("refuse", refuse), ("fail", fail),
                                 ("crash", crash), ("odd", odd)))
     assert call_in(app, "ping") == {"content": [{"type": "text", "text": '{"ok":true}'}],
@@ -479,8 +480,8 @@ def test_what_goes_wrong_inside_a_tool_is_a_tool_error(tmp_path: Path,
     assert "database refused the query" in call_in(app, "fail")["content"][0]["text"]
     gone = build_database(tmp_path / "gone.sqlite3", ROWS)
     app = create_app({"database": {"sqlite": str(gone), "prove_on_first_read": False}})
-    db = app.extensions["jembatan"]["db"]
-    app.extensions["jembatan"]["tools"] = (tool("ping", ping),)
+    db = services(app).db
+    services(app).mcp.tools = (tool("ping", ping),)
     gone.unlink()  # the database gone: the tool's read is unavailable, with its reason
     down = call_in(app, "ping")
     assert down["isError"] is True
@@ -497,7 +498,7 @@ def test_the_arguments_against_the_schema(tmp_path: Path) -> None:
                   "fields": {"type": "array", "items": {"type": "string"}, "maxItems": 3},
                   "on": {"type": ["string", "null"], "pattern": "^[a-z]+$"},
                   "filters": {"type": "object", "additionalProperties": {"type": "string"}}}
-    app.extensions["jembatan"]["tools"] = (
+    services(app).mcp.tools = (
         tool("echo", lambda a: dict(a), properties, required=("collection",)),)
     good = {"collection": "customers", "page": 2, "fields": ["id"], "on": None,
             "filters": {"CustCode": "C1"}}
@@ -544,11 +545,11 @@ def test_serve_stdio_keeps_stdout_for_messages(tmp_path: Path) -> None:
         print("a library printing to stdout")
         return {}
 
-    app.extensions["jembatan"]["tools"] = (tool("chatty", chatty),)
+    services(app).mcp.tools = (tool("chatty", chatty),)
     source = io.BytesIO(json.dumps(rpc("tools/call", {"name": "chatty"})).encode() + b"\n")
     sink = io.BytesIO()
     with app.app_context():
-        serve_stdio(app.extensions["jembatan"]["mcp"], source, sink)
+        serve_stdio(services(app).mcp, source, sink)
     assert [json.loads(line)["result"]["structuredContent"]
             for line in sink.getvalue().splitlines()] == [{}]
 
@@ -556,7 +557,7 @@ def test_serve_stdio_keeps_stdout_for_messages(tmp_path: Path) -> None:
 def test_a_fault_outside_any_tool_is_an_internal_error(tmp_path: Path) -> None:
     app = create_app({"database": {"sqlite": str(build_database(tmp_path / "p.sqlite3",
                                                                 ROWS))}})
-    app.extensions["jembatan"]["tools"] = None  # a broken table: listing it fails
+    services(app).mcp.tools = None  # a broken table: listing it fails
     response = app.test_client().post("/mcp", json=rpc("tools/list", ident="a"))
     assert response.status_code == 500
     body = response.get_json()

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from app import create_app
+from app.core.services import services
 from app.model.collections import COLLECTIONS
 from app.ops.config import SHIPPED_SQL_DIR
 from tests.conftest import FILE_ENGINES, database_settings, own_table, quote
@@ -408,7 +409,7 @@ def test_a_record_a_writer_changes_between_the_reads_is_no_finding(tmp_path: Pat
     path = build_database(tmp_path / "live.sqlite3", {"transactions": LIVE})
     app = create_app({"database": {"sqlite": str(path)},
                       "collections": {"serve": ["transactions"]}})
-    db = app.extensions["jembatan"]["db"]
+    db = services(app).db
     sampled = proof.sample(db, TRANSACTIONS)
     writer = sqlite3.connect(path)  # the last sampled record: a ticket voided
     writer.execute('DELETE FROM "transactions" WHERE "id" = 12')
@@ -431,7 +432,7 @@ def test_a_record_written_into_the_range_while_it_is_paged_is_no_finding(tmp_pat
     path = build_database(tmp_path / "live.sqlite3", {"transactions": LIVE})
     app = create_app({"database": {"sqlite": str(path)},
                       "collections": {"serve": ["transactions"]}})
-    db = app.extensions["jembatan"]["db"]
+    db = services(app).db
     sampled = proof.sample(db, TRANSACTIONS)
     counted, seen, written = db.scalar, set(), []
 

@@ -18,6 +18,7 @@ from ..core import proof
 from ..core.clock import stamps_ahead
 from ..core.mapped import refusal
 from ..core.plan import CLOCK
+from ..core.services import services
 from ..core.summaries import MEASURES, SHAPE_GROUPS, output_of
 from ..core.unmapped import NOT_MAPPED, left_to_map, main_date
 from ..database.db import Database, DatabaseUnavailable, QueryFailed
@@ -281,8 +282,9 @@ def check_sql_command(collection: str | None, show: bool) -> None:
     records' values and prove every read on them.
 
     With COLLECTION, only that collection's; with --show, print the queries instead."""
-    db: Database = current_app.extensions["jembatan"]["db"]
-    chosen = _selected(collection, current_app.extensions["jembatan"]["collections"])
+    kept = services(current_app)
+    db = kept.db
+    chosen = _selected(collection, kept.collections)
     if show:
         print_queries(db, chosen)
         return
@@ -297,7 +299,7 @@ def check_sql_command(collection: str | None, show: bool) -> None:
         queries, reads = check_collection(db, c, dialect)
         failures, unproven = failures + queries, unproven + reads
     failures += check_names(db, names_checked(db, chosen), dialect)
-    feed = current_app.extensions["jembatan"]["settings"].feed
+    feed = kept.settings.feed
     for warning in filter(None, (stamps_ahead(db, c, feed) for c in chosen)):
         click.echo(f"\nWarning: {warning}")  # the exit status stays the queries'
     click.echo(closing(failures, unproven))

@@ -46,6 +46,7 @@ from collections.abc import Sequence
 import click
 from flask.cli import ScriptInfo
 
+from ..core.services import services
 from ..database.db import Database, DatabaseUnavailable, QueryFailed
 from ..database.loading import load_queries
 from ..database.sqltext import QueryFileError, qualified, quote
@@ -408,7 +409,7 @@ def _catalog() -> Database:
         info = click.get_current_context().find_object(ScriptInfo)
         built = (info is not None and info.create_app is not None
                  and not info.data.get(FROM_SETTINGS))
-        settings = (info.load_app().extensions["jembatan"]["settings"] if built
+        settings = (services(info.load_app()).settings if built
                     else load_settings())
         queries = load_queries(settings.database.sql_dir, (), SHIPPED_SQL_DIR)
     except (ConfigError, QueryFileError) as exc:

@@ -15,6 +15,7 @@ import logging
 import os
 import time
 
+from ..core.services import services
 from ..core.unmapped import Proving
 from .serving import application
 
@@ -28,7 +29,7 @@ def main() -> None:
     master = os.getppid()
     logging.disable(logging.WARNING)  # the start's lines are the workers' to say, not again
     try:
-        proving = application().extensions["jembatan"]["proving"]
+        proving = services(application()).proving
     finally:
         logging.disable(logging.NOTSET)
     if not isinstance(proving, Proving):

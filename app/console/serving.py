@@ -15,6 +15,7 @@ from flask import Flask
 
 from .. import create_app
 from ..core.mapped import tried
+from ..core.services import services
 from ..database.queries import QueryFileError
 from ..ops.config import ConfigError
 
@@ -43,9 +44,9 @@ def application() -> Flask:
     database (app/core/mapped.py); an exit with the file, line and column of the first
     one the database refuses. A database that cannot be reached now is tried later."""
     app = built()
-    jembatan = app.extensions["jembatan"]
-    refused = tried(jembatan["db"], jembatan["collections"], jembatan["unmapped"], say=False)
-    jembatan["db"].release()  # this thread serves no request: no session held for it
+    kept = services(app)
+    refused = tried(kept.db, kept.collections, kept.unmapped, say=False)
+    kept.db.release()  # this thread serves no request: no session held for it
     if refused:
         more = (f" (and {len(refused) - 1} more: "
                 f"{', '.join(r.collection for r in refused[1:])})" if len(refused) > 1 else "")

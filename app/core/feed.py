@@ -70,7 +70,7 @@ from .bookmarks import (
     key_order,
     window_start,
 )
-from .clock import ahead_said, held_ahead, plant_now, server_clock, stamp_of
+from .clock import ahead_said, held_ahead, server_clock, stamp_of
 from .plan import Planner
 from .reads import Read, Rows, Runner
 
@@ -208,7 +208,7 @@ def read(runner: Runner, planner: Planner, feed: FeedSettings, on: str, limit: i
     first = start(planner.collection.name, on, filters, after, since, feed.secrets)
     # With the plant's zone set, its "now": the server's UTC clock in that zone, read before
     # the records (a clock read first can only hold a record back, never skip one).
-    zoned = plant_now(runner.db, feed.zone) if feed.zone is not None else None
+    zoned = runner.plant_now(feed.zone) if feed.zone is not None else None
     call = Call(runner, planner, feed, on, filters, zoned)
     steps, b = call.steps(first, limit)
     sent = [v for s in steps for v in s.sent]
@@ -216,7 +216,7 @@ def read(runner: Runner, planner: Planner, feed: FeedSettings, on: str, limit: i
     if kept < len(sent):
         call = replace(call, stamps=[], now=None, full=False)  # the same reads, kept
         steps, b = call.steps(first, kept)
-    metrics = runner.db.metrics
+    metrics = runner.metrics
     if metrics is not None:
         lateness = [late for s in steps for late in s.lateness]
         if lateness:

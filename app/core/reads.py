@@ -10,19 +10,31 @@ that lacks a field fails here, before a row is read. Nothing here knows HTTP: th
 
 from __future__ import annotations
 
+import datetime as dt
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+from zoneinfo import ZoneInfo
 
-from ..database.db import Database, QueryFailed, Result
+from ..database.db import Database, DatabaseUnavailable, QueryFailed, Result, ValueRefused
 from ..database.filters import Filter
 from ..formats.registry import Encoder
 from ..model import params
-from ..model.collections import QueryName
+from ..model.collections import Collection, QueryName
 from ..model.problems import Absent
-from .mapped import Refusals
+from ..model.schemas import ValueMisfit
+from ..ops.metrics import Metrics
+from .clock import plant_now
+from .mapped import Refusal, Refusals, tried
+from .unmapped import Unmapped
 
-__all__ = ["WHOLE_ROWS", "Read", "RowEncoder", "Rows", "Runner", "Window"]
+# The runner's failures, which each face turns into its wire form: re-exported here, so that
+# a face imports nothing of app/database/.
+__all__ = ["WHOLE_ROWS", "DatabaseUnavailable", "QueryFailed", "Read", "RowEncoder", "Rows",
+           "Runner", "ValueRefused", "Window"]
+
+log = logging.getLogger("jembatan")
 
 # A list or range that ends within its first WHOLE_ROWS records is read whole: a thread and
 # a spool (app/http/streaming.py) only pay for themselves on larger results.
@@ -129,6 +141,34 @@ class Runner:
         """One round trip, for an answer that reads nothing but must still say 503 when the
         database cannot be reached."""
         self.db.ping()
+
+    @property
+    def metrics(self) -> Metrics | None:
+        """The app's metrics, which the database's reads are counted in (None: not counted)."""
+        return self.db.metrics
+
+    def plant_now(self, zone: ZoneInfo | None) -> dt.datetime:
+        """The database server's clock as the plant's stamps are written (app/core/clock.py)."""
+        return plant_now(self.db, zone)
+
+    def tried(self, collections: Sequence[Collection], unmapped: Unmapped) -> list[Refusal]:
+        """Each collection's mapping tried on the database, no row read (app/core/mapped.py):
+        those it refuses, marked not mapped."""
+        return tried(self.db, collections, unmapped)
+
+    def report_misfit(self, collection: str, exc: ValueMisfit, request_id: str) -> None:
+        """Log a value that does not fit its field, with the mapping line that gives it, and
+        count it for /health and /metrics (also from a stream's reading thread)."""
+        try:
+            line = self.db.queries.field_line(collection, exc.field, self.db.dialect())
+        except Exception:  # noqa: BLE001 - the report must not fail on the way to the log
+            line = f"the records query of {collection}"
+        log.error("request %s: the mapping of %s gives %s a value that does not fit: %s. No "
+                  "record is sent with it; correct %s (jembatan check-sql %s shows every "
+                  "such field)", request_id, collection, exc.field or "a field", exc, line,
+                  collection)
+        if self.metrics is not None:
+            self.metrics.mapping_error(collection, exc.field, exc.expected)
 
     def _window(self, read: Read, total: int) -> Rows:
         """The records of the read's window of `total` rows; no query beyond the last."""

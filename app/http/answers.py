@@ -5,7 +5,8 @@ A record, a page or a small list is sent whole, a page with its pagination heade
 Link, a record and a page with a strong ETag (304 when the client has it); a large list,
 range or summary is streamed, read at the database's pace into a spool (app/http/streaming.py);
 HEAD of a list reads nothing. A download has its file name, and every answer says how many
-records it sent (for the access line and the metrics, app/ops/logs.py `Counted`).
+records it sent to the request's outcome (for the access line and the metrics,
+app/http/logged.py)).
 """
 
 from __future__ import annotations
@@ -21,17 +22,14 @@ from werkzeug.datastructures import MIMEAccept
 from werkzeug.http import parse_accept_header
 
 from ..core import feed
+from ..core.filtering import Filter
 from ..core.plan import Planner
 from ..core.reads import Read, Runner
-from ..database.db import Database
-from ..database.filters import Filter
 from ..formats import registry as formats
 from ..formats.registry import Format, Writer
 from ..model.schemas import ValueMisfit
-from ..ops import logs
 from ..ops.config import FeedSettings
-from ..ops.logs import Counted
-from . import errors
+from .logged import outcome, request_id
 from .streaming import SpooledStream
 
 __all__ = ["Answers", "Paging"]
@@ -83,20 +81,17 @@ class Answers:
             assert rows.total is not None
             headers = _page_headers(_pagination(rows.total, paging.page, paging.size), paging)
             return _whole(fmt, filename, body, len(rows.values), headers)
-        response = _response(fmt, filename, body)
-        response.rows = len(rows.values)
-        return response
+        outcome().rows = len(rows.values)
+        return _response(fmt, filename, body)
 
     def _streamed(self, read: Read, fmt: Format, filename: str, result: Any,
                   first: int | None) -> Response:
         writer = fmt.writer(read.encoder, read.fields, read.name)
-        batches = _Batches(read, writer, result.columns, first, self.runner.db,
-                           logs.request_id())
+        batches = _Batches(read, writer, result.columns, first, self.runner,
+                           request_id())
         body = SpooledStream(result.batches(), batches, writer.head(), writer.tail,
-                             result.what, result.abandon)
+                             result.what, result.abandon, outcome())  # counted as read
         response = _response(fmt, filename, body)
-        response.rows = lambda: body.rows  # counted as they are read
-        response.stream = body  # whether it broke off, for the metrics
         response.call_on_close(body.close)
         return response
 
@@ -113,26 +108,24 @@ class Answers:
         if found.repeats:
             headers["X-Bookmark-Repeats"] = str(found.repeats)
         body = fmt.whole(planner.encoder, found.values, planner.shown(fields), name)
-        response = _response(fmt, f"{name}-changes", body, headers)
-        response.rows = len(found.values)
-        return response
+        outcome().rows = len(found.values)
+        return _response(fmt, f"{name}-changes", body, headers)
 
 
 class _Batches:
     """Encodes a stream's batches in its reading thread, numbering on from batch to batch."""
 
     def __init__(self, read: Read, writer: Writer, columns: Sequence[str], first: int | None,
-                 db: Database, request_id: str):
+                 runner: Runner, request_id: str):
         self.read, self.writer, self.columns, self.position = read, writer, columns, first
-        self.db, self.request_id = db, request_id  # the reading thread has no request
+        self.runner, self.request_id = runner, request_id  # the reading thread has no request
 
     def __call__(self, rows: list[Any], first_batch: bool) -> bytes:
         read = self.read
         try:
             values = read.encoder.values(self.columns, rows, self.position)
         except ValueMisfit as exc:  # the stream breaks off before the value (streaming.py)
-            errors.report_misfit(self.db, self.db.metrics, read.collection, exc,
-                                 self.request_id)
+            self.runner.report_misfit(read.collection, exc, self.request_id)
             raise
         if self.position is not None:
             self.position += len(rows)
@@ -151,9 +144,9 @@ def _negotiate(name: str | None, accept: str | None) -> Format:
 
 
 def _response(fmt: Format, filename: str, body: Any,
-              headers: dict[str, str] | None = None) -> Counted:
+              headers: dict[str, str] | None = None) -> Response:
     """A read's response in its format: media type, a download's file name, Vary."""
-    response = Counted(body, mimetype=fmt.media_type, headers=headers)
+    response = Response(body, mimetype=fmt.media_type, headers=headers)
     if fmt.extension:
         response.headers["Content-Disposition"] = (
             f'attachment; filename="{fmt.filename(filename)}"')
@@ -165,7 +158,7 @@ def _whole(fmt: Format, filename: str, body: bytes, rows: int,
            headers: dict[str, str] | None = None) -> Response:
     """A response read whole: a strong ETag of its bytes, 304 when the client has it."""
     response = _response(fmt, filename, body, headers)
-    response.rows = rows
+    outcome().rows = rows
     response.headers["Cache-Control"] = "no-cache"  # proxies revalidate every time
     response.set_etag(hashlib.blake2b(body, digest_size=16).hexdigest())
     if "If-None-Match" in request.headers or "If-Modified-Since" in request.headers:

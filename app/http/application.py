@@ -1,16 +1,13 @@
 """The Flask application class Jembatan runs: its JSON (keys in the record shape's order,
-UTF-8, compact), its responses (which say how many records they sent) and its cache of sync
-functions."""
+UTF-8, compact) and its cache of sync functions."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from flask import Flask
 from flask.json.provider import DefaultJSONProvider
 
-from ..ops import logs
+from .patches import SyncCached
 
 
 class JsonProvider(DefaultJSONProvider):
@@ -23,26 +20,5 @@ class JsonProvider(DefaultJSONProvider):
         return super().dumps(obj, **kwargs)
 
 
-class Application(Flask):
-    """Flask, remembering which functions are sync: it asks inspect about every handler and
-    view on every request (a dozen calls, the cost of a whole SQLite lookup); its responses
-    say how many records they sent (app/ops/logs.py)."""
-
-    response_class = logs.Counted
-
-    def __init__(self, *args: Any, **kwargs: Any):
-        super().__init__(*args, **kwargs)
-        self._sync: dict[Callable[..., Any], Callable[..., Any]] = {}
-
-    def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
-        try:
-            return self._sync[func]
-        except KeyError:
-            sync = super().ensure_sync(func)
-            if len(self._sync) < 1024:  # bounded: a per-request closure is not kept
-                self._sync[func] = sync
-            return sync
-        except TypeError:  # an unhashable callable: as Flask does it
-            return super().ensure_sync(func)
-
-
+class Application(SyncCached):
+    """The Flask application of Jembatan (its departures from Flask: app/http/patches.py)."""

@@ -15,14 +15,15 @@ from webargs.fields import DelimitedList
 from webargs.flaskparser import FlaskParser
 
 from ..core import feed, summaries
+from ..core.filtering import accepted_filters
 from ..core.plan import Planner
 from ..core.question import NAMED_TWICE
-from ..database.filters import accepted_filters
 from ..formats import registry as formats
 from ..model import params
 from ..model.collections import DATE_PAIRS, Collection
 from ..ops.config import ApiSettings
 from .arguments import WHERE, Accepted
+from .patches import DocsStoredOnFirstUse
 
 # A query argument's metadata key: the route takes it, the OpenAPI document does not list it
 # (app/http/openapi.py's Api leaves such fields out of the parameters): `format` (the formats'
@@ -65,7 +66,7 @@ class Arguments(ma.Schema):
         self.defaults: dict[str, Any] | None = None
 
 
-class Blueprint(flask_smorest.Blueprint):
+class Blueprint(DocsStoredOnFirstUse, flask_smorest.Blueprint):
     ARGUMENTS_PARSER = _Parser()
 
 

@@ -22,8 +22,7 @@ from typing import Any
 from flask import request
 from werkzeug.datastructures import MultiDict
 
-from ..core.question import Asked, Sent, read_filters
-from ..database.filters import (
+from ..core.filtering import (
     BOOLEAN_KIND,
     KIND_TEXTS,
     OPERATORS,
@@ -34,6 +33,7 @@ from ..database.filters import (
     for_kind,
     usage,
 )
+from ..core.question import Asked, Sent, read_filters
 from ..model.problems import Invalid
 
 __all__ = ["FILTERS_DOC", "WHERE", "Accepted",

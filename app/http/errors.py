@@ -10,14 +10,15 @@ from flask import Flask, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException, InternalServerError, MethodNotAllowed, NotFound
 
 from ..core.outcomes import outcome_of, said
+from ..core.reads import DatabaseUnavailable, ValueRefused
+from ..core.services import services
 from ..core.unmapped import NotMapped
-from ..database.db import Database, DatabaseUnavailable, ValueRefused
 from ..model.collections import COLLECTIONS
 from ..model.problems import Absent, Invalid
 from ..model.schemas import ValueMisfit
-from ..ops import logs
-from ..ops.metrics import Metrics
+from . import logged
 from .access import current_key
+from .logged import outcome
 
 log = logging.getLogger("jembatan")
 
@@ -45,11 +46,11 @@ RANGE_FORMAT = "{YYYY-MM-DD}/{HH:MM[:SS]}/{YYYY-MM-DD}/{HH:MM[:SS]}"
 def _malformed_range(path: str) -> str | None:
     """What is wrong with a /<c>/date/... or /<c>/summary/... path that no route took (a
     wrong number of parts: /date/24/11/2026/..., a day without its times), else None."""
-    prefix = current_app.extensions["jembatan"]["settings"].api.url_prefix
+    prefix = services(current_app).settings.api.url_prefix
     parts = path.removeprefix(prefix).strip("/").split("/")
     if len(parts) < 2 or parts[1] not in ("date", "summary"):
         return None
-    served = current_app.extensions["jembatan"]["collections"]
+    served = services(current_app).collections
     found = next((c for c in served if c.name == parts[0] and c.dates), None)
     if found is None:
         return None
@@ -66,12 +67,12 @@ def _malformed_range(path: str) -> str | None:
 def _not_served(path: str) -> str | None:
     """What to say of a path under one of the ten collections that this site does not serve
     (collections.serve), else None: it has no routes, so any path under it is a 404."""
-    prefix = current_app.extensions["jembatan"]["settings"].api.url_prefix
+    prefix = services(current_app).settings.api.url_prefix
     if prefix and not (path == prefix or path.startswith(prefix + "/")):
         return None
     name = path.removeprefix(prefix).lstrip("/").split("/", 1)[0]
     key = current_key()  # a key reads only its own collections: the others are not served
-    served = [c for c in current_app.extensions["jembatan"]["collections"]
+    served = [c for c in services(current_app).collections
               if key is None or key.reads(c.name)]
     if name not in {c.name for c in COLLECTIONS} or name in {c.name for c in served}:
         return None
@@ -129,10 +130,8 @@ def handle_invalid(exc: Invalid) -> Response:
 
 def handle_absent(exc: Absent) -> Response:
     """No such record: a 404, the read having sent no record."""
-    response = _answer(exc)
-    if isinstance(response, logs.Counted):
-        response.rows = 0
-    return response
+    outcome().rows = 0
+    return _answer(exc)
 
 
 def handle_unavailable(exc: DatabaseUnavailable) -> Response:
@@ -154,28 +153,11 @@ def handle_refused(exc: ValueRefused) -> Response:
     return _answer(exc)
 
 
-def report_misfit(db: Database, metrics: Metrics | None, collection: str, exc: ValueMisfit,
-                  request_id: str) -> None:
-    """Log a value that does not fit its field, with the mapping line that gives it, and
-    count it for /health and /metrics (also from a stream's reading thread)."""
-    try:
-        line = db.queries.field_line(collection, exc.field, db.dialect())
-    except Exception:  # noqa: BLE001 - the report must not fail on the way to the log
-        line = f"the records query of {collection}"
-    log.error("request %s: the mapping of %s gives %s a value that does not fit: %s. No "
-              "record is sent with it; correct %s (jembatan check-sql %s shows every "
-              "such field)", request_id, collection, exc.field or "a field", exc, line,
-              collection)
-    if metrics is not None:
-        metrics.mapping_error(collection, exc.field, exc.expected)
-
-
 def handle_misfit(exc: ValueMisfit) -> Response:
     """A site's mapping gave a field a value of another type: an error, never the value."""
-    jembatan = current_app.extensions["jembatan"]
     collection = request.blueprint or ""
-    request_id = logs.request_id()
-    report_misfit(jembatan["db"], jembatan["metrics"], collection, exc, request_id)
+    request_id = logged.request_id()
+    services(current_app).runner.report_misfit(collection, exc, request_id)
     return error_response(500, f"This site's mapping of {collection} gives "
                                f"{exc.field or 'a field'} a value that is not "
                                f"{exc.expected}, so no record is sent. The operator can find "
@@ -184,7 +166,7 @@ def handle_misfit(exc: ValueMisfit) -> Response:
 
 
 def handle_unexpected(exc: BaseException) -> Response:
-    request_id = logs.request_id()
+    request_id = logged.request_id()
     log.error("request %s %s %s failed", request_id, request.method, request.path,
               exc_info=(type(exc), exc, exc.__traceback__))
     return error_response(500, f"An unexpected error; the operator can find it in the log "

@@ -18,6 +18,7 @@ from ..model.schemas import ErrorSchema
 from ..ops.config import Settings
 from .argument_schemas import UNDOCUMENTED, Blueprint
 from .converters import CONVERTERS
+from .patches import DocumentedOnFirstUse
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
@@ -58,7 +59,7 @@ class _FlaskPlugin(FlaskPlugin):
         return path.removeprefix(self.prefix) or "/"
 
 
-class Api(flask_smorest.Api):
+class Api(DocumentedOnFirstUse, flask_smorest.Api):
     ERROR_SCHEMA = ErrorSchema
     # Only the error responses each operation documents: a catch-all "default" would let
     # any status pass as documented.
@@ -75,7 +76,7 @@ class Api(flask_smorest.Api):
         neither). A fixed entry would be wrong behind such a proxy, and an absolute URL would
         trust the Host header."""
         server = request.script_root + self.prefix or "/"
-        spec = self.spec.to_dict() | {"servers": [{"url": server}]}
+        spec = self.document().to_dict() | {"servers": [{"url": server}]}
         return Response(json.dumps(spec, indent=2, sort_keys=False),
                         mimetype="application/json")
 

@@ -22,9 +22,9 @@ import marshmallow as ma
 from flask import Flask
 
 from ..core import bookmarks, summaries
+from ..core.filtering import accepted_filters
 from ..core.plan import Planner
 from ..core.unmapped import NOT_MAPPED, Unmapped
-from ..database.filters import accepted_filters
 from ..formats import registry as formats
 from ..model.collections import Collection
 from ..model.schemas import HealthSchema, IndexSchema, example

@@ -16,9 +16,8 @@ from swagger_ui_bundle import swagger_ui_path
 from werkzeug.exceptions import Unauthorized
 
 from ..core.clock import ahead_said, plant_today
-from ..core.mapped import tried
+from ..core.reads import DatabaseUnavailable, QueryFailed, Runner
 from ..core.unmapped import Unmapped
-from ..database.db import Database, DatabaseUnavailable, QueryFailed
 from ..model import params
 from ..model.collections import Collection
 from ..ops.metrics import Metrics
@@ -28,10 +27,10 @@ from .pages import Page, Script
 
 @dataclass(frozen=True)
 class ServiceViews:
-    """What the index and health views need: the collections served and the database."""
+    """What the index and health views need: the collections served and the runner."""
 
     collections: tuple[Collection, ...]
-    db: Database
+    runner: Runner
     site: str = ""  # site.name: the plant's name on the report; "" when none is configured
     unmapped: Unmapped = field(default_factory=Unmapped)  # the collections not mapped yet
     zone: ZoneInfo | None = None  # [site] timezone: what /health advises of stamps ahead
@@ -79,24 +78,24 @@ def health(service: ServiceViews) -> Any:
     is listed there too, and answers 503 from then on. With a `clock` list when the feed
     holds back records whose stamps lie ahead of the database clock (a time zone not set).
     """
-    db = service.db
+    runner, metrics = service.runner, service.runner.metrics
 
     def listed() -> dict[str, Any]:
         return {"unmapped": service.unmapped.by_collection()} if service.unmapped else {}
     try:
-        db.ping()
+        runner.ping()
     except (DatabaseUnavailable, QueryFailed) as exc:
         reason = exc.reason if isinstance(exc, DatabaseUnavailable) else "query failed"
         return ({"status": "unavailable", "database": reason, **listed()}, 503,
                 {"Retry-After": str(DatabaseUnavailable.retry_after)})
-    tried(db, service.collections, service.unmapped)  # a database changed under the service
+    runner.tried(service.collections, service.unmapped)  # a database changed under the service
     unmapped = listed()
-    misfits = db.metrics.mapping_errors() if db.metrics is not None else {}
+    misfits = metrics.mapping_errors() if metrics is not None else {}
     mapping = {"mapping": [
         f"{c}.{f}: a value that is not {expected}, {n} time{'s' if n > 1 else ''} "
         f"since start (the log has each one; run check-sql {c})"
         for (c, f, expected), n in sorted(misfits.items())]} if misfits else {}
-    ahead = db.metrics.feeds_ahead() if db.metrics is not None else {}
+    ahead = metrics.feeds_ahead() if metrics is not None else {}
     clock = {"clock": [ahead_said(c, on, seconds, service.zone)
                        for (c, on), seconds in sorted(ahead.items())]} if ahead else {}
     # The database answers, but a mapping is unfinished or gives values never sent, or the

@@ -18,6 +18,8 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from typing import IO, Any
 
+from ..ops.logs import Outcome
+
 log = logging.getLogger("jembatan.stream")
 
 MEMORY_LIMIT = 8 * 1024 * 1024  # bytes a stream may hold in memory before using a file
@@ -133,33 +135,37 @@ class SpooledStream:
 
     def __init__(self, batches: Iterator[list[Any]], encode: Callable[[list[Any], bool], bytes],
                  begin: bytes, end: Callable[[], bytes], what: str,
-                 on_abandon: Callable[[], None]):
+                 on_abandon: Callable[[], None], outcome: Outcome | None = None):
         self._batches, self._encode = batches, encode
         self._begin, self._end, self.what = begin, end, what
         self._on_abandon = on_abandon
         self._spool = Spool()
         self._stop = threading.Event()
-        self.rows = 0
-        self.broken = False  # reading failed midway: the client gets a cut-off body
+        # What it sent, told as it is read: the records, and whether reading failed midway
+        # (the client gets a cut-off body); the request's own (app/http/logged.py).
+        self.outcome = Outcome() if outcome is None else outcome
+        self.outcome.rows = 0
         self._thread = threading.Thread(target=self._read, name=f"spool {what}", daemon=True)
         self._thread.start()
 
     def _read(self) -> None:
         try:
             self._spool.write(self._begin)
-            first = True
+            first, sent = True, 0
             for batch in self._batches:
                 if self._stop.is_set():
                     break
                 self._spool.write(self._encode(batch, first))
-                self.rows += len(batch)
+                sent += len(batch)
+                self.outcome.rows = sent
                 first = False
             else:
                 self._spool.write(self._end())
             self._spool.finish()
         except BaseException as exc:
-            log.error("stream %s broke off after %d records: %s", self.what, self.rows, exc)
-            self.broken = True
+            log.error("stream %s broke off after %d records: %s", self.what,
+                      self.outcome.rows, exc)
+            self.outcome.broken = True
             self._spool.finish(exc)
         finally:
             close = getattr(self._batches, "close", None)

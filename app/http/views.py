@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from flask import Response
 
+from ..core.filtering import Filter
 from ..core.plan import Planner
-from ..database.filters import Filter
 from ..model import params
 from ..ops.config import FeedSettings
 from .access import current_key

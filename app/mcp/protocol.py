@@ -1,6 +1,6 @@
 """The Model Context Protocol face of Jembatan: the protocol, over two transports, serving
-every tool of the table app/mcp/tools.py builds (`app.extensions["jembatan"]["tools"]`, read
-at each call).
+every tool of the table app/mcp/tools.py builds, which the factory hands to its `Server`
+(a key with a scope has a table of its own).
 
 - `POST <url_prefix>/mcp`: the streamable HTTP transport, answering each request with one
   `application/json` body (never an SSE stream) and holding no session (no `Mcp-Session-Id`
@@ -50,9 +50,11 @@ from flask import Flask, Response, current_app, request
 from flask.cli import with_appcontext
 
 from ..core.outcomes import OUTCOMES, outcome_of, said
-from ..database.db import QueryFailed, ValueRefused
+from ..core.reads import QueryFailed, ValueRefused
+from ..core.services import services
 from ..http.access import current_key
 from ..http.errors import error_response
+from ..http.logged import outcome, request_id
 from ..ops import logs
 from ..ops.config import ApiKey, McpSettings
 from ..ops.limits import MAX_BODY
@@ -149,19 +151,26 @@ class Server:
     """The protocol over any transport: `handle` takes one message's bytes (and, over HTTP,
     its headers) and gives its Reply."""
 
-    def __init__(self, tools: Callable[[], Sequence[Tool]], metrics: Metrics | None,
-                 settings: McpSettings):
+    def __init__(self, tools: Sequence[Tool], metrics: Metrics | None, settings: McpSettings,
+                 key_tools: Mapping[str, Sequence[Tool]] | None = None):
         self.tools, self.metrics, self.settings = tools, metrics, settings
+        self.key_tools = dict(key_tools or {})  # a key with a scope: its own table
         self.info = _server_info()
 
-    def handle(self, data: bytes, headers: Mapping[str, str] | None, request_id: str) -> Reply:
+    def tools_for(self, key: ApiKey | None) -> Sequence[Tool]:
+        """The tools `key` may call: the app's own table, or for a key with a scope its table
+        of its collections, each read within its row condition (docs/api.md §10)."""
+        return self.key_tools.get(key.name, self.tools) if key else self.tools
+
+    def handle(self, data: bytes, headers: Mapping[str, str] | None, request_id: str,
+               key: ApiKey | None = None) -> Reply:
         try:
             message = orjson.loads(data)
         except orjson.JSONDecodeError:
             return Reply(_error(None, RpcError(PARSE_ERROR, "Parse error: the message is "
                                                             "not JSON")), 400, "mcp=unreadable")
         try:
-            return self.answer(message, headers, request_id)
+            return self.answer(message, headers, request_id, key)
         except Exception:  # a fault of Jembatan's own, outside any tool: logged, not shown
             log.exception("request %s: MCP message failed", request_id)
             ident = message.get("id") if isinstance(message, dict) else None
@@ -170,7 +179,7 @@ class Server:
                          500, "mcp=failed")
 
     def answer(self, message: Any, headers: Mapping[str, str] | None,
-               request_id: str) -> Reply:
+               request_id: str, key: ApiKey | None = None) -> Reply:
         ident = message.get("id") if isinstance(message, dict) else None
         ident = ident if isinstance(ident, str | int) and not isinstance(ident, bool) else None
         era, note = LEGACY, "mcp=invalid"
@@ -183,7 +192,8 @@ class Server:
                     raise _unsupported(header)
                 return Reply(None, 202, note)
             era, _ = _era(method, params, headers)
-            result, note = self._dispatch(era, method, params, request_id, note)
+            result, note = self._dispatch(era, method, params, request_id, note,
+                                          self.tools_for(key))
         except RpcError as exc:
             table = _MODERN_STATUS if era == MODERN else _LEGACY_STATUS
             return Reply(_error(ident, exc), exc.status or table.get(exc.code, 200), note)
@@ -192,13 +202,13 @@ class Server:
         return Reply({"jsonrpc": "2.0", "id": ident, "result": result}, 200, note)
 
     def _dispatch(self, era: str, method: str, params: dict[str, Any], request_id: str,
-                  note: str) -> tuple[dict[str, Any], str]:
+                  note: str, tools: Sequence[Tool]) -> tuple[dict[str, Any], str]:
         if method == "tools/call":
-            return self._call(params, request_id)
+            return self._call(params, request_id, tools)
         if method == "tools/list":
             if params.get("cursor") is not None:  # no listing here was ever cut into pages
                 raise RpcError(INVALID_PARAMS, "Invalid cursor: tools/list has one page")
-            listing: dict[str, Any] = {"tools": [_listed(t) for t in self.tools()]}
+            listing: dict[str, Any] = {"tools": [_listed(t) for t in tools]}
             if era == MODERN:
                 listing |= {"ttlMs": TOOLS_TTL_MS, "cacheScope": "private"}
             return listing, note
@@ -222,7 +232,8 @@ class Server:
                 "capabilities": {"tools": {"listChanged": False}},
                 "serverInfo": self.info, "instructions": _INSTRUCTIONS}
 
-    def _call(self, params: dict[str, Any], request_id: str) -> tuple[dict[str, Any], str]:
+    def _call(self, params: dict[str, Any], request_id: str,
+              tools: Sequence[Tool]) -> tuple[dict[str, Any], str]:
         name, arguments = params.get("name"), params.get("arguments")
         if not isinstance(name, str):
             raise RpcError(INVALID_PARAMS, "tools/call needs params.name, a tool's name")
@@ -230,11 +241,11 @@ class Server:
             arguments = {}
         if not isinstance(arguments, dict):
             raise RpcError(INVALID_PARAMS, "tools/call's params.arguments must be an object")
-        tool = next((t for t in self.tools() if t.name == name), None)
+        tool = next((t for t in tools if t.name == name), None)
         if tool is None:
             self._count("(unknown)", "unknown_tool")
             raise RpcError(INVALID_PARAMS, f"Unknown tool: {shown(name)}; the tools are "
-                                           f"{', '.join(t.name for t in self.tools())}")
+                                           f"{', '.join(t.name for t in tools)}")
         outcome, result = run_tool(tool, arguments, request_id)
         self._count(tool.name, outcome)
         return result, f"mcp=tools/call:{tool.name}:{outcome}"
@@ -506,25 +517,15 @@ def _combined_problem(schema: Mapping[str, Any], value: Any, at: str) -> str | N
 
 # -- HTTP: POST <url_prefix>/mcp --------------------------------------------------------------
 
-def register(app: Flask, prefix: str, settings: McpSettings, metrics: Metrics) -> None:
-    """The MCP server of this app (app.extensions["jembatan"]["mcp"], also for the stdio
-    command) and, unless [mcp] enabled = false, its HTTP endpoint: `mcp` takes POST, the
+def register(app: Flask, prefix: str, server: Server) -> None:
+    """The HTTP endpoint of `server`, unless [mcp] enabled = false: `mcp` takes POST, the
     other methods are `mcp_refused` (405)."""
-    server = Server(lambda: tools_of(app, current_key()), metrics, settings)
-    app.extensions["jembatan"]["mcp"] = server
-    if not settings.enabled:
+    if not server.settings.enabled:
         return
     rule = f"{prefix}/mcp"
     app.add_url_rule(rule, ENDPOINT, _post, methods=["POST"], provide_automatic_options=False)
     app.add_url_rule(rule, "mcp_refused", _refused, provide_automatic_options=False,
                      methods=["GET", "DELETE", "PUT", "PATCH", "OPTIONS"])
-
-
-def tools_of(app: Flask, key: ApiKey | None) -> Sequence[Tool]:
-    """The tools `key` may call: the app's own table, or for a key with a scope its table
-    of its collections, each read within its row condition (docs/api.md §10)."""
-    kept = app.extensions["jembatan"]
-    return kept["key_tools"].get(key.name, kept["tools"]) if key else kept["tools"]
 
 
 def _refused() -> Response:
@@ -556,7 +557,7 @@ def _accepts_json(accept: str | None) -> bool:
 def _admission() -> Response | None:
     """The transport's refusals, before the body is read: an Origin not allowed (403), a
     body that is not JSON (415), an Accept without JSON (406), a body too large (413)."""
-    server: Server = current_app.extensions["jembatan"]["mcp"]
+    server: Server = services(current_app).mcp
     origin = request.headers.get("Origin")
     if origin is not None and origin.lower() not in server.settings.allowed_origins:
         return _transport_error(403, f"Origin {shown(origin)} may not call /mcp "
@@ -579,16 +580,14 @@ def _post() -> Response:
     data = request.stream.read(MAX_MESSAGE + 1)
     if len(data) > MAX_MESSAGE:  # a chunked body with no Content-Length
         return _transport_error(413, f"An MCP message is at most {MAX_MESSAGE} bytes")
-    server: Server = current_app.extensions["jembatan"]["mcp"]
-    reply = server.handle(data, request.headers, logs.request_id())
+    server: Server = services(current_app).mcp
+    reply = server.handle(data, request.headers, request_id(), current_key())
+    outcome().note = reply.note  # the access line names the method and the tool
     if reply.body is None:
-        response = logs.Counted(status=reply.status)
+        response = Response(status=reply.status)
         del response.headers["Content-Type"]
-    else:
-        response = logs.Counted(orjson.dumps(reply.body), reply.status,
-                                mimetype="application/json")
-    response.note = reply.note  # the access line names the method and the tool
-    return response
+        return response
+    return Response(orjson.dumps(reply.body), reply.status, mimetype="application/json")
 
 
 # -- stdio: jembatan mcp --------------------------------------------------------------
@@ -637,6 +636,6 @@ def mcp_command() -> None:
     """Serve the MCP tools on stdin and stdout (the stdio transport), logging to stderr.
 
     An assistant starts this command itself; it ends when its stdin closes."""
-    server: Server = current_app.extensions["jembatan"]["mcp"]
-    log.info("MCP on stdio: tools %s", ", ".join(t.name for t in server.tools()))
+    server: Server = services(current_app).mcp
+    log.info("MCP on stdio: tools %s", ", ".join(t.name for t in server.tools))
     serve_stdio(server, sys.stdin.buffer, sys.stdout.buffer)

@@ -28,17 +28,17 @@ import orjson
 
 from ..core import feed, report, summaries
 from ..core.clock import plant_today
-from ..core.plan import Planner
-from ..core.question import NAMED_TWICE, Asked, Sent, read_filters
-from ..core.reads import Read, RowEncoder, Runner
-from ..core.unmapped import NotMapped
-from ..database.filters import (
+from ..core.filtering import (
     OPERATORS,
     Filter,
     accepted_filters,
     doc_groups,
     for_kind,
 )
+from ..core.plan import Planner
+from ..core.question import NAMED_TWICE, Asked, Sent, read_filters
+from ..core.reads import Read, RowEncoder, Runner
+from ..core.unmapped import NotMapped
 from ..formats.registry import FORMATS
 from ..model import glossary, params
 from ..model.collections import DATE_PAIRS, Collection

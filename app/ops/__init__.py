@@ -2,6 +2,6 @@
 the logs (logs), the Prometheus metrics (metrics), what gunicorn is given (gunicorn_hooks:
 its hooks and SETTINGS) and how waitress serves (waitress_serving); deploy/ holds the files
 docs/deploy.md shows (nginx's site and snippet, systemd's unit, IIS's web.config). It may
-import app/model/ only; logs is the one module here that knows Flask (the access line is
-written per request).
+import app/model/ only, and nothing of the web framework: the HTTP face writes each request's
+access line through logs (app/http/logged.py).
 """

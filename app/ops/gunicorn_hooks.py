@@ -92,7 +92,7 @@ def post_worker_init(worker: Any) -> None:
     its warning about a request it refuses (which quotes the request line, escaped)."""
     from gunicorn import util
 
-    from . import logs  # here: the master need not load Flask
+    from . import logs  # here: loaded by the workers only
 
     util.write_error = write_json_error
     logging.getLogger("gunicorn.error").addFilter(logs.SecretsHidden())

@@ -1,5 +1,7 @@
 """Logs an operator can use: one access line per request under a request id, in plain text
-or JSON lines, to stderr (where gunicorn and systemd's journal collect it)."""
+or JSON lines, to stderr (where gunicorn and systemd's journal collect it). Nothing here knows
+the web framework: the HTTP face (app/http/logged.py) gives each request its id and its
+`Outcome`, and writes its line with `write_access`."""
 
 from __future__ import annotations
 
@@ -9,16 +11,14 @@ import os
 import re
 import sys
 import time
-from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote_plus
-
-from flask import Flask, Response, g, request
 
 from .config import LogSettings
 
 access = logging.getLogger("jembatan.access")
-_REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
+REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")  # a client's X-Request-ID kept as it is
 
 # What no log line may carry raw (docs/deploy.md, section 2, "Logs"): the C0 controls (a line feed
 # would start a forged second line; ESC, OSC and BEL drive a terminal), DEL and the C1
@@ -167,18 +167,6 @@ def share_handler(logger: logging.Logger) -> None:
     logger.propagate = False
 
 
-def request_id() -> str:
-    """This request's id: the client's X-Request-ID when it is sane, else a new one."""
-    kept = g._get_current_object()  # one look-up of the context, not one per use
-    rid = kept.get("request_id")
-    if rid is None:
-        # request.headers.get("X-Request-ID", ""), without the header object's key
-        # translation and its KeyError when the header is absent
-        sent = request.environ.get("HTTP_X_REQUEST_ID", "")
-        rid = kept.request_id = sent if sent and _REQUEST_ID.fullmatch(sent) else new_id()
-    return str(rid)
-
-
 def new_id() -> str:
     """uuid.uuid4().hex, without building a UUID object (a third of the time): 128 random
     bits with the version (4) and variant (RFC 4122) bits set as uuid4 sets them."""
@@ -206,59 +194,29 @@ def _write_access(line: str, args: tuple[Any, ...], fields: dict[str, Any]) -> N
                                         None, function, {"fields": fields}))
 
 
-class Counted(Response):
-    """A response that says how many records it sends, for its access line and the metrics:
-    a number, or for a stream a function that counts them as they are read; the stream,
-    which says whether it broke off; and a note for the end of its access line."""
+@dataclass
+class Outcome:
+    """What a request sent, as its face reports it, for its access line and the metrics: how
+    many records (or summary groups; None: not a read), whether its stream broke off, and a
+    note for the end of its line (app/mcp/protocol.py: the method and the tool called)."""
 
-    rows: int | Callable[[], int] | None = None
-    stream: Any = None
-    note: str | None = None  # what the view adds to its line (app/mcp/protocol.py: the tool called)
+    rows: int | None = None
+    broken: bool = False
+    note: str | None = None
 
 
-def install(app: Flask, done: Callable[[str | None, int, float, int | None, bool, str | None],
-                                       None] | None = None) -> None:
-    """Request ids, and the access line written when the response is done (for a stream,
-    when its last byte has gone); then `done(endpoint, status, seconds, rows, broken, key)`,
-    for the metrics (`key`: the name of the API key the request came in with, else None)."""
-
-    @app.before_request
-    def start() -> None:
-        g.started = time.monotonic()
-        request_id()
-
-    @app.after_request
-    def finish(response: Response) -> Response:
-        rid = request_id()
-        response.headers["X-Request-ID"] = rid
-        req, kept = request._get_current_object(), g._get_current_object()
-        started = kept.get("started")
-        if started is None:
-            started = time.monotonic()
-        method, status = req.method, response.status_code
-        path = redacted(req.full_path.rstrip("?"))
-        client = req.remote_addr or "-"
-        rows, stream, note = ((response.rows, response.stream, response.note)
-                              if isinstance(response, Counted) else (None, None, None))
-        endpoint = req.endpoint
-        api_key = kept.get("api_key")  # its name, never the key (app/http/access.py)
-        key = api_key.name if api_key is not None else None
-
-        def line() -> None:
-            sent = rows() if callable(rows) else rows
-            took = time.monotonic() - started
-            if done is not None:
-                done(endpoint, status, took, sent, bool(stream and stream.broken), key)
-            fields = {"request_id": rid, "client": client, "method": method, "path": path,
-                      "status": status, "seconds": round(took, 4), "rows": sent}
-            text = "%s %s %s %s %d %.3fs rows=%s"
-            args = [client, rid, method, path, status, took, "-" if sent is None else sent]
-            for name, value, form in (("key", key, " key=%s"), ("note", note, " %s")):
-                if value is not None:
-                    text += form
-                    args.append(value)
-                    fields[name] = value
-            _write_access(text, tuple(args), fields)
-
-        response.call_on_close(line)
-        return response
+def write_access(client: str, rid: str, method: str, path: str, status: int, took: float,
+                 outcome: Outcome, key: str | None) -> None:
+    """The access line of a request that is done: its client, id, method, path as logged
+    (`redacted`), status, seconds, the records its outcome sent, its key's name and note."""
+    sent = outcome.rows
+    fields = {"request_id": rid, "client": client, "method": method, "path": path,
+              "status": status, "seconds": round(took, 4), "rows": sent}
+    text = "%s %s %s %s %d %.3fs rows=%s"
+    args = [client, rid, method, path, status, took, "-" if sent is None else sent]
+    for name, value, form in (("key", key, " key=%s"), ("note", outcome.note, " %s")):
+        if value is not None:
+            text += form
+            args.append(value)
+            fields[name] = value
+    _write_access(text, tuple(args), fields)
