@@ -27,9 +27,9 @@ from .http.application import Application, JsonProvider
 from .http.hosts import Doors, register_hosts
 from .http.openapi import build_api
 from .http.routes import (
-    ROUTE_KINDS,
     collection_blueprint,
     register_service_routes,
+    route_kinds,
     service_blueprint,
 )
 from .http.service_views import ServiceViews
@@ -98,7 +98,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
                             absent)
     mcp.register(app, prefix, settings.mcp, metrics)  # POST /mcp (app/mcp/protocol.py)
     errors.register(app)
-    kinds = ROUTE_KINDS | {mcp.ENDPOINT: "mcp"}  # the metrics' kinds of requests
+    kinds = route_kinds(served) | {mcp.ENDPOINT: "mcp"}  # the metrics' kinds of requests
     logs.install(app, done=lambda endpoint, status, seconds, rows, broken, key: metrics.request(
         route_kind(endpoint, kinds), status, seconds, rows if isinstance(rows, int) else None,
         broken, key))
