@@ -17,6 +17,7 @@ from app.model.collections import COLLECTIONS
 from app.ops.config import SHIPPED_SQL_DIR
 from tests.conftest import build_database
 from tests.servers import JEMBATAN, ROOT
+from tests.test_read_kinds import spelt_reads
 
 JAKARTA = ZoneInfo("Asia/Jakarta")
 
@@ -101,13 +102,10 @@ def test_fields_still_to_map_and_fields_given_as_null(tmp_path: Path) -> None:
     assert "1 query with problems" in output
 
 
-# The reads of bricon2 (numbered, one date pair, a summary), as --show prints them; the
-# table of read kinds says the same (tests/test_read_kinds.py).
-BRICON2_READS = ["all", "count", "page", "range_tanggal", "range_tanggal_count",
-                 "range_tanggal_page", "summary_tanggal", "changes_tanggal",
-                 "changes_tanggal_within", "changes_tanggal_walked"]
-# Those that take {where_filters} (the others {and_filters}).
-WHERE_READS = ("all", "count", "page")
+# The reads of bricon2 (numbered, one date pair, a summary), as --show prints them, and
+# those that take {where_filters} (the undated ones; the others {and_filters}).
+BRICON2_READS = spelt_reads(("tanggal",), summary=True, numbered=True)
+WHERE_READS = spelt_reads((), summary=True, numbered=True)
 
 
 def test_show_prints_each_query_as_it_is_sent(tmp_path: Path) -> None:

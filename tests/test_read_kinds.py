@@ -3,8 +3,10 @@ hand: docs/api.md (§5 and §7 name each read's path, §6.2's table lists its ar
 its metrics `kind`) and the tests' own lists of the reads. The docs and the lists stay
 written by hand; this test fails when one of them and the table part.
 
-The expected query names are spelt here from the table's rows in the test's own way (a
-dated kind's name takes its `on` after its first word), not by Collection.reads.
+The tests' lists of reads (tests/test_sql_files.py THING_READS, tests/test_check_sql.py's,
+tests/test_service.py's count of routes) are spelt here from the table's rows in the test's
+own way (a dated kind's name takes its `on` after its first word), not by Collection.reads,
+which this test holds to the same spelling.
 """
 
 from __future__ import annotations
@@ -14,14 +16,11 @@ from pathlib import Path
 
 import pytest
 
+from app.http.routes import ROUTES
 from app.model.collections import COLLECTIONS, Collection
-from app.model.kinds import READ_KINDS, ReadKind
-from tests.test_check_sql import BRICON2_READS, WHERE_READS
-from tests.test_service import ROUTES_DATED, ROUTES_UNDATED
-from tests.test_sql_files import THING_READS
+from app.model.kinds import READ_KINDS
 
 API = Path(__file__).resolve().parent.parent / "docs" / "api.md"
-BY_NAME = {c.name: c for c in COLLECTIONS}
 
 
 def _section(text: str, number: int) -> str:
@@ -36,14 +35,21 @@ def _named(kind: str, on: str) -> str:
     return "_".join(p for p in (head, on, tail) if p)
 
 
-def _reads(kinds: tuple[ReadKind, ...], dates: tuple[str, ...], summary: bool,
-           numbered: bool) -> list[str]:
-    """The query names of a collection with these traits, from the rows alone."""
-    served = [k for k in kinds if k.needs is None or (dates and (summary or k.name
-                                                                  != "summary"))]
+def spelt_reads(dates: tuple[str, ...], summary: bool, numbered: bool) -> list[str]:
+    """The query names of a collection with these traits (its `on` pairs, whether it has a
+    summary, whether it is numbered), spelt from the rows of READ_KINDS alone: the tests'
+    lists of reads (THING_READS, check-sql's) are these."""
+    served = [k for k in READ_KINDS if k.needs is None or (dates and (summary or k.name
+                                                                       != "summary"))]
     queries = [q for k in served for q in k.queries if not (q.keyless and numbered)]
     return ([q.name for q in queries if not q.dated]
             + [_named(q.name, on) for on in dates for q in queries if q.dated])
+
+
+def routes_of(dated: bool) -> int:
+    """How many routes a collection has, with or without dates (every dated collection of
+    the contract has a summary)."""
+    return sum(1 for k in READ_KINDS if k.needs is None or dated)
 
 
 def test_the_arguments_table_is_the_read_kinds() -> None:
@@ -75,19 +81,12 @@ def test_the_metrics_kinds_are_the_read_kinds() -> None:
 
 @pytest.mark.parametrize("c", COLLECTIONS, ids=lambda c: c.name)
 def test_the_reads_of_each_collection(c: Collection) -> None:
-    """What Collection.reads runs is what the rows spell, and its routes are the tests'
-    count of them (tests/test_service.py): three, three more with dates."""
-    assert c.query_names() == _reads(READ_KINDS, c.dates, bool(c.summary), c.numbered)
-    served = [k for k in READ_KINDS if k.served_on(c)]
-    assert len(served) == ROUTES_UNDATED + (ROUTES_DATED if c.dates else 0)
+    """What Collection.reads runs is what the rows spell, and a collection's routes are
+    routes_of (tests/test_service.py counts them so)."""
+    assert c.query_names() == spelt_reads(c.dates, bool(c.summary), c.numbered)
+    assert sum(1 for k in READ_KINDS if k.served_on(c)) == routes_of(bool(c.dates))
 
 
-def test_the_tests_lists_of_reads_agree_with_the_table() -> None:
-    """THING_READS (an unnumbered collection on tanggal without a summary), bricon2's reads
-    as check-sql --show prints them, and the reads whose shape takes {where_filters}."""
-    assert THING_READS == _reads(READ_KINDS, ("tanggal",), False, False)
-    bricon2 = BY_NAME["bricon2"]
-    assert BRICON2_READS == _reads(READ_KINDS, bricon2.dates, bool(bricon2.summary),
-                                   bricon2.numbered)
-    undated = [q.name for k in READ_KINDS for q in k.queries if not q.dated and not q.keyless]
-    assert list(WHERE_READS) == undated
+def test_every_read_kind_has_one_route() -> None:
+    """ROUTES serves each read kind once, in the table's order."""
+    assert [route.kind for route in ROUTES] == list(READ_KINDS)
