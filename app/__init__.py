@@ -28,9 +28,9 @@ from .http.application import Application, JsonProvider
 from .http.hosts import Doors, register_hosts
 from .http.openapi import build_api
 from .http.routes import (
-    ROUTE_KINDS,
     collection_blueprint,
     register_service_routes,
+    route_kinds,
     service_blueprint,
 )
 from .http.service_views import ServiceViews
@@ -125,7 +125,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
                                    server)
     mcp_face.register(app, prefix, server)  # POST /mcp (app/mcp/protocol.py)
     errors.register(app)
-    kinds = ROUTE_KINDS | {mcp_face.ENDPOINT: "mcp"}  # the metrics' kinds of requests
+    kinds = route_kinds(served) | {mcp_face.ENDPOINT: "mcp"}  # the metrics' kinds of requests
     logged.install(app, done=lambda endpoint, status, seconds, rows, broken, key: metrics.request(
         route_kind(endpoint, kinds), status, seconds, rows if isinstance(rows, int) else None,
         broken, key))

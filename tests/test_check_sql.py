@@ -18,6 +18,7 @@ from app.model.collections import COLLECTIONS
 from app.ops.config import SHIPPED_SQL_DIR
 from tests.conftest import build_database
 from tests.servers import JEMBATAN, ROOT
+from tests.test_read_kinds import spelt_reads
 
 JAKARTA = ZoneInfo("Asia/Jakarta")
 
@@ -102,6 +103,12 @@ def test_fields_still_to_map_and_fields_given_as_null(tmp_path: Path) -> None:
     assert "1 query with problems" in output
 
 
+# The reads of bricon2 (numbered, one date pair, a summary), as --show prints them, and
+# those that take {where_filters} (the undated ones; the others {and_filters}).
+BRICON2_READS = spelt_reads(("tanggal",), summary=True, numbered=True)
+WHERE_READS = spelt_reads((), summary=True, numbered=True)
+
+
 def test_show_prints_each_query_as_it_is_sent(tmp_path: Path) -> None:
     database = build_database(tmp_path / "site.sqlite3", {})
     app = create_app({"database": {"sqlite": str(database)}})
@@ -111,9 +118,7 @@ def test_show_prints_each_query_as_it_is_sent(tmp_path: Path) -> None:
     out = result.output
     assert out.startswith("-- the SQLite texts, as sent to SQLite ")
     chunks = out.rstrip("\n").split("\n\n")[1:]  # after the line naming the engine
-    names = ["records", "all", "count", "page", "range_tanggal", "range_tanggal_count",
-             "range_tanggal_page", "summary_tanggal", "changes_tanggal",
-             "changes_tanggal_within", "changes_tanggal_walked"]
+    names = ["records", *BRICON2_READS]
     assert [re.match(r"-- bricon2\.(\w+): ", chunk).group(1) for chunk in chunks] == names
     for name, chunk in zip(names, chunks, strict=True):
         q = queries.get("bricon2", name, "sqlite")
@@ -124,7 +129,7 @@ def test_show_prints_each_query_as_it_is_sent(tmp_path: Path) -> None:
         # Every read takes filters, and says where they go.
         filtered = name != "records"
         if filtered:
-            placeholder = ("{where_filters}" if name in ("all", "count", "page")
+            placeholder = ("{where_filters}" if name in WHERE_READS
                            else "{and_filters}")
             assert lines[3].startswith(f"-- with filters: {placeholder} of the shape becomes "
                                        f"WHERE (or AND) one condition per filter")

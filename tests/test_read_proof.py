@@ -436,10 +436,11 @@ def test_a_record_written_into_the_range_while_it_is_paged_is_no_finding(tmp_pat
     sampled = proof.sample(db, TRANSACTIONS)
     counted, seen, written = db.scalar, set(), []
 
-    def count_then_write(stem: str, name: str, values: Mapping[str, Any] | None = None,
+    def count_then_write(stem: str, query: Any, values: Mapping[str, Any] | None = None,
                          filters: Any = ()) -> int:
         """Each paged range's first count, then a weighing written into that range."""
-        answer = counted(stem, name, values, filters)
+        answer = counted(stem, query, values, filters)
+        name = str(query)  # as sql/<stem>.sql names it: range_dt1_count
         key = (name, repr(sorted((values or {}).items())))
         if name.startswith("range_") and name.endswith("_count") and key not in seen:
             seen.add(key)

@@ -24,6 +24,7 @@ from tests.conftest import (
     open_database,
 )
 from tests.contract import COLLECTIONS
+from tests.test_read_kinds import routes_of
 
 WEIGHING_ROW = {"id": 1, "vehno": "B 1234 XY", "tgl_dt1": "2026-03-01", "jam_dt1": "07:05:03",
                 "weigh1": 12500.5}
@@ -568,9 +569,8 @@ def test_json_only_is_documented_and_csv_is_described(spec: dict[str, Any]) -> N
     description says how to ask for CSV, which the service still serves."""
     records = [p for p in spec["paths"] if p not in ("/", "/health")]
     # Every collection's list, page and record; each one with dates also its range, its
-    # summary and its changes.
-    dated = [name for name, (_, _, dates) in COLLECTIONS.items() if dates]
-    assert len(records) == 3 * len(COLLECTIONS) + 3 * len(dated)
+    # summary and its changes (routes_of: the table of read kinds).
+    assert len(records) == sum(routes_of(bool(dates)) for _, _, dates in COLLECTIONS.values())
     for path in records:
         operation = spec["paths"][path]["get"]
         assert list(operation["responses"]["200"]["content"]) == ["application/json"], path

@@ -27,6 +27,7 @@ from app.model.tables import script
 from app.ops.config import SHIPPED_SQL_DIR
 from tests.contract import COLLECTIONS as DOCUMENTED
 from tests.contract import PRODUCTION, WEIGHING, columns
+from tests.test_read_kinds import spelt_reads
 
 # A collection of the tests' own: its table names every column differently from its fields.
 THING = shape("Thing", "id:int name:str tanggal:date jam:time", "A thing.")
@@ -37,9 +38,8 @@ RECORDS = """\
 SELECT "ID" AS "id", "Nama" AS "name", "Tgl" AS "tanggal", "Jam" AS "jam"
 FROM "Barang";
 """
-THING_READS = ["all", "count", "page", "by_key", "range_tanggal", "range_tanggal_count",
-               "range_tanggal_page", "changes_tanggal", "changes_tanggal_within",
-               "changes_tanggal_walked"]
+# The reads of things (unnumbered, on tanggal, no summary), from the table of read kinds.
+THING_READS = spelt_reads(("tanggal",), summary=False, numbered=False)
 
 
 def write(tmp_path: Path, text: str, stem: str = "things") -> Path:

@@ -113,7 +113,7 @@ def stamps_ahead(db: Database, c: Collection, feed: FeedSettings) -> str | None:
         bound = now + dt.timedelta(seconds=feed.settle_seconds)
         # Whole seconds, as a time parameter carries them; the bound itself is checked below.
         start = bound.replace(microsecond=0)
-        result = db.execute(c.name, str(QueryName("changes", on)), {
+        result = db.execute(c.name, QueryName("changes", on), {
             "from_date": start.date(), "from_time": start.time(), "midnight": dt.time(0),
             "row_count": AHEAD_ROWS})
         columns, rows = result.columns, result.all()

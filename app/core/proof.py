@@ -37,7 +37,7 @@ from typing import Any
 
 from ..database.db import Database, DatabaseUnavailable, QueryFailed, ValueRefused
 from ..database.filters import Filter
-from ..database.queries import PARAMETERS, kind_of
+from ..database.queries import PARAMETERS
 from ..database.sqltext import joins, written_as
 from ..model import params
 from ..model.collections import DATE_PAIRS, Collection, QueryName
@@ -93,7 +93,7 @@ def sample(db: Database, c: Collection) -> Sample:
     for page in sorted({1, (last + 1) // 2, last}):
         window = params.window(page, SAMPLE_ROWS)
         result = db.execute(c.name, "page", {k: v for k, v in window.items()
-                                             if k in PARAMETERS[kind_of("page")]})
+                                             if k in PARAMETERS["page"]})
         columns = list(result.columns)
         got = [tuple(row) for row in result.all()]
         rows.extend(got)
@@ -199,10 +199,10 @@ class _Prover:
         self.rows_repeat = c.numbered and not joins(
             db.queries.get(c.name, "records", dialect).sql)
 
-    def rows(self, name: str, values: dict[str, Any], filters: Sequence[Filter] = (),
+    def rows(self, name: QueryName, values: dict[str, Any], filters: Sequence[Filter] = (),
              by: tuple[str, ...] = ()) -> tuple[list[str], list[tuple[Any, ...]]]:
         result = self.db.execute(self.c.name, name, {
-            k: v for k, v in values.items() if k in PARAMETERS[kind_of(name)]}, filters, by)
+            k: v for k, v in values.items() if k in PARAMETERS[name.kind]}, filters, by)
         return list(result.columns), result.all()
 
     def judge(self, record: _Record, read: str, field: str, found: int, cause: str) -> bool:
@@ -256,7 +256,7 @@ class _Prover:
         key = _key(record.values)
         if not isinstance(key, int) or abs(key) > params.INT64_MAX:  # the value check's
             return
-        columns, rows = self.rows("by_key", {"key": key})
+        columns, rows = self.rows(QueryName("by_key"), {"key": key})
         found = record.count_in(self.c, columns, rows)
         if found == 1 and len(rows) > 1:
             self.findings.append(Finding(
@@ -279,7 +279,7 @@ class _Prover:
             return None
         moment, end = span
         cause = self.range_cause(record, on)
-        columns, rows = self.rows(str(QueryName("range", on)), _bounds(moment, end))
+        columns, rows = self.rows(QueryName("range", on), _bounds(moment, end))
         count = record.count_in(self.c, columns, rows)
         if record.copies is None:  # the first range that can hold it: every copy of it
             record.copies = count if count > 1 and self.rows_repeat else 1
@@ -300,13 +300,13 @@ class _Prover:
         between two counts that agree, up to PAGE_TRIES times. A record written into the
         range between the count and the page (the plant's PCs stamp seconds behind the
         clock) moves the page; None when the range changed under every try (no judgement)."""
-        count = str(QueryName("range_count", on))
+        count = QueryName("range_count", on)
         total = self.db.scalar(self.c.name, count, bounds)
         for _ in range(PAGE_TRIES):
             window = params.window(1, size) | {"first_row": max(total - size, 0) + 1,
                                                "last_row": max(total, 1),
                                                "skip": max(total - size, 0)}
-            page = self.rows(str(QueryName("range_page", on)), bounds | window)
+            page = self.rows(QueryName("range_page", on), bounds | window)
             total, before = self.db.scalar(self.c.name, count, bounds), total
             if total == before:
                 return page
@@ -315,7 +315,7 @@ class _Prover:
     def feed(self, record: _Record, on: str, moment: dt.datetime, at: int, cause: str) -> None:
         """/<c>/changes from its stamp: the records of its moment come first (`at`, those
         the range at its moment found, and the record if that range missed it)."""
-        columns, rows = self.rows(str(QueryName("changes", on)), {
+        columns, rows = self.rows(QueryName("changes", on), {
             "from_date": moment.date(), "from_time": moment.time(),
             "midnight": params.MIDNIGHT, "row_count": at + 1})
         self.judge(record, f"the feed (/{self.c.name}/changes?on={on}) from its stamp",
@@ -339,8 +339,8 @@ class _Prover:
             filters = [Filter(field, "", (sent,))]
             cause = self.code_cause(field, value)
             try:
-                columns, rows = (self.rows(str(QueryName("range", on)), _bounds(*span), filters)
-                                 if span else self.rows("all", {}, filters))
+                columns, rows = (self.rows(QueryName("range", on), _bounds(*span), filters)
+                                 if span else self.rows(QueryName("all"), {}, filters))
             except ValueError:  # a site's own read that takes no filters: none to prove
                 continue
             except (QueryFailed, ValueRefused) as exc:  # a column that is not text, say
@@ -362,7 +362,7 @@ class _Prover:
         assert span is not None and self.c.summary is not None
         sent = self.c.schema._declared_fields[code]._serialize(record.values[code], None, None)
         filters = [Filter(code, "", (sent,))]
-        columns, rows = self.rows(str(QueryName("summary", on)), _bounds(*span), filters,
+        columns, rows = self.rows(QueryName("summary", on), _bounds(*span), filters,
                                   ("day", code))
         measure = MEASURES[self.c.summary].entries[0].name  # records, batches
         counted = sum(int(r[columns.index(measure)] or 0) for r in rows)

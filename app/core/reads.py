@@ -130,7 +130,7 @@ class Runner:
             return rows
         if read.window is not None:
             total = (None if read.window.count is None else
-                     self.db.count(read.collection, str(read.window.count), read.values,
+                     self.db.count(read.collection, read.window.count, read.values,
                                    read.filters))
             return self._window(read, params.INT64_MAX if total is None else total)
         if read.whole:
@@ -186,7 +186,7 @@ class Runner:
               first: int | None = None) -> Rows:
         """A result read whole (or its first `limit` rows) before anything is sent."""
         result = self._checked(read, self.db.execute(
-            read.collection, str(read.query), values, read.filters, read.by))
+            read.collection, read.query, values, read.filters, read.by))
         raw = result.all()[:limit]
         also = [result.columns.index(name) for name in read.also]
         return Rows(read, read.encoder.values(result.columns, raw, first),
@@ -205,7 +205,7 @@ class Runner:
     def _all(self, read: Read) -> Rows:
         """A list, a range or a summary: read whole when small, else left open to stream."""
         result = self._checked(read, self.db.execute(
-            read.collection, str(read.query), read.values, read.filters, read.by))
+            read.collection, read.query, read.values, read.filters, read.by))
         first = 1 if read.numbered else None
         if result.read_ahead(WHOLE_ROWS):  # small: read whole, its cursor already closed
             return Rows(read, read.encoder.values(result.columns, result.all(), first))

@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..database.db import Database
-from ..database.queries import NAMES_FILE, PARAMETERS, SHAPES_FILE, kind_of
+from ..database.queries import NAMES_FILE, PARAMETERS, SHAPES_FILE
 from ..model import params
 from ..model.collections import Collection
 from . import proof
@@ -67,7 +67,7 @@ def table_state(db: Database, c: Collection) -> tuple[int, str]:
     record in canonical order (the page view's first page of one)."""
     count = db.scalar(c.name, "count")
     result = db.execute(c.name, "page", {k: v for k, v in params.window(1, 1).items()
-                                         if k in PARAMETERS[kind_of("page")]})
+                                         if k in PARAMETERS["page"]})
     return count, digest(repr([tuple(row) for row in result.all()]))
 
 

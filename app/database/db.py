@@ -21,15 +21,19 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from operator import itemgetter
 from typing import Any
 
+from ..model.collections import QueryName
 from ..ops.config import DatabaseSettings
 from ..ops.metrics import Metrics
 from .failures import MappingFault, mapping_fault, sqlstate, unavailable_reason
 from .filters import Filter
-from .queries import Queries, kind_of
+from .queries import Queries, query_name
 from .templates import Where
 
 log = logging.getLogger("jembatan.db")
 
+# database.sql's queries the database runs around the reads.
+VERSION = QueryName("version")
+PING = QueryName("ping")
 FETCH_SIZE = 500  # rows per fetchmany: large enough to amortise the call, small in memory
 COUNTS_KEPT = 256  # counts remembered per connection (one per collection and range asked)
 
@@ -208,8 +212,9 @@ class Result:
     """An executed query: its column names and its rows in batches; close() when done."""
 
     def __init__(self, db: Database, conn: _Connection, cursor: Any, what: str,
-                 values: Mapping[str, Any]):
+                 values: Mapping[str, Any], query: QueryName):
         self._db, self._conn, self._cursor, self.what = db, conn, cursor, what
+        self.query = query  # the query it answers, whose kind its metrics are counted by
         self._values = values
         self._started = time.monotonic()
         self._closed = False
@@ -228,7 +233,7 @@ class Result:
             except Exception as exc:
                 fired = timed_out()  # first: it waits for a cancel still running (Watchdog)
                 self.close()
-                raise self._db.failure(exc, self.what, self._conn, fired) from None
+                raise self._db.failure(exc, self.what, self._conn, self.query, fired) from None
 
     def read_ahead(self, rows: int) -> bool:
         """Read now, until `rows` rows are held or the result ends; whether it ended.
@@ -264,7 +269,7 @@ class Result:
             self._closed = True
             took = time.monotonic() - self._started
             if self._db.metrics is not None:
-                self._db.metrics.query(kind_of(self.what.partition(".")[2]), took)
+                self._db.metrics.query(self.query.kind, took)
             if 0 < self._db.slow_query < took:
                 log.warning("slow query %s took %.2f s, parameters %s", self.what, took,
                             {k: str(v) for k, v in self._values.items()})
@@ -388,9 +393,10 @@ class Database:
         finally:
             timed_out()
 
-    def failure(self, exc: Exception, what: str, conn: _Connection,
+    def failure(self, exc: Exception, what: str, conn: _Connection, query: QueryName,
                 timed_out: bool = False, will_retry: bool = False) -> Exception:
-        """Classify a driver error, log it with its detail, return what to raise instead.
+        """Classify a driver error of `query` (`what`: where it is, stem.name), log it with
+        its detail, return what to raise instead.
 
         `will_retry`: the query will run again on a fresh connection, so an error that
         looks like the query's own is not yet counted as one (see execute)."""
@@ -406,7 +412,7 @@ class Database:
         if reason is None:
             log.error("query %s failed: %s", what, detail)
             return QueryFailed(f"query {what} failed", detail, mapping_fault(exc),
-                               what.partition(".")[2])
+                               str(query))
         log.warning("query %s: %s (%s)", what, reason, detail)
         # A cancelled query leaves the connection usable on most drivers; where it does not
         # (FreeTDS gives up on the link when the server is slow to answer the cancel), the
@@ -417,7 +423,7 @@ class Database:
 
     # -- queries -------------------------------------------------------------------------
 
-    def execute(self, stem: str, name: str, values: Mapping[str, Any] | None = None,
+    def execute(self, stem: str, name: QueryName | str, values: Mapping[str, Any] | None = None,
                 filters: Sequence[Filter] = (), by: tuple[str, ...] = (),
                 table: tuple[str, ...] = ()) -> Result:
         """Run `name` of sql/<stem>.sql, with `filters` if any (composed into its text here,
@@ -431,6 +437,7 @@ class Database:
         connection cannot be made or is lost too, the answer is 503; only an error that
         repeats on a fresh, working connection is the query's own (500).
         """
+        name = query_name(name)
         what = f"{stem}.{name}"
         where = Where.of(filters)
         if where is not None:
@@ -456,10 +463,10 @@ class Database:
                             error = ValueRefused(f"query {what} refused a filter value: "
                                                  f"{mask_password(str(exc))}")
                         else:
-                            error = self.failure(exc, what, conn, timed_out(), conn.used)
+                            error = self.failure(exc, what, conn, name, timed_out(), conn.used)
             if error is None:
                 conn.used = True
-                return Result(self, conn, cursor, what, values or {})
+                return Result(self, conn, cursor, what, values or {}, name)
             if cursor is not None:
                 try:
                     cursor.close()
@@ -470,12 +477,12 @@ class Database:
                 continue  # with a new connection, whose failure is final
             raise error
 
-    def scalar(self, stem: str, name: str, values: Mapping[str, Any] | None = None,
+    def scalar(self, stem: str, name: QueryName | str, values: Mapping[str, Any] | None = None,
                filters: Sequence[Filter] = ()) -> int:
         """The first column of the first row as an integer (counts; ODBC may send text)."""
         return _first_int(self.execute(stem, name, values, filters).all())
 
-    def count(self, stem: str, name: str, values: Mapping[str, Any] | None = None,
+    def count(self, stem: str, name: QueryName | str, values: Mapping[str, Any] | None = None,
               filters: Sequence[Filter] = ()) -> int:
         """A count query's answer, kept per connection for as long as the database's version
         (database.version) stays the same.
@@ -489,7 +496,7 @@ class Database:
         """
         if not self._connection().versioned:  # its version query answered NULL before
             return self.scalar(stem, name, values, filters)
-        found = self.execute("database", "version")
+        found = self.execute("database", VERSION)
         conn, rows = found.connection, found.all()
         version = rows[0][0] if rows else None
         if version is None:
@@ -513,7 +520,7 @@ class Database:
 
     def ping(self) -> None:
         """One round trip to the server, for /health."""
-        self.execute("database", "ping").all()
+        self.execute("database", PING).all()
 
 
 def dialect_of(dbms: str) -> str | None:

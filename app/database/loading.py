@@ -25,7 +25,6 @@ from .queries import (
     Queries,
     Query,
     check_params,
-    kind_of,
 )
 from .sqlfiles import DIALECTS, Block, SqlFile, own_or_shipped
 from .sqltext import QueryFileError, check_statement, code, convert, named, without_comments
@@ -161,7 +160,7 @@ def _fill_collection(queries: Queries, c: Collection, own: SqlFile, shapes: SqlF
                      f'{fill(without_comments(rows.text), values, rows.source)}\n)')
             variant = variant or rows.dialect
         grouped = bool(GROUPED.search(text))
-        if kind_of(name) == "summary" and not re.search(r'\{groups\}[\s\S]*AS "grouped"', text):
+        if query_name.kind == "summary" and not re.search(r'\{groups\}[\s\S]*AS "grouped"', text):
             raise QueryFileError(
                 f'{where}: a summary selects {{groups}} (its groups, each code of master data '
                 f'with its name) and reads its rows as "grouped" (FROM "in_range" AS '

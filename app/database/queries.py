@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model.collections import Naming, QueryName
+from ..model.kinds import QUERY_KINDS, RANGE
 from .sqlfiles import is_name_line
 from .sqltext import QueryFileError, convert, qualified
 from .templates import (
@@ -76,33 +77,29 @@ MAPPED = "mapped"
 TABLE_PLACEHOLDER = "{table}"
 NAMES_FILE = "names"
 
-# What the runner passes to each kind of query; a query may use any subset of these.
-_PAGE = ("first_row", "last_row", "row_count", "skip")
-_RANGE = ("start_date", "start_time", "end_date", "end_time", "midnight")
 SUMMARY_SHAPES = ("summary_weighing", "summary_production", "summary_vehicle")
 # range_rows is no read of its own: the range reads and the summaries read it as "in_range"
 # (_fill_collection), so that a range's condition is written once.
 RANGE_ROWS = "range_rows"
-# One second of the feed's stamps and a key in it (app/core/feed.py's walk).
-_WITHIN = ("within_date", "within_time", "next_date", "next_time", "midnight", "row_count",
-           *AFTER_PARAMETERS)
+# name_of is no read either: a summary grouped by a code of master data reads it once per
+# such group, for the name beside the code (Queries.get); name_from likewise, where the
+# site's names.sql says where that master's names are. name_from is required of a site's
+# own shapes.sql only where the site has a names.sql (a copy made before it still starts).
+NAME_OF = "name_of"
+NAME_FROM = "name_from"
+# The shapes of sql/shapes.sql: every query of the read kinds (app/model/kinds.py), and
+# the parts they are made of.
+SHAPES = (*(shape for q in QUERY_KINDS
+            for shape in (SUMMARY_SHAPES if q.per_summary else (q.name,))),
+          RANGE_ROWS, NAME_OF, NAME_FROM)
+# What the runner passes to each kind of query; a query may use any subset of these.
 PARAMETERS: dict[str, tuple[str, ...]] = {
     "records": (),
-    "all": (),
-    "count": (),
-    "page": _PAGE,
-    "by_key": ("key",),
-    "range": _RANGE,
-    "range_count": _RANGE,
-    "range_page": _RANGE + _PAGE,
-    "summary": _RANGE,
-    RANGE_ROWS: _RANGE,
-    "changes": ("from_date", "from_time", "midnight", "row_count"),
-    "changes_within": _WITHIN,
-    "changes_walked": ("from_date", "from_time", *_WITHIN),
-    **{shape: _RANGE for shape in SUMMARY_SHAPES},
-    "name_of": (),
-    "name_from": (),
+    **{q.name: q.params + (AFTER_PARAMETERS if q.keyed else ()) for q in QUERY_KINDS},
+    RANGE_ROWS: RANGE,
+    **{shape: RANGE for shape in SUMMARY_SHAPES},
+    NAME_OF: (),
+    NAME_FROM: (),
     "ping": (),
     "version": (),
     "clock": (),
@@ -110,15 +107,6 @@ PARAMETERS: dict[str, tuple[str, ...]] = {
     "sample": ("row_count",),
     MAPPED: (),
 }
-# name_of is no read either: a summary grouped by a code of master data reads it once per
-# such group, for the name beside the code (Queries.get); name_from likewise, where the
-# site's names.sql says where that master's names are. name_from is required of a site's
-# own shapes.sql only where the site has a names.sql (a copy made before it still starts).
-NAME_OF = "name_of"
-NAME_FROM = "name_from"
-SHAPES = ("all", "count", "page", "by_key", "range", "range_count", "range_page",
-          RANGE_ROWS, *SUMMARY_SHAPES, NAME_OF, NAME_FROM, "changes",
-          "changes_within", "changes_walked")
 
 FILTERED_KEPT = 512  # filtered texts kept, by the filters' shape (fields, operators, counts)
 
@@ -150,11 +138,16 @@ def on_table(query: Query, table: Sequence[str]) -> Query:
 
 
 
+def query_name(name: QueryName | str) -> QueryName:
+    """A query's name as a value (a name as written is parsed: range_dt1_page)."""
+    return name if isinstance(name, QueryName) else QueryName.parse(name)
+
+
 class Queries:
-    """Every query the runner sends, by (file stem, name, dialect)."""
+    """Every query the runner sends, by (file stem, query name, dialect)."""
 
     def __init__(self) -> None:
-        self._by_key: dict[tuple[str, str, str | None], Query] = {}
+        self._by_key: dict[tuple[str, QueryName, str | None], Query] = {}
         self._filtered: OrderedDict[tuple[Any, ...], Query] = OrderedDict()
         self.files: dict[str, Path] = {}  # stem -> the file it was read from
         self.namings: dict[str, dict[str, Naming]] = {}  # stem -> its summary's named codes
@@ -162,14 +155,15 @@ class Queries:
         self.name_from: dict[str | None, str] = {}  # likewise name_from, where names.sql is
 
     def add(self, stem: str, query: Query) -> None:
-        self._by_key[(stem, query.name, query.dialect)] = query
+        self._by_key[(stem, QueryName.parse(query.name), query.dialect)] = query
 
-    def get(self, stem: str, name: str, dialect: str | None,
+    def get(self, stem: str, name: QueryName | str, dialect: str | None,
             where: Where | None = None, by: tuple[str, ...] = (),
             table: tuple[str, ...] = ()) -> Query:
         """The query as sent; with `where`, its text with those filters in it, and with `by`
         a summary's groups (composed once per shape of filters and groups, and kept); with
         `table` (schema, name), a query of a site's table with its quoted name in it."""
+        name = query_name(name)
         query = self._by_key.get((stem, name, dialect)) or self._by_key[(stem, name, None)]
         if table:
             return on_table(query, table)
@@ -199,8 +193,8 @@ class Queries:
         ("master_products", name_of), else nowhere (None: the site has neither)."""
         for stem, name, prefix, shape in ((NAMES_FILE, master, "names", self.name_from),
                                           (master, "records", "master", self.name_of)):
-            query = (self._by_key.get((stem, name, dialect))
-                     or self._by_key.get((stem, name, None)))
+            query = (self._by_key.get((stem, QueryName(name), dialect))
+                     or self._by_key.get((stem, QueryName(name), None)))
             if query is not None:
                 return f"{prefix}_{master}", query, shape.get(dialect) or shape[None]
         return None
@@ -240,7 +234,7 @@ class Queries:
         where); else the records query's own `-- name:` line."""
         records = self.get(stem, "records", dialect).source
         sources = [records]
-        if query != "records" and (stem, query, None) in self._by_key:
+        if query != "records" and (stem, query_name(query), None) in self._by_key:
             sources.append(self.get(stem, query, dialect).source.split(" with ")[0])
         for source in sources if name.rpartition(".")[2].strip('"[]`') else ():
             path, _, number = source.rpartition(":")
@@ -257,12 +251,12 @@ class Queries:
         def takes(query: Query) -> bool:
             return query.template is not None and any(
                 "{" + p + "}" in query.template for p in FILTER_PLACEHOLDERS)
-        return list(dict.fromkeys(name for (s, name, _), query in self._by_key.items()
-                                  if s == stem and name in names and not takes(query)))
+        return list(dict.fromkeys(str(name) for (s, name, _), query in self._by_key.items()
+                                  if s == stem and str(name) in names and not takes(query)))
 
     def names(self, stem: str) -> list[str]:
         """The names of a file's queries, in the order they were added."""
-        return list(dict.fromkeys(n for s, n, _ in self._by_key if s == stem))
+        return list(dict.fromkeys(str(n) for s, n, _ in self._by_key if s == stem))
 
 
 def _found(path: Path, start: int, word: str, once: bool = False

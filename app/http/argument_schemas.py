@@ -5,7 +5,7 @@ feeds the OpenAPI document: `format`, `fields`, `page`, `page_size`, `on`, `by`,
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import flask_smorest
@@ -21,6 +21,7 @@ from ..core.question import NAMED_TWICE
 from ..formats import registry as formats
 from ..model import params
 from ..model.collections import DATE_PAIRS, Collection
+from ..model.kinds import ReadKind
 from ..ops.config import ApiSettings
 from .arguments import WHERE, Accepted
 from .patches import DocsStoredOnFirstUse
@@ -84,40 +85,71 @@ _SINCE_PATTERN = ("^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
                   "T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$")
 # /<c>/changes' headers (docs/api.md §5.11), documented so that generated clients read them.
 
-def route_arguments(plan: Planner, api: ApiSettings) -> dict[str, ma.Schema]:
-    """The argument schema of each route kind, each knowing what else its route takes (its
-    filters: app/http/arguments.py)."""
-    c, output = plan.collection, plan.encoder.output
-    representation = {"format": _format_field(), "fields": _fields_field(c.name, output)}
-    page_size = QueryInteger(
-        load_default=api.page_size, validate=validate.Range(1, api.max_page_size),
-        metadata={"description": f"Records per page, 1 to {api.max_page_size} "
-                                 f"(default {api.page_size})."})
-    kinds: dict[str, dict[str, fields.Field]] = {
-        "list": representation,
-        "page": {"page_size": page_size, **representation},
-        "key": representation,
-    }
-    if c.dates:
-        kinds["range"] = {"on": _on_field(c), **_range_pages(api), **representation}
-        kinds["changes"] = {"on": _on_field(c, c.feed_on), "limit": _limit_field(),
-                            "after": fields.String(metadata={
-                                "description": "The X-Bookmark of the last answer; without "
-                                               "it the feed starts at the oldest stamp.",
-                                "pattern": "^[A-Za-z0-9_-]+$"}),
-                            "since": fields.String(metadata={
-                                "description": "Start at this time instead, "
-                                               "YYYY-MM-DDTHH:MM:SS (plant local time); "
-                                               "not with after.",
-                                "pattern": _SINCE_PATTERN, "example": "2026-11-01T07:00:00"}),
-                            **representation}
-    if c.summary:
-        kinds["summary"] = {"on": _on_field(c), "by": _by_field(c, plan.groupable),
-                            "format": representation["format"]}
-    filters = accepted_filters(c.schema, c.fields)
-    return {kind: _taking(f"{c.name}{kind.title()}Args", declared,
-                          None if kind == "key" else filters, paged_by_path=kind == "list")
-            for kind, declared in kinds.items()}
+def route_arguments(plan: Planner, api: ApiSettings, kind: ReadKind,
+                    paged_by_path: bool = False) -> ma.Schema:
+    """The argument schema of a read kind's route on the planner's collection, with the
+    fields its row of app/model/kinds.py names, knowing what else it takes (its filters:
+    app/http/arguments.py); `paged_by_path`: its pages are paths (a list's)."""
+    c = plan.collection
+    declared = {name: ARGUMENT_FIELDS[name](plan, api, kind) for name in kind.arguments
+                if name != FILTERS}
+    return _taking(f"{c.name}{kind.name.title()}Args", declared,
+                   accepted_filters(c.schema, c.fields) if kind.filtered else None,
+                   paged_by_path=paged_by_path)
+
+
+def _page_size(plan: Planner, api: ApiSettings, kind: ReadKind) -> QueryInteger:
+    """Records per page: a page's (with its default), or a range's (given alone, page 1)."""
+    if kind.paged and "page" not in kind.arguments:  # the page is in the path
+        return QueryInteger(
+            load_default=api.page_size, validate=validate.Range(1, api.max_page_size),
+            metadata={"description": f"Records per page, 1 to {api.max_page_size} "
+                                     f"(default {api.page_size})."})
+    return QueryInteger(
+        validate=validate.Range(1, api.max_page_size),
+        metadata={"description": f"Records per page, 1 to {api.max_page_size} (default "
+                                 f"{api.page_size}); given alone, it asks for page 1."})
+
+
+def _page(plan: Planner, api: ApiSettings, kind: ReadKind) -> QueryInteger:
+    return QueryInteger(validate=validate.Range(min=1), metadata={
+        "description": "Return only this page (1 is the first) of the range, with the "
+                       "pagination headers; without page and page_size the whole range "
+                       "is streamed."})
+
+
+def _on(plan: Planner, api: ApiSettings, kind: ReadKind) -> fields.String:
+    c = plan.collection
+    return _on_field(c, c.feed_on if kind.name == "changes" else None)
+
+
+def _after(plan: Planner, api: ApiSettings, kind: ReadKind) -> fields.String:
+    return fields.String(metadata={
+        "description": "The X-Bookmark of the last answer; without it the feed starts at "
+                       "the oldest stamp.", "pattern": "^[A-Za-z0-9_-]+$"})
+
+
+def _since(plan: Planner, api: ApiSettings, kind: ReadKind) -> fields.String:
+    return fields.String(metadata={
+        "description": "Start at this time instead, YYYY-MM-DDTHH:MM:SS (plant local time); "
+                       "not with after.",
+        "pattern": _SINCE_PATTERN, "example": "2026-11-01T07:00:00"})
+
+
+FILTERS = "filters"  # in a read kind's arguments: it takes the filters (no field of its own)
+# The field of each query argument a read kind may name (app/model/kinds.py ReadKind.arguments).
+ARGUMENT_FIELDS: dict[str, Callable[[Planner, ApiSettings, ReadKind], fields.Field]] = {
+    "on": _on,
+    "by": lambda plan, api, kind: _by_field(plan.collection, plan.groupable),
+    "limit": lambda plan, api, kind: _limit_field(),
+    "after": _after,
+    "since": _since,
+    "page": _page,
+    "page_size": _page_size,
+    "format": lambda plan, api, kind: _format_field(),
+    "fields": lambda plan, api, kind: _fields_field(plan.collection.name,
+                                                    plan.encoder.output),
+}
 
 
 def _taking(name: str, declared: dict[str, fields.Field], filters: Mapping[str, str] | None,
@@ -180,19 +212,6 @@ def _limit_field() -> QueryInteger:
         1, feed.MAX_LIMIT), metadata={"description": f"At most this many records, 1 to "
                                                      f"{feed.MAX_LIMIT} (default "
                                                      f"{feed.DEFAULT_LIMIT})."})
-
-
-def _range_pages(api: ApiSettings) -> dict[str, fields.Field]:
-    return {
-        "page": QueryInteger(validate=validate.Range(min=1), metadata={
-            "description": "Return only this page (1 is the first) of the range, with the "
-                           "pagination headers; without page and page_size the whole range "
-                           "is streamed."}),
-        "page_size": QueryInteger(
-            validate=validate.Range(1, api.max_page_size),
-            metadata={"description": f"Records per page, 1 to {api.max_page_size} (default "
-                                     f"{api.page_size}); given alone, it asks for page 1."}),
-    }
 
 
 _DIRECTION = ('direction ("in" when weigh1 > weigh2, a delivery; "out" when weigh2 > '

@@ -26,7 +26,9 @@ from ..core.filtering import accepted_filters
 from ..core.plan import Planner
 from ..core.unmapped import NOT_MAPPED, Unmapped
 from ..formats import registry as formats
+from ..model import kinds
 from ..model.collections import Collection
+from ..model.kinds import ReadKind
 from ..model.schemas import HealthSchema, IndexSchema, example
 from ..ops.config import ApiSettings, FeedSettings, SiteSettings
 from ..ops.metrics import Metrics
@@ -73,7 +75,6 @@ def _path(name: str, description: str) -> dict[str, str]:
 
 
 _CLOCK_DOC = "HH:MM or HH:MM:SS, 24-hour, two digits each; HH:MM means HH:MM:00."
-_RANGE = "<isodate:tglawal>/<clock:jam_awal>/<isodate:tglakhir>/<clock:jam_akhir>"
 _RANGE_PATH = (
     _path("tglawal", "First date of the range, YYYY-MM-DD (inclusive)."),
     _path("jam_awal", f"Time on tglawal where the range starts (inclusive): {_CLOCK_DOC}"),
@@ -85,47 +86,68 @@ _PAGE_PATH = (_path("pagenumber", "Page number, 1 is the first; a page beyond th
 
 @dataclass(frozen=True)
 class Route:
-    """One read kind of a collection: its view and how it is documented."""
+    """One read kind of a collection (app/model/kinds.py) as HTTP serves it: its view and
+    how it is documented (its rule, arguments and whether it is paged come from the kind)."""
 
+    kind: ReadKind
     view: Callable[..., Any]  # app/http/views.py; its name is the endpoint's
-    rule: str  # under /<collection>; {key} is the key's converter and name
     operation: str  # operationId <collection>_<operation>
-    args: str  # its argument schema, by kind (_arguments)
-    response: str  # its 200 schema and example, by kind (_responses)
+    response: Callable[[Collection], tuple[ma.Schema, Any]]  # its 200 schema and example
     description: str  # of the 200 response; {c} is the collection
     path: tuple[dict[str, str], ...] | None = ()  # its path parameters; None: the key's
-    filtered: bool = True  # takes the filters (documented as parameters and in its text)
-    paged: bool = False  # answers the pagination headers
     errors: tuple[int, ...] = ()  # beyond 400, 401 with keys, 503 and 500
-    needs: str = ""  # "dates" or "summary": only a collection that has them has the route
     summary: tuple[str, str] | None = None  # the operation's summary (numbered, by id), if
     # not the docstring's first line
     headers: Mapping[str, Any] | None = None  # its response headers, beyond a page's
+    paged_by_path: bool = False  # its pages are paths of another route (a 400 says so)
+
+
+def _records(c: Collection) -> tuple[ma.Schema, Any]:
+    """Records in canonical order."""
+    return c.schema(many=True), [example(c.schema)]
+
+
+def _record(c: Collection) -> tuple[ma.Schema, Any]:
+    """One record."""
+    return c.schema, example(c.schema)
+
+
+def _unnumbered(c: Collection) -> tuple[ma.Schema, Any]:
+    """Records out of the canonical order: numberrow null."""
+    return c.schema(many=True), [example(c.schema) | ({"numberrow": None} if c.numbered
+                                                      else {})]
+
+
+def _summary(c: Collection) -> tuple[ma.Schema, Any]:
+    """A summary's groups."""
+    return (summaries.schema_of(c)(many=True),
+            [{"day": "2026-11-01", **summaries.example(c)}])
 
 
 ROUTES: tuple[Route, ...] = (
-    Route(views.get_all, "", "list", "list", "records",
+    Route(kinds.LIST, views.get_all, "list", _records,
           "Every {c} record in canonical order (or those the filters keep), streamed as it "
-          "is read."),
-    Route(views.get_page, "/page/<pagenumber:pagenumber>", "page", "page", "records",
-          "The records of the page; [] beyond the last page.", _PAGE_PATH, paged=True),
-    Route(views.get_one, "/<{key}>", "get", "key", "record", "The record.", None,
-          filtered=False, errors=(404,), summary=("finds by row number", "finds by ID")),
-    Route(views.get_range, f"/date/{_RANGE}", "range", "range", "range",
-          "The records in the range, oldest first (numberrow null).", _RANGE_PATH,
-          paged=True, needs="dates"),
-    Route(views.get_summary, f"/summary/{_RANGE}", "summary", "summary", "summary",
+          "is read.", paged_by_path=True),
+    Route(kinds.PAGE_READ, views.get_page, "page", _records,
+          "The records of the page; [] beyond the last page.", _PAGE_PATH),
+    Route(kinds.KEY, views.get_one, "get", _record, "The record.", None,
+          errors=(404,), summary=("finds by row number", "finds by ID")),
+    Route(kinds.RANGE_READ, views.get_range, "range", _unnumbered,
+          "The records in the range, oldest first (numberrow null).", _RANGE_PATH),
+    Route(kinds.SUMMARY_READ, views.get_summary, "summary", _summary,
           "One object per group, the groups ascending (NULLs first): the groups by name, "
-          "then the measures.", _RANGE_PATH, needs="summary"),
-    Route(views.get_changes, "/changes", "changes", "changes", "range",
+          "then the measures.", _RANGE_PATH),
+    Route(kinds.CHANGES_READ, views.get_changes, "changes", _unnumbered,
           "The records new or changed since the bookmark, in stamp then key order "
-          "(numberrow null); [] when nothing changed.", needs="dates",
-          headers=_FEED_HEADERS),
+          "(numberrow null); [] when nothing changed.", headers=_FEED_HEADERS),
 )
 
 
-# The metrics' kind of each record view's requests: its route's kind of arguments.
-ROUTE_KINDS = {route.view.__name__: route.args for route in ROUTES}
+def route_kinds(collections: Sequence[Collection]) -> dict[str, str]:
+    """The metrics' kind of each record route's requests, by its endpoint
+    (<collection>.<view>): its read kind's name."""
+    return {f"{c.name}.{route.view.__name__}": route.kind.name
+            for c in collections for route in ROUTES if route.kind.served_on(c)}
 
 
 def collection_blueprint(planner: Planner, answers: Answers, api: ApiSettings,
@@ -144,30 +166,30 @@ def collection_blueprint(planner: Planner, answers: Answers, api: ApiSettings,
                     description=f"{c.schema.Meta.description} Key: {served.plan.key_name}. "
                                 f"Canonical order: {', '.join(c.order)} (ascending, NULLs "
                                 f"first).{note}")
-    arguments = route_arguments(planner, api)
-    responses = _responses(c)
     filter_params = filter_parameters(accepted_filters(c.schema, c.fields))
     for route in ROUTES:
-        if route.needs and not getattr(c, route.needs):
+        kind = route.kind
+        if not kind.served_on(c):
             continue
         view = _bound(route.view, served, paragraphs=(
-            ((FILTERS_DOC,) if route.filtered else ()) + formats.descriptions()))
+            ((FILTERS_DOC,) if kind.filtered else ()) + formats.descriptions()))
         view = document_errors(blp, 400, *((401,) if keys else ()), *route.errors, 503,
                                500)(view)
-        schema, response_example = responses[route.response]
+        schema, response_example = route.response(c)
         view = blp.response(200, schema, example=response_example,
-                            headers=route.headers or (_PAGE_HEADERS if route.paged
+                            headers=route.headers or (_PAGE_HEADERS if kind.paged
                                                       else None),
                             description=route.description.format(c=c.name))(view)
         doc: dict[str, Any] = {"operationId": f"{c.name}_{route.operation}"}
         if route.summary:
             doc = {"summary": route.summary[0 if c.numbered else 1], **doc}
         view = blp.doc(**doc)(view)
-        view = blp.arguments(arguments[route.args], location="query", as_kwargs=True)(view)
+        arguments = route_arguments(planner, api, kind, route.paged_by_path)
+        view = blp.arguments(arguments, location="query", as_kwargs=True)(view)
         path = _key_path(served) if route.path is None else route.path
-        rule = route.rule.format(key=f"{'pagenumber' if c.numbered else 'recordid'}:"
-                                     f"{served.plan.key_name}")
-        blp.route(rule, parameters=[*path, *(filter_params if route.filtered else ())])(view)
+        rule = kind.rule.format(key=f"{'pagenumber' if c.numbered else 'recordid'}:"
+                                    f"{served.plan.key_name}")
+        blp.route(rule, parameters=[*path, *(filter_params if kind.filtered else ())])(view)
     return blp
 
 
@@ -189,21 +211,6 @@ def _bound(view: Callable[..., Any], *context: Any, paragraphs: tuple[str, ...] 
     bound.__doc__ = described(view.__doc__ or "", paragraphs)
     return bound
 
-
-
-def _responses(c: Collection) -> dict[str, tuple[ma.Schema, Any]]:
-    """The 200 schema and example of each response kind."""
-    many = c.schema(many=True)
-    record = example(c.schema)
-    out: dict[str, tuple[ma.Schema, Any]] = {
-        "records": (many, [record]),
-        "record": (c.schema, record),
-        "range": (many, [record | ({"numberrow": None} if c.numbered else {})]),
-    }
-    if c.summary:
-        out["summary"] = (summaries.schema_of(c)(many=True),
-                          [{"day": "2026-11-01", **summaries.example(c)}])
-    return out
 
 
 def service_blueprint(service: ServiceViews, api: ApiSettings, keys: bool = False) -> Blueprint:

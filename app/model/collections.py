@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import marshmallow as ma
 
+from .kinds import DATED, QUERY_KINDS
 from .schemas import (
     Customer,
     Integer,
@@ -61,16 +62,11 @@ NAMINGS: dict[str, tuple[Naming, ...]] = {
 }
 
 
-# The kinds of read a collection's queries serve; a dated kind is written once per `on`.
-UNDATED = ("all", "count", "page", "by_key")
-DATED = ("range", "range_count", "range_page", "summary", "changes", "changes_within",
-         "changes_walked")
-
-
 @dataclass(frozen=True)
 class QueryName:
-    """One of a collection's queries, as a value: its kind (UNDATED, DATED) and, for a
-    dated kind, the `on` pair it reads (`range_page` on dt1 is the query range_dt1_page)."""
+    """One of a collection's queries, as a value: its kind (a query kind of
+    app/model/kinds.py, or another query's own name) and, for a dated kind, the `on` pair
+    it reads (`range_page` on dt1 is the query range_dt1_page)."""
 
     kind: str
     on: str | None = None
@@ -134,20 +130,15 @@ class Collection:
         return tuple(f for f in self.order if f not in DATE_PAIRS[on])
 
     def reads(self) -> list[tuple[QueryName, str]]:
-        """Every query the reads run on this collection, with its shape in sql/shapes.sql
-        (numberrow lookups reuse `page`)."""
-        out = [(QueryName(kind), kind) for kind in UNDATED
-               if kind != "by_key" or not self.numbered]
-        for on in self.dates:
-            out += [(QueryName(kind, on), kind) for kind in ("range", "range_count",
-                                                             "range_page")]
-            if self.summary:
-                out.append((QueryName("summary", on), f"summary_{self.summary}"))
-        out += [(QueryName(kind, on), kind) for on in self.dates
-                for kind in ("changes", "changes_within", "changes_walked")]
-        return out
+        """Every query its read kinds (app/model/kinds.py READ_KINDS) run on this collection,
+        with its shape in sql/shapes.sql: the undated ones, then the dated ones per `on`."""
+        undated = [(QueryName(q.name), q.shape(self)) for q in QUERY_KINDS
+                   if not q.dated and q.runs_on(self)]
+        return undated + [(QueryName(q.name, on), q.shape(self)) for on in self.dates
+                          for q in QUERY_KINDS if q.dated and q.runs_on(self)]
 
     def query_names(self) -> list[str]:
+        """The names of its queries (reads) as sql/<collection>.sql may write them."""
         return [str(name) for name, _ in self.reads()]
 
 

@@ -23,8 +23,6 @@ from typing import Any
 MULTIPROCESS = "PROMETHEUS_MULTIPROC_DIR"
 # The classic text format, which every Prometheus server reads (the names are all plain).
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
-# What a route does, from its endpoint's view name (app/http/views.py, registered by
-# app/http/routes.py): the `kind` label.
 # Request latency: from a record by id (a few ms) to a summary of a year or a stream.
 _REQUEST_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300)
 # How far a record's stamp was behind the database clock when the feed first sent it: at
@@ -35,11 +33,10 @@ _QUERY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.
 
 
 def route_kind(endpoint: str | None, kinds: Mapping[str, str]) -> str:
-    """The kind of an endpoint's requests, by its view's name (`kinds`: list, page, key,
-    range, summary, changes for the record routes, from the route table, and mcp); meta
+    """The kind of an endpoint's requests (`kinds`, by endpoint: list, page, key, range,
+    summary, changes for the record routes, from the table of read kinds, and mcp); meta
     for everything else."""
-    view = (endpoint or "").rpartition(".")[2]
-    return kinds.get(view, "meta")
+    return kinds.get(endpoint or "", "meta")
 
 
 class Metrics:
