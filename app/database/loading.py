@@ -21,7 +21,6 @@ from .queries import (
     RANGE_ROWS,
     SHAPES,
     SHAPES_FILE,
-    TABLE_PLACEHOLDER,
     Queries,
     Query,
     check_params,
@@ -32,11 +31,12 @@ from .sqltext import QueryFileError, check_statement, code, convert, named, with
 from .templates import (
     DEFAULT_BY,
     FILTER_PLACEHOLDERS,
-    GROUPED,
+    IN_RANGE,
+    TABLE,
+    Statement,
+    Template,
     described,
-    fill,
     placeholders,
-    with_filters,
 )
 
 
@@ -58,9 +58,11 @@ def load_queries(sql_dir: Path, collections: Sequence[Collection],
         sql, params, _ = convert(text)
         check_params(block.name, params, block.source)
         check_statement(text, block.source)
+        template = Template.parse(text, block.source)
         queries.add(DATABASE_FILE, Query(block.name, block.dialect, sql, params, block.source,
                                          block.description,
-                                         text if TABLE_PLACEHOLDER in text else None))
+                                         Statement((), template) if template.takes(TABLE)
+                                         else None))
     shapes = SqlFile(own_or_shipped(sql_dir, shipped_dir, SHAPES_FILE), SHAPES)
     shapes.require([s for s in SHAPES if s != NAME_FROM])
     queries.files[SHAPES_FILE] = shapes.path
@@ -103,8 +105,8 @@ def _mapped(database: SqlFile, shipped_dir: Path) -> Block:
 
 def _with_records(records: Block, query: Block) -> str:
     """`query`, which reads "records", with the collection's records in front."""
-    return (f'WITH "records" AS (\n{without_comments(records.text)}\n)\n'
-            f"{without_comments(query.text)}")
+    return Statement((("records", Template.verbatim(without_comments(records.text))),),
+                     Template.verbatim(without_comments(query.text))).sql(None)
 
 
 def _lookup(into: dict[str | None, str], shapes: SqlFile, name: str) -> None:
@@ -112,7 +114,7 @@ def _lookup(into: dict[str | None, str], shapes: SqlFile, name: str) -> None:
     for dialect in (None, *DIALECTS):
         block = shapes.get(name, dialect)
         check_statement(block.text, block.source, first=("select",))
-        into[dialect] = without_comments(block.text)
+        into[dialect] = Template.parse(without_comments(block.text), block.source)
 
 
 def _load_names(queries: Queries, path: Path, shapes: SqlFile) -> None:
@@ -151,38 +153,34 @@ def _fill_collection(queries: Queries, c: Collection, own: SqlFile, shapes: SqlF
         values = placeholders(c, on)
         where = f"{block.source} ({c.name}.{name})"
         check_statement(block.text, where, first=("select",))  # "records" comes first
-        text = fill(without_comments(block.text), values, where)
-        ctes = f'WITH "records" AS (\n{mapping}\n)'
+        text = Template.parse(without_comments(block.text), where).fill(values, where)
+        ctes = [("records", Template.verbatim(mapping))]
         variant = block.dialect or records.dialect  # the dialect whose own text this is
-        if '"in_range"' in text:  # the range's records, written once for every range read
+        if text.reads(IN_RANGE):  # the range's records, written once for every range read
             rows = shapes.get(RANGE_ROWS, dialect)
             check_statement(rows.text, rows.source, first=("select",))
-            ctes += (f',\n"in_range" AS (\n'
-                     f'{fill(without_comments(rows.text), values, rows.source)}\n)')
+            ctes.append((IN_RANGE, Template.parse(without_comments(rows.text), rows.source)
+                         .fill(values, rows.source)))
             variant = variant or rows.dialect
-        grouped = bool(GROUPED.search(text))
-        if kind_of(name) == "summary" and not re.search(r'\{groups\}[\s\S]*AS "grouped"', text):
+        statement = Statement(tuple(ctes), text)
+        if kind_of(name) == "summary" and not text.names_after("groups", 'AS "grouped"'):
             raise QueryFileError(
                 f'{where}: a summary selects {{groups}} (its groups, each code of master data '
                 f'with its name) and reads its rows as "grouped" (FROM "in_range" AS '
                 f'"grouped"), which the names look their codes up in; see summary_vehicle in '
                 f"sql/shapes.sql")
-        if grouped:  # the master collections' records, for names beside codes
-            ctes += "{masters}"
-        template = f"{ctes}\n{text}"
-        takes_filters = any("{" + p + "}" in template for p in FILTER_PLACEHOLDERS)
         # A summary's base text (what check-sql runs and shows) groups by the day.
-        base = (queries.grouped(c.name, template, DEFAULT_BY, dialect, where) if grouped
-                else template)
-        sql, params, _ = convert(with_filters(base, None))
+        base = (queries.grouped(c.name, statement, DEFAULT_BY, dialect, where)
+                if statement.grouped else statement)
+        sql, params, _ = convert(base.sql(None))
         check_params(name, params, where)
         note = (f" ({block.dialect}: {block.description})"
                 if block is not main and block.description else "")
         queries.add(c.name, Query(name, variant, sql, params,
                                   f"{block.source} with records at {records.source}",
                                   described(main.description, values) + note,
-                                  template if takes_filters or grouped else None))
-
+                                  statement if statement.takes(*FILTER_PLACEHOLDERS)
+                                  or statement.grouped else None))
 
 
 def _check_records(block: Block, c: Collection) -> None:
