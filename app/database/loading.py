@@ -26,8 +26,16 @@ from .queries import (
     check_params,
     kind_of,
 )
-from .sqlfiles import DIALECTS, Block, SqlFile, own_or_shipped
-from .sqltext import QueryFileError, check_statement, code, convert, named, without_comments
+from .sqlfiles import DIALECTS, Block, Served, SqlFile, own_or_shipped, served
+from .sqltext import (
+    QueryFileError,
+    check_statement,
+    code,
+    convert,
+    named,
+    quote,
+    without_comments,
+)
 from .templates import (
     DEFAULT_BY,
     FILTER_PLACEHOLDERS,
@@ -70,12 +78,12 @@ def load_queries(sql_dir: Path, collections: Sequence[Collection],
     if collections:  # draft-mapping loads Jembatan's own files alone
         _load_names(queries, sql_dir / f"{NAMES_FILE}.sql", shapes)
     mapped = _mapped(database, shipped_dir)
+    files = mapping_files(sql_dir, collections)
     for c in collections:
-        path = sql_dir / f"{c.name}.sql"
-        if not path.is_file():
-            raise QueryFileError(f"{path}: missing (database.sql_dir is {sql_dir}); a site "
-                                 f"without {c.name} leaves it out of collections.serve")
+        path, table = files[c.name]
         queries.files[c.name] = path
+        if table is not None:
+            queries.tables[c.name] = table
         queries.namings[c.name] = c.namings
         names = [n for name, shape in c.reads() for n in (str(name), shape)]
         own = SqlFile(path, ["records", *dict.fromkeys(names)])
@@ -86,12 +94,45 @@ def load_queries(sql_dir: Path, collections: Sequence[Collection],
                                  f"{c.name} record comes from")
         # An engine none of whose texts differ reads the main ones (Queries.get).
         for dialect in (None, *sorted(own.dialects() | shapes.dialects())):
-            _fill_collection(queries, c, own, shapes, dialect)
             records = own.get("records", dialect)
+            mapping = _mapping(records, c, table)
+            _fill_collection(queries, c, own, shapes, dialect, mapping)
             queries.add(c.name, Query(
-                MAPPED, records.dialect, convert(_with_records(records, mapped))[0], (),
+                MAPPED, records.dialect, convert(_with_records(mapping, mapped))[0], (),
                 f"{mapped.source} with records at {records.source}", mapped.description))
     return queries
+
+
+def mapping_files(sql_dir: Path, collections: Sequence[Collection]
+                  ) -> dict[str, tuple[Path, Served | None]]:
+    """Each collection's mapping file: its own sql/<name>.sql, else the file whose `-- serves:`
+    lines name it (sqlfiles.served); with how that file names it where it serves several
+    (None: the file is that collection's alone)."""
+    declared: dict[str, Served] = {}
+    serving: set[Path] = set()
+    for path in sorted(sql_dir.glob("*.sql")):
+        if path.stem in (SHAPES_FILE, DATABASE_FILE, NAMES_FILE):
+            continue
+        for s in served(path):
+            first = declared.setdefault(s.collection, s)
+            if first is not s:
+                raise QueryFileError(f"{path}:{s.line}: {s.collection} is served already "
+                                     f"by {first.path}:{first.line}")
+            serving.add(path)
+    files: dict[str, tuple[Path, Served | None]] = {}
+    for c in collections:
+        path, found = sql_dir / f"{c.name}.sql", declared.get(c.name)
+        if path.is_file():  # its own file, whatever another says
+            if found is None or found.path != path:
+                found = Served(c.name, None, path, 0, 0) if path in serving else None
+        elif found is not None:
+            path = found.path
+        else:
+            raise QueryFileError(f"{path}: missing (database.sql_dir is {sql_dir}), and no "
+                                 f"file there says `-- serves: {c.name}`; a site without "
+                                 f"{c.name} leaves it out of collections.serve")
+        files[c.name] = path, found
+    return files
 
 
 def _mapped(database: SqlFile, shipped_dir: Path) -> Block:
@@ -103,10 +144,25 @@ def _mapped(database: SqlFile, shipped_dir: Path) -> Block:
     return database.get(MAPPED, None)
 
 
-def _with_records(records: Block, query: Block) -> str:
+def _with_records(mapping: str, query: Block) -> str:
     """`query`, which reads "records", with the collection's records in front."""
-    return Statement((("records", Template.verbatim(without_comments(records.text))),),
+    return Statement((("records", Template.verbatim(mapping)),),
                      Template.verbatim(without_comments(query.text))).sql(None)
+
+
+def _mapping(records: Block, c: Collection, served: Served | None) -> str:
+    """The records query as sent: as written, or in a file that serves several collections
+    with {table} filled in with `c`'s table."""
+    text = without_comments(records.text)
+    if served is None:
+        return text
+    template = Template.parse(text, records.source)
+    if not template.takes(TABLE):
+        raise QueryFileError(f"{records.source}: {records.source.rpartition(':')[0]} serves "
+                             f"several collections (its `-- serves:` lines): its records "
+                             f"read FROM {{table}}, each collection's table")
+    return template.fill({TABLE: served.table or quote(c.name)}, records.source,
+                         keep=()).text()
 
 
 def _lookup(into: dict[str | None, str], shapes: SqlFile, name: str) -> None:
@@ -137,12 +193,11 @@ def _load_names(queries: Queries, path: Path, shapes: SqlFile) -> None:
 
 
 def _fill_collection(queries: Queries, c: Collection, own: SqlFile, shapes: SqlFile,
-                     dialect: str | None) -> None:
+                     dialect: str | None, mapping: str) -> None:
     """Every read of `c` on `dialect`: its own text of a read where its file has one, else
-    the shape, with the placeholders filled in and its records in front."""
+    the shape, with the placeholders filled in and its records (`mapping`) in front."""
     records = own.get("records", dialect)
     _check_records(records, c)
-    mapping = without_comments(records.text)
     queries.add(c.name, Query("records", records.dialect, convert(mapping)[0], (),
                               records.source, records.description))
     for query_name, shape in c.reads():

@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model.collections import Naming, QueryName
-from .sqlfiles import is_name_line
+from .sqlfiles import Served, is_name_line
 from .sqltext import QueryFileError, convert, qualified
 from .templates import (
     AFTER_PARAMETERS,
@@ -162,6 +162,7 @@ class Queries:
         self.namings: dict[str, dict[str, Naming]] = {}  # stem -> its summary's named codes
         self.name_of: dict[str | None, Template] = {}  # dialect -> name_of of shapes.sql
         self.name_from: dict[str | None, Template] = {}  # likewise name_from, where names.sql is
+        self.tables: dict[str, Served] = {}  # stem -> its table, where a file serves several
 
     def add(self, stem: str, query: Query) -> None:
         self._by_key[(stem, query.name, query.dialect)] = query
@@ -239,7 +240,8 @@ class Queries:
         its shape), names `name` (a column, a table, the text a syntax error is near),
         outside comments: (file, line, column, the field that line gives), the first place
         it does (`once`: the only one, as the text a syntax error is near must be to tell
-        where); else the records query's own `-- name:` line."""
+        where); else, where a file serves several collections, its `-- serves:` line of
+        `stem` when `name` is its table; else the records query's own `-- name:` line."""
         records = self.get(stem, "records", dialect).source
         sources = [records]
         if query != "records" and (stem, query, None) in self._by_key:
@@ -250,6 +252,10 @@ class Queries:
                            once)
             if found is not None:
                 return (path, *found)
+        table = self.tables.get(stem)
+        if table is not None and table.line and name.rpartition(".")[2].strip('"[]`') in (
+                table.name, table.table):
+            return str(table.path), table.line, table.column, None  # its `-- serves:` line
         path, _, number = records.rpartition(":")
         return path, int(number), None, None
 
