@@ -24,12 +24,14 @@ replaces it on that engine. The kinds of file:
 
 
 The jobs are in modules of their own: reading SQL text (app/database/sqltext.py), the files
-(sqlfiles.py), filling templates (templates.py) and loading them all (loading.py). This one
-holds the queries as the runner sends them, the names and parameters each read may use, and
-the filled texts kept per shape of filters and groups.
-This module is the one place where Python composes SQL, and only mechanically: it fills a
-shape's placeholders with quoted field names from the collection table (app/model/collections.py),
-puts `WITH "records" AS (<records>)` in front, and turns `:params` into DB-API `?`. A
+(sqlfiles.py), the placeholders (templates.py, the one module that reads them: each text
+parsed once into a tree, docs/adapting.md "The placeholders") and loading them all
+(loading.py). This one holds the queries as the runner sends them, the names and parameters
+each read may use, and the filled texts kept per shape of filters and groups.
+Python composes SQL only mechanically (templates.py, asked from here and from loading.py): it
+fills a shape's placeholders with quoted field names from the collection table
+(app/model/collections.py), puts `WITH "records" AS (<records>)` in front (a Statement: its
+common table expressions by name, then the read), and turns `:params` into DB-API `?`. A
 summary grouped by a code of master data (productcode) also gets that master collection's
 own `records` as one more common table expression ("master_products") and, right after the
 code in its select list, the shape `name_of` filled in for it; where the site's names.sql
