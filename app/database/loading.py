@@ -128,9 +128,8 @@ def mapping_files(sql_dir: Path, collections: Sequence[Collection]
         elif found is not None:
             path = found.path
         else:
-            raise QueryFileError(f"{path}: missing (database.sql_dir is {sql_dir}), and no "
-                                 f"file there says `-- serves: {c.name}`; a site without "
-                                 f"{c.name} leaves it out of collections.serve")
+            raise QueryFileError(f"{path}: missing (database.sql_dir is {sql_dir}); a site "
+                                 f"without {c.name} leaves it out of collections.serve")
         files[c.name] = path, found
     return files
 

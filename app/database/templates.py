@@ -98,6 +98,7 @@ def _line(out: Sequence[Node]) -> str:
 
 
 def _indent(line: str) -> str:
+    """The blanks a line starts with."""
     return line[:len(line) - len(line.lstrip())]
 
 
@@ -211,6 +212,7 @@ class Statement:
 
     @property
     def parts(self) -> tuple[Template, ...]:
+        """Its common table expressions' texts, then its query's."""
         return (*(t for _, t in self.ctes), self.body)
 
     @property
@@ -246,6 +248,7 @@ class Where:
 
     @classmethod
     def of(cls, filters: Sequence[Filter]) -> Where | None:
+        """The filters as conditions and bound values; None without any."""
         if not filters:
             return None
         conditions, values = [], {}
