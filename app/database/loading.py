@@ -110,7 +110,8 @@ def mapping_files(sql_dir: Path, collections: Sequence[Collection]
     (None: the file is that collection's alone)."""
     declared: dict[str, Served] = {}
     serving: set[Path] = set()
-    for path in sorted(sql_dir.glob("*.sql")):
+    # draft-mapping (no collections) reads none: a site's files may be half written then.
+    for path in sorted(sql_dir.glob("*.sql")) if collections else ():
         if path.stem in (SHAPES_FILE, DATABASE_FILE, NAMES_FILE):
             continue
         for s in served(path):
@@ -164,7 +165,7 @@ def _mapping(records: Block, c: Collection, served: Served | None) -> str:
                          keep=()).text()
 
 
-def _lookup(into: dict[str | None, str], shapes: SqlFile, name: str) -> None:
+def _lookup(into: dict[str | None, Template], shapes: SqlFile, name: str) -> None:
     """A name lookup of shapes.sql (name_of, name_from), as written, for every engine."""
     for dialect in (None, *DIALECTS):
         block = shapes.get(name, dialect)
