@@ -11,32 +11,12 @@
 -- puts them last). A `-- dialect: sqlite` variant replaces it on SQLite, where that CASE and
 -- ROW_NUMBER() cost a sort of the whole table.
 --
--- Placeholders, filled in for each collection from its row of app/model/collections.py:
---   {fields}     its stored fields, quoted, in the record's order: "id", "vehno", ...
---   {key}        the field of /<c>/{key}: "id"
---   {order}      the canonical order: "id" (bricon2: "tanggal", "jam", "no_produksi", ...);
---                in a range, what orders it after the date and time: the order less those
---   {order:X}    X once per field of {order}, with {} standing for the field, joined by ", "
---   {after}      in a range, the condition that a record's {order} (its key in the feed)
---                comes after the key the :after_N_set and :after_N parameters give, field
---                by field, NULLs first (changes_within below)
---   {date}       in a range, the date field of ?on= ("tgl_dt1" for on=dt1)
---   {time}       in a range, the time field of ?on= ("jam_dt1" for on=dt1)
---   {where_filters}, {and_filters}
---                the request's filters (?vehno=B 1234 XYZ&weigh2__isnull=true): nothing
---                without filters, else WHERE (or AND) and one condition per filter on a
---                quoted field, each value a bound :parameter ("vehno" = :filter_0 AND ...)
---   {by}, {groups}
---                a summary's groups (?by=day,productcode), quoted: {by} as grouped and
---                ordered, {groups} as selected, each code of master data followed by its
---                name (name_of or name_from below, filled in per code)
---   {master}, {code}, {name}, {group}
---                in name_of and name_from alone: where the names are read, as a common
---                table expression (name_of: the master collection's records,
---                "master_products"; name_from: the site's names.sql query of that master,
---                "names_products"), its code and name fields ("ProductCode",
---                "ProductName"), and the summary's group they name ("productcode")
--- and :parameters, which the runner binds (dates and times typed on SQL Server).
+-- Placeholders: {fields}, {key}, {order}, {order:X}, {date}, {time}, {after},
+-- {where_filters}, {and_filters}, {by}, {groups}, and in name_of and name_from alone {master},
+-- {code}, {name}, {group}. Jembatan fills them in for each collection from its row of
+-- app/model/collections.py, and per request with its filters and groups; docs/adapting.md,
+-- "The placeholders", says where each may stand and what it becomes. The :parameters are
+-- the runner's to bind (dates and times typed on SQL Server).
 --
 -- A collection's own file may hold a query of a shape's name (or range_<on>,
 -- range_<on>_count, range_<on>_page for one `on` alone): it replaces the shape there.

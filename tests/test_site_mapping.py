@@ -2,8 +2,9 @@
 database"): the two worked examples of docs/examples, each served over a database named the way that
 site names it.
 
-- docs/examples/renamed: every table and column renamed (mixed case, spaces). Its ten files
-  differ from sql/ only inside the `records` queries, and over a copy of a demo database
+- docs/examples/renamed: every table and column renamed (mixed case, spaces). Its files
+  (one of them serving the four collections of weighbridge tickets, each from its own
+  table) differ from sql/ only inside the `records` queries, and over a copy of a demo database
   renamed the same way every endpoint answers byte for byte what the shipped sql/ answers
   over the original.
 - docs/examples/datetime: transactions keeping each weighing in one datetime column, split
@@ -26,7 +27,8 @@ import pytest
 
 from app import create_app
 from app.commands.demo import build_demo_database
-from app.database.sqlfiles import parse_file
+from app.database.loading import mapping_files
+from app.database.sqlfiles import Served, parse_file
 from app.database.sqltext import quote
 from app.model.collections import COLLECTIONS, DATE_PAIRS
 from app.model.tables import column_types
@@ -43,29 +45,36 @@ HEADERS = ("Content-Type", "Content-Length", "X-Pagination", "Link", "ETag",
            "Content-Disposition")
 
 
-def mapping(path: Path) -> tuple[str, dict[str, str]]:
+def mapping(path: Path, served: Served | None = None) -> tuple[str, dict[str, str]]:
     """(the site's table, {field: the site's column}) of a records query written one
-    `"column" AS "field"` a line."""
+    `"column" AS "field"` a line, from a table of its own or, in a file that serves several
+    collections, the one its `-- serves:` line names."""
     [block] = [b for b in parse_file(path) if b.name == "records" and b.dialect is None]
     pairs = re.findall(r'^\s*"([^"]+)" AS "([^"]+)",?$', block.text, re.M)
-    table = re.search(r'^FROM "([^"]+)"$', block.text, re.M)
-    assert table, path
-    return table.group(1), {field: column for column, field in pairs}
+    table = re.search(r'^FROM (?:"([^"]+)"|\{table\})$', block.text, re.M)
+    assert table and (table.group(1) or served), path
+    return table.group(1) or served.name, {field: column for column, field in pairs}
 
 
-RENAMES = {c.name: mapping(RENAMED / f"{c.name}.sql") for c in COLLECTIONS}
+FILES = mapping_files(RENAMED, COLLECTIONS)
+RENAMES = {c.name: mapping(*FILES[c.name]) for c in COLLECTIONS}
 
 
 # -- the renamed site ------------------------------------------------------------------------
 
 
 def test_the_renamed_site_differs_only_inside_records() -> None:
-    assert {p.name for p in RENAMED.glob("*.sql")} == {f"{c.name}.sql" for c in COLLECTIONS}
+    assert {path for path, _ in FILES.values()} == set(RENAMED.glob("*.sql"))
+    assert sorted(c for c, (_, served) in FILES.items() if served) == [
+        "timbangan1", "timbangan2", "transactions", "weighing"]
     for c in COLLECTIONS:
+        path, served = FILES[c.name]
         shipped = (SHIPPED_SQL_DIR / f"{c.name}.sql").read_text().splitlines()
-        site = (RENAMED / f"{c.name}.sql").read_text().splitlines()
-        [records] = [b for b in parse_file(RENAMED / f"{c.name}.sql") if b.name == "records"]
+        site = path.read_text().splitlines()
+        [records] = [b for b in parse_file(path) if b.name == "records"]
         first = int(records.source.rsplit(":", 1)[1])
+        if served:  # what stands before its records is the `-- serves:` lines and their note
+            site, first = site[first - 1:], 1
         last = first + len(site)  # records is the file's only query: it runs to the end
         changed = [n for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(
             a=shipped, b=site, autojunk=False).get_opcodes() if tag != "equal"

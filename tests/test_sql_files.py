@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ from app.database.db import FREETDS_TYPED_DATES_FROM, bind, mask_password
 from app.database.loading import load_queries
 from app.database.sqlfiles import parse_file
 from app.database.sqltext import QueryFileError, convert, quote, without_comments
-from app.database.templates import fill
+from app.database.templates import Slot, Statement, Template, Where, described, fill
 from app.model.collections import COLLECTIONS, Collection
 from app.model.schemas import shape
 from app.model.tables import script
@@ -425,6 +426,112 @@ def test_fill_wraps_a_long_list_between_names() -> None:
     assert len(lines) > 1 and all(len(line) <= 96 for line in lines)
     assert all(line.startswith("        ") for line in lines[1:])
     assert re.findall(r'"(\w+)"', text) == list(names)
+
+
+def test_a_template_is_parsed_once_and_filled_in_stages() -> None:
+    text = ('SELECT {fields}\nFROM "in_range"\n    {where_filters}\n'
+            'ORDER BY {order:CASE WHEN {} IS NULL THEN 0 ELSE 1 END, {}}')
+    template = Template.parse(text, "here")
+    assert [n.source for n in template.nodes if isinstance(n, Slot)] == [
+        "{fields}", "{where_filters}", "{order:CASE WHEN {} IS NULL THEN 0 ELSE 1 END, {}}"]
+    assert template.text() == text and template.reads("in_range")
+    filled = template.fill({"fields": ("a", "b"), "order": ("a",)}, "here")
+    assert filled.takes("where_filters") and not filled.takes("fields", "order")
+    assert filled.finish(None) == ('SELECT "a", "b"\nFROM "in_range"\n'
+                                   'ORDER BY CASE WHEN "a" IS NULL THEN 0 ELSE 1 END, "a"')
+    where = Where(('"a" = :filter_0', '"b" IS NULL'), (), {})
+    assert filled.finish(where) == (
+        'SELECT "a", "b"\nFROM "in_range"\n    WHERE "a" = :filter_0\n      AND "b" IS NULL\n'
+        'ORDER BY CASE WHEN "a" IS NULL THEN 0 ELSE 1 END, "a"')
+    # A placeholder this query may not use, and one never closed, name where they stand.
+    with pytest.raises(QueryFileError, match=r"^here: no placeholder \{key\} here"):
+        Template.parse("SELECT {key}", "here").fill({"fields": ()}, "here")
+    with pytest.raises(QueryFileError, match=r"^there: \{order: is never closed"):
+        Template.parse("ORDER BY {order:{} DESC", "there")
+    # Prose keeps what it cannot read as written.
+    assert described("By {order}, {order:x, then {date}.", {"order": ("id",)}) == (
+        'By "id", {order:x, then {date}.')
+
+
+def test_a_read_is_composed_with_its_common_table_expressions() -> None:
+    statement = Statement((("records", Template.verbatim('SELECT 1 AS "a"')),
+                           ("in_range", Template.parse('SELECT "a" FROM "records"\n'
+                                                       '{and_filters}', "here"))),
+                          Template.parse('SELECT {fields} FROM "in_range"', "here"))
+    statement = statement.fill({"fields": ("a",)}, "here")
+    assert statement.takes("and_filters") and not statement.grouped
+    assert statement.sql(None) == ('WITH "records" AS (\nSELECT 1 AS "a"\n),\n'
+                                   '"in_range" AS (\nSELECT "a" FROM "records"\n)\n'
+                                   'SELECT "a" FROM "in_range"')
+    alone = Statement((), Template.parse("SELECT * FROM {table}", "here"))
+    assert alone.fill({"table": '"dbo"."T"'}, "here").sql(None) == 'SELECT * FROM "dbo"."T"'
+    with pytest.raises(ValueError, match="never filled in"):
+        alone.sql(None)  # a placeholder left is a fault of Jembatan's, never sent
+
+
+# One file serving two collections alike but for their table (docs/adapting.md, "One file for
+# several tables alike").
+OTHERS = replace(THINGS, name="others")
+SERVING = """\
+-- Things and others, alike but for their tables.
+-- serves: things = "dbo"."Barang", others
+-- name: records
+SELECT "ID" AS "id", "Nama" AS "name", "Tgl" AS "tanggal", "Jam" AS "jam"
+FROM {table};
+"""
+
+
+def test_one_file_serves_several_collections_each_from_its_table(tmp_path: Path) -> None:
+    path = write(tmp_path, SERVING, "alike")
+    queries = load_queries(tmp_path, [THINGS, OTHERS], SHIPPED_SQL_DIR)
+    select = 'SELECT "ID" AS "id", "Nama" AS "name", "Tgl" AS "tanggal", "Jam" AS "jam"\n'
+    assert queries.get("things", "records", None).sql == select + 'FROM "dbo"."Barang"'
+    assert queries.get("others", "records", None).sql == select + 'FROM "others"'
+    assert queries.get("others", "by_key", None).sql == (
+        f'WITH "records" AS (\n{select}FROM "others"\n)\nSELECT "id", "name", "tanggal", "jam"'
+        '\nFROM "records"\nWHERE "id" = ?')
+    assert queries.files == {"database": SHIPPED_SQL_DIR / "database.sql",
+                             "shapes": SHIPPED_SQL_DIR / "shapes.sql",
+                             "things": path, "others": path}
+    # A table the database does not have is placed at the line that names it.
+    assert queries.place("things", '"Barang"', None) == (str(path), 2, 12, None)
+    assert queries.place("others", "others", None) == (str(path), 2, 37, None)
+    # A collection's own file wins over the file that serves it with others.
+    own = write(tmp_path, RECORDS)
+    queries = load_queries(tmp_path, [THINGS, OTHERS], SHIPPED_SQL_DIR)
+    assert queries.files["things"] == own and queries.files["others"] == path
+    assert queries.get("things", "records", None).sql.endswith('FROM "Barang"')
+
+
+@pytest.mark.parametrize(("text", "line", "said"), [
+    (SERVING.replace("FROM {table}", 'FROM "Barang"'), 3, "its records read FROM {table}"),
+    (SERVING.replace("FROM {table}", "FROM {table} {order}"), 3, "no placeholder {order}"),
+    (SERVING.replace(", others", " others"), 2, "`-- serves:` lists collections"),
+    (SERVING.replace('"dbo"."Barang"', "Barang; DROP"), 2, "`-- serves:` lists collections"),
+])
+def test_a_file_that_serves_several_is_checked(tmp_path: Path, text: str, line: int,
+                                               said: str) -> None:
+    path = write(tmp_path, text, "alike")
+    with pytest.raises(QueryFileError) as info:
+        load_queries(tmp_path, [THINGS, OTHERS], SHIPPED_SQL_DIR)
+    assert str(info.value).startswith(f"{path}:{line}") and said in str(info.value)
+
+
+def test_a_collection_served_by_two_files_is_refused(tmp_path: Path) -> None:
+    first = write(tmp_path, SERVING, "alike")
+    second = write(tmp_path, SERVING.replace("things = ", "something = "), "twice")
+    with pytest.raises(QueryFileError) as info:
+        load_queries(tmp_path, [THINGS, OTHERS], SHIPPED_SQL_DIR)
+    assert str(info.value) == f"{second}:2: others is served already by {first}:2"
+
+
+def test_a_collection_no_file_serves_is_missing(tmp_path: Path) -> None:
+    write(tmp_path, SERVING.replace(", others", ""), "alike")
+    with pytest.raises(QueryFileError) as info:
+        load_queries(tmp_path, [THINGS, OTHERS], SHIPPED_SQL_DIR)
+    assert str(info.value) == (f"{tmp_path / 'others.sql'}: missing (database.sql_dir is "
+                               f"{tmp_path}); a site without others leaves it out of "
+                               f"collections.serve")
 
 
 def test_without_comments() -> None:

@@ -263,7 +263,7 @@ def check_names(db: Database, masters: list[str], dialect: str | None) -> int:
 def _filtered_line(query: Query) -> str:
     """Where a read's filters go, told by the text of one filter on its first field."""
     assert query.template is not None
-    marks = [p for p in FILTER_PLACEHOLDERS if "{" + p + "}" in query.template]
+    marks = [p for p in FILTER_PLACEHOLDERS if query.template.takes(p)]
     # Every operator, from its one entry (a value that binds: a boolean form's true).
     forms = ", ".join(op.condition('"f"', ["?"] * (2 if op.form.split else 1),
                                    (True,) if op.form.boolean else ("v",))

@@ -78,13 +78,14 @@ def notes(db: Database, c: Collection, dialect: str | None) -> list[str]:
                        f"below, each reads the whole table.")
             pair = {f: _QUALIFIER.sub("", e) for f, e in given.items()
                     if e and e.upper() != "NULL"}
-            out += _serving(c, on, table, pair, dialect)
+            out += _serving(c, on, table, pair, dialect, db.queries.files[c.name].name)
     return out
 
 
 def _serving(c: Collection, on: str, table: tuple[str, str], pair: dict[str, str],
-             dialect: str | None) -> list[str]:
-    """What a DBA can add so that an index serves the pair (field -> its expression)."""
+             dialect: str | None, file: str) -> list[str]:
+    """What a DBA can add so that an index serves the pair (field -> its expression), and
+    what to map then in `file`, the collection's mapping file."""
     name = ".".join(f'"{p}"' for p in table if p)
     index = f'CREATE INDEX "jembatan_{c.name}_{on}" ON {name}'
     if dialect == "sqlite":
@@ -99,4 +100,4 @@ def _serving(c: Collection, on: str, table: tuple[str, str], pair: dict[str, str
             f"    {index} ("
             + ", ".join(f'"jembatan_{f}"' if f in made else e for f, e in pair.items()) + ");",
             "  then map " + " and ".join(f'"jembatan_{f}" AS "{f}"' for f in made)
-            + f" in {c.name}.sql"]
+            + f" in {file}"]

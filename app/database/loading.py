@@ -21,21 +21,29 @@ from .queries import (
     RANGE_ROWS,
     SHAPES,
     SHAPES_FILE,
-    TABLE_PLACEHOLDER,
     Queries,
     Query,
     check_params,
 )
-from .sqlfiles import DIALECTS, Block, SqlFile, own_or_shipped
-from .sqltext import QueryFileError, check_statement, code, convert, named, without_comments
+from .sqlfiles import DIALECTS, Block, Served, SqlFile, own_or_shipped, served
+from .sqltext import (
+    QueryFileError,
+    check_statement,
+    code,
+    convert,
+    named,
+    quote,
+    without_comments,
+)
 from .templates import (
     DEFAULT_BY,
     FILTER_PLACEHOLDERS,
-    GROUPED,
+    IN_RANGE,
+    TABLE,
+    Statement,
+    Template,
     described,
-    fill,
     placeholders,
-    with_filters,
 )
 
 
@@ -57,9 +65,11 @@ def load_queries(sql_dir: Path, collections: Sequence[Collection],
         sql, params, _ = convert(text)
         check_params(block.name, params, block.source)
         check_statement(text, block.source)
+        template = Template.parse(text, block.source)
         queries.add(DATABASE_FILE, Query(block.name, block.dialect, sql, params, block.source,
                                          block.description,
-                                         text if TABLE_PLACEHOLDER in text else None))
+                                         Statement((), template) if template.takes(TABLE)
+                                         else None))
     shapes = SqlFile(own_or_shipped(sql_dir, shipped_dir, SHAPES_FILE), SHAPES)
     shapes.require([s for s in SHAPES if s != NAME_FROM])
     queries.files[SHAPES_FILE] = shapes.path
@@ -67,12 +77,12 @@ def load_queries(sql_dir: Path, collections: Sequence[Collection],
     if collections:  # draft-mapping loads Jembatan's own files alone
         _load_names(queries, sql_dir / f"{NAMES_FILE}.sql", shapes)
     mapped = _mapped(database, shipped_dir)
+    files = mapping_files(sql_dir, collections)
     for c in collections:
-        path = sql_dir / f"{c.name}.sql"
-        if not path.is_file():
-            raise QueryFileError(f"{path}: missing (database.sql_dir is {sql_dir}); a site "
-                                 f"without {c.name} leaves it out of collections.serve")
+        path, table = files[c.name]
         queries.files[c.name] = path
+        if table is not None:
+            queries.tables[c.name] = table
         queries.namings[c.name] = c.namings
         names = [n for name, shape in c.reads() for n in (str(name), shape)]
         own = SqlFile(path, ["records", *dict.fromkeys(names)])
@@ -83,12 +93,45 @@ def load_queries(sql_dir: Path, collections: Sequence[Collection],
                                  f"{c.name} record comes from")
         # An engine none of whose texts differ reads the main ones (Queries.get).
         for dialect in (None, *sorted(own.dialects() | shapes.dialects())):
-            _fill_collection(queries, c, own, shapes, dialect)
             records = own.get("records", dialect)
+            mapping = _mapping(records, c, table)
+            _fill_collection(queries, c, own, shapes, dialect, mapping)
             queries.add(c.name, Query(
-                MAPPED, records.dialect, convert(_with_records(records, mapped))[0], (),
+                MAPPED, records.dialect, convert(_with_records(mapping, mapped))[0], (),
                 f"{mapped.source} with records at {records.source}", mapped.description))
     return queries
+
+
+def mapping_files(sql_dir: Path, collections: Sequence[Collection]
+                  ) -> dict[str, tuple[Path, Served | None]]:
+    """Each collection's mapping file: its own sql/<name>.sql, else the file whose `-- serves:`
+    lines name it (sqlfiles.served); with how that file names it where it serves several
+    (None: the file is that collection's alone)."""
+    declared: dict[str, Served] = {}
+    serving: set[Path] = set()
+    # draft-mapping (no collections) reads none: a site's files may be half written then.
+    for path in sorted(sql_dir.glob("*.sql")) if collections else ():
+        if path.stem in (SHAPES_FILE, DATABASE_FILE, NAMES_FILE):
+            continue
+        for s in served(path):
+            first = declared.setdefault(s.collection, s)
+            if first is not s:
+                raise QueryFileError(f"{path}:{s.line}: {s.collection} is served already "
+                                     f"by {first.path}:{first.line}")
+            serving.add(path)
+    files: dict[str, tuple[Path, Served | None]] = {}
+    for c in collections:
+        path, found = sql_dir / f"{c.name}.sql", declared.get(c.name)
+        if path.is_file():  # its own file, whatever another says
+            if found is None or found.path != path:
+                found = Served(c.name, None, path, 0, 0) if path in serving else None
+        elif found is not None:
+            path = found.path
+        else:
+            raise QueryFileError(f"{path}: missing (database.sql_dir is {sql_dir}); a site "
+                                 f"without {c.name} leaves it out of collections.serve")
+        files[c.name] = path, found
+    return files
 
 
 def _mapped(database: SqlFile, shipped_dir: Path) -> Block:
@@ -100,18 +143,33 @@ def _mapped(database: SqlFile, shipped_dir: Path) -> Block:
     return database.get(MAPPED, None)
 
 
-def _with_records(records: Block, query: Block) -> str:
+def _with_records(mapping: str, query: Block) -> str:
     """`query`, which reads "records", with the collection's records in front."""
-    return (f'WITH "records" AS (\n{without_comments(records.text)}\n)\n'
-            f"{without_comments(query.text)}")
+    return Statement((("records", Template.verbatim(mapping)),),
+                     Template.verbatim(without_comments(query.text))).sql(None)
 
 
-def _lookup(into: dict[str | None, str], shapes: SqlFile, name: str) -> None:
+def _mapping(records: Block, c: Collection, served: Served | None) -> str:
+    """The records query as sent: as written, or in a file that serves several collections
+    with {table} filled in with `c`'s table."""
+    text = without_comments(records.text)
+    if served is None:
+        return text
+    template = Template.parse(text, records.source)
+    if not template.takes(TABLE):
+        raise QueryFileError(f"{records.source}: {records.source.rpartition(':')[0]} serves "
+                             f"several collections (its `-- serves:` lines): its records "
+                             f"read FROM {{table}}, each collection's table")
+    return template.fill({TABLE: served.table or quote(c.name)}, records.source,
+                         keep=()).text()
+
+
+def _lookup(into: dict[str | None, Template], shapes: SqlFile, name: str) -> None:
     """A name lookup of shapes.sql (name_of, name_from), as written, for every engine."""
     for dialect in (None, *DIALECTS):
         block = shapes.get(name, dialect)
         check_statement(block.text, block.source, first=("select",))
-        into[dialect] = without_comments(block.text)
+        into[dialect] = Template.parse(without_comments(block.text), block.source)
 
 
 def _load_names(queries: Queries, path: Path, shapes: SqlFile) -> None:
@@ -134,12 +192,11 @@ def _load_names(queries: Queries, path: Path, shapes: SqlFile) -> None:
 
 
 def _fill_collection(queries: Queries, c: Collection, own: SqlFile, shapes: SqlFile,
-                     dialect: str | None) -> None:
+                     dialect: str | None, mapping: str) -> None:
     """Every read of `c` on `dialect`: its own text of a read where its file has one, else
-    the shape, with the placeholders filled in and its records in front."""
+    the shape, with the placeholders filled in and its records (`mapping`) in front."""
     records = own.get("records", dialect)
     _check_records(records, c)
-    mapping = without_comments(records.text)
     queries.add(c.name, Query("records", records.dialect, convert(mapping)[0], (),
                               records.source, records.description))
     for query_name, shape in c.reads():
@@ -150,38 +207,34 @@ def _fill_collection(queries: Queries, c: Collection, own: SqlFile, shapes: SqlF
         values = placeholders(c, on)
         where = f"{block.source} ({c.name}.{name})"
         check_statement(block.text, where, first=("select",))  # "records" comes first
-        text = fill(without_comments(block.text), values, where)
-        ctes = f'WITH "records" AS (\n{mapping}\n)'
+        text = Template.parse(without_comments(block.text), where).fill(values, where)
+        ctes = [("records", Template.verbatim(mapping))]
         variant = block.dialect or records.dialect  # the dialect whose own text this is
-        if '"in_range"' in text:  # the range's records, written once for every range read
+        if text.reads(IN_RANGE):  # the range's records, written once for every range read
             rows = shapes.get(RANGE_ROWS, dialect)
             check_statement(rows.text, rows.source, first=("select",))
-            ctes += (f',\n"in_range" AS (\n'
-                     f'{fill(without_comments(rows.text), values, rows.source)}\n)')
+            ctes.append((IN_RANGE, Template.parse(without_comments(rows.text), rows.source)
+                         .fill(values, rows.source)))
             variant = variant or rows.dialect
-        grouped = bool(GROUPED.search(text))
-        if query_name.kind == "summary" and not re.search(r'\{groups\}[\s\S]*AS "grouped"', text):
+        statement = Statement(tuple(ctes), text)
+        if query_name.kind == "summary" and not text.names_after("groups", 'AS "grouped"'):
             raise QueryFileError(
                 f'{where}: a summary selects {{groups}} (its groups, each code of master data '
                 f'with its name) and reads its rows as "grouped" (FROM "in_range" AS '
                 f'"grouped"), which the names look their codes up in; see summary_vehicle in '
                 f"sql/shapes.sql")
-        if grouped:  # the master collections' records, for names beside codes
-            ctes += "{masters}"
-        template = f"{ctes}\n{text}"
-        takes_filters = any("{" + p + "}" in template for p in FILTER_PLACEHOLDERS)
         # A summary's base text (what check-sql runs and shows) groups by the day.
-        base = (queries.grouped(c.name, template, DEFAULT_BY, dialect, where) if grouped
-                else template)
-        sql, params, _ = convert(with_filters(base, None))
+        base = (queries.grouped(c.name, statement, DEFAULT_BY, dialect, where)
+                if statement.grouped else statement)
+        sql, params, _ = convert(base.sql(None))
         check_params(name, params, where)
         note = (f" ({block.dialect}: {block.description})"
                 if block is not main and block.description else "")
         queries.add(c.name, Query(name, variant, sql, params,
                                   f"{block.source} with records at {records.source}",
                                   described(main.description, values) + note,
-                                  template if takes_filters or grouped else None))
-
+                                  statement if statement.takes(*FILTER_PLACEHOLDERS)
+                                  or statement.grouped else None))
 
 
 def _check_records(block: Block, c: Collection) -> None:

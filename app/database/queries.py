@@ -24,12 +24,14 @@ replaces it on that engine. The kinds of file:
 
 
 The jobs are in modules of their own: reading SQL text (app/database/sqltext.py), the files
-(sqlfiles.py), filling templates (templates.py) and loading them all (loading.py). This one
-holds the queries as the runner sends them, the names and parameters each read may use, and
-the filled texts kept per shape of filters and groups.
-This module is the one place where Python composes SQL, and only mechanically: it fills a
-shape's placeholders with quoted field names from the collection table (app/model/collections.py),
-puts `WITH "records" AS (<records>)` in front, and turns `:params` into DB-API `?`. A
+(sqlfiles.py), the placeholders (templates.py, the one module that reads them: each text
+parsed once into a tree, docs/adapting.md "The placeholders") and loading them all
+(loading.py). This one holds the queries as the runner sends them, the names and parameters
+each read may use, and the filled texts kept per shape of filters and groups.
+Python composes SQL only mechanically (templates.py, asked from here and from loading.py): it
+fills a shape's placeholders with quoted field names from the collection table
+(app/model/collections.py), puts `WITH "records" AS (<records>)` in front (a Statement: its
+common table expressions by name, then the read), and turns `:params` into DB-API `?`. A
 summary grouped by a code of master data (productcode) also gets that master collection's
 own `records` as one more common table expression ("master_products") and, right after the
 code in its select list, the shape `name_of` filled in for it; where the site's names.sql
@@ -50,15 +52,16 @@ from typing import Any
 
 from ..model.collections import Naming, QueryName
 from ..model.kinds import QUERY_KINDS, RANGE
-from .sqlfiles import is_name_line
+from .sqlfiles import Served, is_name_line
 from .sqltext import QueryFileError, convert, qualified
 from .templates import (
     AFTER_PARAMETERS,
     DEFAULT_BY,
     FILTER_PLACEHOLDERS,
-    GROUPED,
+    TABLE,
+    Statement,
+    Template,
     Where,
-    with_filters,
     with_groups,
 )
 
@@ -72,9 +75,8 @@ DATABASE_OPTIONAL = ("sample", "mapped")
 # gets it with its mapping in front (app/database/loading.py), from the shipped file when
 # the site's own copy of database.sql has none.
 MAPPED = "mapped"
-# A query of database.sql that reads a site's table names it {table}: filled with the
-# table's quoted name (Queries.get), never with text of the user's.
-TABLE_PLACEHOLDER = "{table}"
+# A query of database.sql that reads a site's table names it {table} (templates.TABLE):
+# filled with the table's quoted name (Queries.get), never with text of the user's.
 NAMES_FILE = "names"
 
 SUMMARY_SHAPES = ("summary_weighing", "summary_production", "summary_vehicle")
@@ -121,7 +123,8 @@ class Query:
     params: tuple[str, ...]  # the parameter name behind each `?`, in order
     source: str  # where its text comes from (file:line), for messages and check-sql
     description: str
-    template: str | None = None  # with :params and filter placeholders, where it takes filters
+    # As composed, with :params and the placeholders filled per request, where it has any.
+    template: Statement | None = None
 
     @property
     def filtered(self) -> bool:
@@ -131,9 +134,10 @@ class Query:
 
 def on_table(query: Query, table: Sequence[str]) -> Query:
     """A query of database.sql that reads a site's table, with {table} filled in."""
-    if query.template is None or TABLE_PLACEHOLDER not in query.template:
+    if query.template is None or not query.template.takes(TABLE):
         raise ValueError(f"{query.source}: {query.name} reads no table of the site")
-    sql, params, _ = convert(query.template.replace(TABLE_PLACEHOLDER, qualified(table)))
+    filled = query.template.fill({TABLE: qualified(table)}, query.source)
+    sql, params, _ = convert(filled.sql(None))
     return replace(query, sql=sql, params=params)
 
 
@@ -151,8 +155,9 @@ class Queries:
         self._filtered: OrderedDict[tuple[Any, ...], Query] = OrderedDict()
         self.files: dict[str, Path] = {}  # stem -> the file it was read from
         self.namings: dict[str, dict[str, Naming]] = {}  # stem -> its summary's named codes
-        self.name_of: dict[str | None, str] = {}  # dialect -> name_of of shapes.sql, as written
-        self.name_from: dict[str | None, str] = {}  # likewise name_from, where names.sql is
+        self.name_of: dict[str | None, Template] = {}  # dialect -> name_of of shapes.sql
+        self.name_from: dict[str | None, Template] = {}  # likewise name_from, where names.sql is
+        self.tables: dict[str, Served] = {}  # stem -> its table, where a file serves several
 
     def add(self, stem: str, query: Query) -> None:
         self._by_key[(stem, QueryName.parse(query.name), query.dialect)] = query
@@ -171,22 +176,22 @@ class Queries:
             return query
         if query.template is None:
             raise ValueError(f"{stem}.{name} takes no filters")
-        if not by and GROUPED.search(query.template):
+        if not by and query.template.grouped:
             by = DEFAULT_BY  # a summary asked without groups, as its base text
         key = (stem, name, dialect, where and where.shape, by)
         found = self._filtered.get(key)
         if found is None:
-            text = query.template
+            statement = query.template
             if by:
-                text = self.grouped(stem, text, by, dialect, query.source)
-            sql, params, _ = convert(with_filters(text, where))
+                statement = self.grouped(stem, statement, by, dialect, query.source)
+            sql, params, _ = convert(statement.sql(where))
             found = replace(query, sql=sql, params=params)
             self._filtered[key] = found
             if len(self._filtered) > FILTERED_KEPT:
                 self._filtered.popitem(last=False)
         return found
 
-    def names_of(self, master: str, dialect: str | None) -> tuple[str, Query, str] | None:
+    def names_of(self, master: str, dialect: str | None) -> tuple[str, Query, Template] | None:
         """Where the names of a master's codes are read, as (the common table expression's
         name, its query, the lookup shape as written): the site's names.sql query of that
         master ("names_products", name_from), else the master collection's records
@@ -199,14 +204,14 @@ class Queries:
                 return f"{prefix}_{master}", query, shape.get(dialect) or shape[None]
         return None
 
-    def grouped(self, stem: str, template: str, by: Sequence[str], dialect: str | None,
-                where: str) -> str:
-        """A summary's template with its groups filled in (templates.with_groups), each
+    def grouped(self, stem: str, statement: Statement, by: Sequence[str],
+                dialect: str | None, where: str) -> Statement:
+        """A summary's statement with its groups filled in (templates.with_groups), each
         code's names read where names_of says."""
-        def names(master: str) -> tuple[str, str, str] | None:
+        def names(master: str) -> tuple[str, str, Template] | None:
             found = self.names_of(master, dialect)
             return found and (found[0], found[1].sql, found[2])
-        return with_groups(template, by, self.namings.get(stem, {}), names, where)
+        return with_groups(statement, by, self.namings.get(stem, {}), names, where)
 
     def field_line(self, stem: str, field: str, dialect: str | None) -> str:
         """Where `stem`'s records query gives `field`: 'file:line: the line', for an
@@ -231,7 +236,8 @@ class Queries:
         its shape), names `name` (a column, a table, the text a syntax error is near),
         outside comments: (file, line, column, the field that line gives), the first place
         it does (`once`: the only one, as the text a syntax error is near must be to tell
-        where); else the records query's own `-- name:` line."""
+        where); else, where a file serves several collections, its `-- serves:` line of
+        `stem` when `name` is its table; else the records query's own `-- name:` line."""
         records = self.get(stem, "records", dialect).source
         sources = [records]
         if query != "records" and (stem, query_name(query), None) in self._by_key:
@@ -242,6 +248,10 @@ class Queries:
                            once)
             if found is not None:
                 return (path, *found)
+        table = self.tables.get(stem)
+        if table is not None and table.line and name.rpartition(".")[2].strip('"[]`') in (
+                table.name, table.table):
+            return str(table.path), table.line, table.column, None  # its `-- serves:` line
         path, _, number = records.rpartition(":")
         return path, int(number), None, None
 
@@ -249,8 +259,7 @@ class Queries:
         """Those of `names` (queries of sql/<stem>.sql) whose text, main or of a dialect,
         takes no filters: a site's own query without {where_filters} or {and_filters}."""
         def takes(query: Query) -> bool:
-            return query.template is not None and any(
-                "{" + p + "}" in query.template for p in FILTER_PLACEHOLDERS)
+            return query.template is not None and query.template.takes(*FILTER_PLACEHOLDERS)
         return list(dict.fromkeys(str(name) for (s, name, _), query in self._by_key.items()
                                   if s == stem and str(name) in names and not takes(query)))
 

@@ -117,6 +117,54 @@ class SqlFile:
 
 
 
+# A file that serves several collections alike but for their table says so before its first
+# query, one `-- serves:` line or more: "-- serves: timbangan1, timbangan2" ({table} in its
+# records is the collection's name, quoted) or "-- serves: timbangan1 = "Timbangan WB1""
+# (that table; a schema before it as "dbo"."Timbangan WB1").
+_SERVES_LINE = re.compile(r"^--\s*serves:(.*)$")
+_NAME = r'(?:"(?:[^"]|"")+"|\[[^\]]+\]|[A-Za-z_][A-Za-z0-9_]*)'
+_SERVED = re.compile(rf"\s*([A-Za-z_][A-Za-z0-9_]*)(?:\s*=\s*({_NAME}(?:\.{_NAME})*))?\s*(,|$)")
+
+
+@dataclass(frozen=True)
+class Served:
+    """A collection a file serves by its `-- serves:` lines, and its table there."""
+
+    collection: str
+    table: str | None  # as written (quoted or not); None: the collection's name
+    path: Path
+    line: int
+    column: int  # where the collection's name stands on that line
+
+    @property
+    def name(self) -> str:
+        """The table's own name, unquoted, as a database names it in an error."""
+        if self.table is None:
+            return self.collection
+        last = re.findall(_NAME, self.table)[-1]
+        return last[1:-1].replace('""', '"') if last[0] in '"[' else last
+
+
+def served(path: Path) -> list[Served]:
+    """The collections a file's `-- serves:` lines (before its first query) name."""
+    found: list[Served] = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if is_name_line(line):
+            break
+        m = _SERVES_LINE.match(line)
+        position = m.start(1) if m else len(line)
+        while position < len(line):
+            item = _SERVED.match(line, position)
+            if item is None or not item.group(3) and item.end() < len(line):
+                raise QueryFileError(
+                    f"{path}:{number}: `-- serves:` lists collections, each alone or with "
+                    f'its table: -- serves: timbangan1 = "Timbangan WB1", timbangan2')
+            found.append(Served(item.group(1), item.group(2), path, number,
+                                item.start(1) + 1))
+            position = item.end()
+    return found
+
+
 def is_name_line(line: str) -> bool:
     """The line opens a block (`-- name: ...`)."""
     return _NAME_LINE.match(line) is not None

@@ -1,11 +1,14 @@
-"""A query's template filled in: its placeholders with quoted names from the collection
-table, a request's filters with conditions whose values are bound parameters, and a
-summary's groups with the names beside codes of master data."""
+"""The placeholder language of the .sql files, parsed in this one module: a text is read once
+into a Template (text and Slot nodes; docs/adapting.md, "The placeholders", says what each
+placeholder becomes), filled in per collection at load and per request with its filters and
+groups; a read is a Statement, its common table expressions and its query held as data and
+joined once."""
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,11 +20,11 @@ _PLACEHOLDER = re.compile(r"\{([a-z_]+)(:|\})")
 # Filled per request with the filters: "WHERE c1 AND c2" / "AND c1 AND c2", or nothing.
 FILTER_PLACEHOLDERS = ("where_filters", "and_filters")
 # Filled per request with the groups of a summary (?by=day,productcode): {by} with quoted
-# names, {groups} with those and the name beside each code of master data, and {masters},
-# which the composer puts after the common table expressions of a summary, with the master
-# collections' records those names are read from.
-REQUEST_PLACEHOLDERS = (*FILTER_PLACEHOLDERS, "by", "groups", "masters")
-GROUPED = re.compile(r"\{(?:by|groups)[:}]")
+# names, {groups} with those and the name beside each code of master data (with_groups).
+REQUEST_PLACEHOLDERS = (*FILTER_PLACEHOLDERS, "by", "groups")
+# In a query of database.sql, a site's table, quoted (Queries.get); in a mapping file that
+# serves several collections, each one's table (loading.py).
+TABLE = "table"
 DEFAULT_BY = ("day",)
 WRAP = 96  # a filled-in list of names is wrapped to lines of about this width
 # {after}, in a read on a date pair: the condition that a record's {order} (its key in the
@@ -31,6 +34,207 @@ WRAP = 96  # a filled-in list of names is wrapped to lines of about this width
 AFTER_FIELDS = 8
 AFTER_PARAMETERS = tuple(p for n in range(1, AFTER_FIELDS + 1)
                          for p in (f"after_{n}_set", f"after_{n}"))
+# The range's records, which the range reads and the summaries read as "in_range": the
+# common table expression a query reads by that name, and the shape that gives it.
+IN_RANGE = "in_range"
+
+Value = tuple[str, ...] | str  # field names, each quoted where filled; or SQL text as is
+
+
+@dataclass(frozen=True)
+class Slot:
+    """A placeholder as written: {name}, or {name:pattern}, the pattern cut at each {}."""
+
+    name: str
+    pattern: tuple[str, ...] | None
+    source: str  # the placeholder as written, which it stays until filled
+
+
+Node = str | Slot
+
+
+class _Unclosed(Exception):
+    """A {name: whose pattern never closes (its name the argument)."""
+
+
+@functools.lru_cache(maxsize=4096)
+def _nodes(text: str, strict: bool) -> tuple[Node, ...]:
+    """The text cut into text and Slot nodes; unclosed patterns raise _Unclosed (`strict`)
+    or stay text."""
+    nodes: list[Node] = []
+    position = start = 0
+    while m := _PLACEHOLDER.search(text, position):
+        name, end, pattern = m.group(1), m.end(), None
+        if m.group(2) == ":":  # the pattern runs to the brace that closes this one
+            depth = 1
+            while end < len(text) and depth:
+                depth += {"{": 1, "}": -1}.get(text[end], 0)
+                end += 1
+            if depth:
+                if strict:
+                    raise _Unclosed(name)
+                position = m.end()
+                continue
+            pattern = tuple(text[m.end():end - 1].split("{}"))
+        if m.start() > start:
+            nodes.append(text[start:m.start()])
+        nodes.append(Slot(name, pattern, text[m.start():end]))
+        position = start = end
+    if start < len(text):
+        nodes.append(text[start:])
+    return tuple(nodes)
+
+
+def _line(out: Sequence[Node]) -> str:
+    """The last line of `out` so far (a slot left as written counts as its text)."""
+    tail: list[str] = []
+    for node in reversed(out):
+        text = node if isinstance(node, str) else node.source
+        if "\n" in text:
+            tail.append(text.rsplit("\n", 1)[1])
+            break
+        tail.append(text)
+    return "".join(reversed(tail))
+
+
+def _indent(line: str) -> str:
+    """The blanks a line starts with."""
+    return line[:len(line) - len(line.lstrip())]
+
+
+@dataclass(frozen=True)
+class Template:
+    """A text parsed once into text and placeholders; filled in, it is a new Template."""
+
+    nodes: tuple[Node, ...]
+
+    @classmethod
+    def parse(cls, text: str, where: str | None) -> Template:
+        """`text`'s placeholders; `where` (file:line) names it in an error, and None reads
+        prose, where a {name: never closed stays text."""
+        try:
+            return cls(_nodes(text, where is not None))
+        except _Unclosed as unclosed:
+            raise QueryFileError(f"{where}: {{{unclosed}: is never closed") from None
+
+    @classmethod
+    def verbatim(cls, text: str) -> Template:
+        """A text read as no placeholders at all (a site's records, a query as sent)."""
+        return cls((text,))
+
+    def takes(self, *names: str) -> bool:
+        """Whether a placeholder of one of `names` is still to fill."""
+        return any(isinstance(n, Slot) and n.name in names for n in self.nodes)
+
+    def reads(self, table: str) -> bool:
+        """Whether its text names the common table expression `table` (quoted)."""
+        return any(isinstance(n, str) and quote(table) in n for n in self.nodes)
+
+    def names_after(self, name: str, words: str) -> bool:
+        """Whether `words` stand in its text after the first placeholder `name`."""
+        slots = [i for i, n in enumerate(self.nodes) if isinstance(n, Slot) and n.name == name]
+        return bool(slots) and words in self.text(self.nodes[slots[0] + 1:])
+
+    def text(self, nodes: Sequence[Node] | None = None) -> str:
+        """The text, placeholders not filled in as written."""
+        return "".join(n if isinstance(n, str) else n.source
+                       for n in (self.nodes if nodes is None else nodes))
+
+    def fill(self, values: Mapping[str, Value], where: str,
+             keep: Container[str] = REQUEST_PLACEHOLDERS) -> Template:
+        """Each placeholder of `values` replaced: field names quoted and joined by ", " (each
+        through the pattern of {name:pattern}), wrapped; {after} as its condition; text as
+        is. Those of `keep` stay to be filled later; any other is a QueryFileError."""
+        out: list[Node] = []
+        for n, node in enumerate(self.nodes):
+            if isinstance(node, str) or node.name not in values and node.name in keep:
+                out.append(node)
+                continue
+            if node.name not in values:
+                raise QueryFileError(f"{where}: no placeholder {{{node.name}}} here; this query "
+                                     f"may use {', '.join('{' + v + '}' for v in values)}")
+            value = values[node.name]
+            if isinstance(value, str):
+                out.append(value)
+            elif node.name == "after" and node.pattern is None:
+                out.append(after(value, _indent(_line(out))))
+            else:
+                items = [quote(field).join(node.pattern or ("", "")) for field in value]
+                if not items and n and isinstance(self.nodes[n - 1], str):
+                    out[-1] = re.sub(r",\s*$", "", self.nodes[n - 1])  # and the ", " before
+                line = _line(out)
+                out.append(_wrapped(items, len(line), _indent(line) + "    "))
+        return Template(_merged(out))
+
+    def finish(self, where: Where | None) -> str:
+        """The text as sent: its filter placeholders filled with `where`'s conditions, or
+        without filters removed (with their line, where they stand alone on one)."""
+        out: list[str] = []
+        alone = False  # the last placeholder stood alone on its line: its blanks go too
+        for n, node in enumerate(self.nodes):
+            if isinstance(node, str):
+                out.append(node.lstrip(" \t") if alone else node)
+                alone = False
+                continue
+            if node.name not in FILTER_PLACEHOLDERS:
+                raise ValueError(f"{node.source} is never filled in")
+            if where is not None:
+                keyword = "WHERE" if node.name == "where_filters" else "AND"
+                indent = _indent(_line(out)) + ("  " if keyword == "WHERE" else "")
+                out.append(f"{keyword} " + f"\n{indent}AND ".join(where.conditions))
+                continue
+            following = self.nodes[n + 1] if n + 1 < len(self.nodes) else ""
+            alone = (isinstance(following, str) and bool(re.match(r"[ \t]*(?:\n|$)", following))
+                     and bool(out) and bool(re.search(r"\n[ \t]*$", out[-1])))
+            if alone:
+                out[-1] = re.sub(r"\n[ \t]*$", "", out[-1])
+        return "".join(out)
+
+
+def _merged(nodes: Sequence[Node]) -> tuple[Node, ...]:
+    """Adjacent texts joined into one node."""
+    out: list[Node] = []
+    for node in nodes:
+        if isinstance(node, str) and out and isinstance(out[-1], str):
+            out[-1] += node
+        elif node != "":
+            out.append(node)
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A query as composed: its common table expressions by name, in order, then the query
+    that reads them; sent as WITH "name" AS (...), ... and the query."""
+
+    ctes: tuple[tuple[str, Template], ...]
+    body: Template
+
+    @property
+    def parts(self) -> tuple[Template, ...]:
+        """Its common table expressions' texts, then its query's."""
+        return (*(t for _, t in self.ctes), self.body)
+
+    @property
+    def grouped(self) -> bool:
+        """Whether it is a summary's, filled in per request with its groups."""
+        return self.body.takes("by", "groups")
+
+    def takes(self, *names: str) -> bool:
+        """Whether some part of it has a placeholder of one of `names` still to fill."""
+        return any(part.takes(*names) for part in self.parts)
+
+    def fill(self, values: Mapping[str, Value], where: str) -> Statement:
+        """Every part filled in with `values` (Template.fill); request placeholders stay."""
+        return Statement(tuple((name, t.fill(values, where)) for name, t in self.ctes),
+                         self.body.fill(values, where))
+
+    def sql(self, where: Where | None) -> str:
+        """The text as sent, filters filled in (Template.finish)."""
+        if not self.ctes:
+            return self.body.finish(where)
+        ctes = ",\n".join(f"{quote(name)} AS (\n{t.finish(where)}\n)" for name, t in self.ctes)
+        return f"WITH {ctes}\n{self.body.finish(where)}"
 
 
 @dataclass(frozen=True)
@@ -44,6 +248,7 @@ class Where:
 
     @classmethod
     def of(cls, filters: Sequence[Filter]) -> Where | None:
+        """The filters as conditions and bound values; None without any."""
         if not filters:
             return None
         conditions, values = [], {}
@@ -57,28 +262,9 @@ class Where:
         return cls(tuple(conditions), tuple(f.shape() for f in filters), values)
 
 
-def with_filters(template: str, where: Where | None) -> str:
-    """The template's filter placeholders filled with `where`, or without filters removed
-    (with their line, where they stand alone on one)."""
-    for name, keyword in (("where_filters", "WHERE"), ("and_filters", "AND")):
-        placeholder = "{" + name + "}"
-        if where is not None:
-            def conditions(m: re.Match[str], keyword: str = keyword) -> str:
-                indent = m.group(1) + ("  " if keyword == "WHERE" else "")
-                return (m.group(1) + m.group(2) + f"{keyword} "
-                        + f"\n{indent}AND ".join(where.conditions))
-            template = re.sub(r"(?m)^([ \t]*)(.*?)" + re.escape(placeholder), conditions,
-                              template)
-        else:
-            template = re.sub(r"\n[ \t]*" + re.escape(placeholder) + r"[ \t]*(?=\n|$)", "",
-                              template).replace(placeholder, "")
-    return template
-
-
-
-def placeholders(c: Collection, on: str | None) -> dict[str, tuple[str, ...]]:
+def placeholders(c: Collection, on: str | None) -> dict[str, Value]:
     """What each placeholder stands for in a query of `c` (of a range on `on`)."""
-    values: dict[str, tuple[str, ...]] = {"fields": c.fields, "order": c.order}
+    values: dict[str, Value] = {"fields": c.fields, "order": c.order}
     if not c.numbered:
         values["key"] = (c.key,)
     if on is not None:
@@ -103,44 +289,9 @@ def after(fields: Sequence[str], indent: str) -> str:
     return condition
 
 
-def fill(template: str, values: dict[str, tuple[str, ...]], where: str) -> str:
-    """The template with each {name} or {name:pattern} replaced by its quoted names."""
-    out: list[str] = []
-    position = 0
-    while m := _PLACEHOLDER.search(template, position):
-        name, end = m.group(1), m.end()
-        pattern = "{}"
-        if m.group(2) == ":":  # the pattern runs to the brace that closes this one
-            depth = 1
-            while end < len(template) and depth:
-                depth += {"{": 1, "}": -1}.get(template[end], 0)
-                end += 1
-            if depth:
-                raise QueryFileError(f"{where}: {{{name}: is never closed")
-            pattern = template[m.end():end - 1]
-        if name in REQUEST_PLACEHOLDERS and name not in values:
-            out.append(template[position:end])  # filled per request (Queries.get)
-            position = end
-            continue
-        if name == "after" and name in values and m.group(2) == "}":
-            out.append(template[position:m.start()])
-            line = "".join(out).rsplit("\n", 1)[-1]
-            out.append(after(values[name], re.match(r"\s*", line).group()))
-            position = end
-            continue
-        if name not in values:
-            raise QueryFileError(f"{where}: no placeholder {{{name}}} here; this query may "
-                                 f"use {', '.join('{' + v + '}' for v in values)}")
-        before = template[position:m.start()]
-        items = [pattern.replace("{}", quote(field)) for field in values[name]]
-        if not items:  # nothing to list: drop the ", " that led to it
-            before = re.sub(r",\s*$", "", before)
-        out.append(before)
-        line = "".join(out).rsplit("\n", 1)[-1]
-        out.append(_wrapped(items, len(line), re.match(r"\s*", line).group() + "    "))
-        position = end
-    out.append(template[position:])
-    return "".join(out)
+def fill(template: str, values: Mapping[str, Value], where: str) -> str:
+    """The text with each {name} or {name:pattern} of `values` replaced by its quoted names."""
+    return Template.parse(template, where).fill(values, where).text()
 
 
 def _wrapped(items: list[str], column: int, indent: str) -> str:
@@ -161,21 +312,24 @@ def _wrapped(items: list[str], column: int, indent: str) -> str:
     return "\n".join(lines)
 
 
-def described(text: str, values: dict[str, tuple[str, ...]]) -> str:
+def described(text: str, values: Mapping[str, Value]) -> str:
     """A description with the placeholders it mentions filled in (others left as written)."""
-    for name, fields in values.items():
-        text = text.replace("{" + name + "}", ", ".join(map(quote, fields)))
-    return text
+    return "".join(
+        node if isinstance(node, str)
+        else ", ".join(map(quote, values[node.name]))
+        if node.pattern is None and isinstance(values.get(node.name), tuple) else node.source
+        for node in Template.parse(text, None).nodes)
 
 
-def with_groups(template: str, by: Sequence[str], namings: Mapping[str, Naming],
-                names_of: Callable[[str], tuple[str, str, str] | None], where: str) -> str:
-    """A summary's template with its groups filled in: {by}; {groups}, where each code of
+def with_groups(statement: Statement, by: Sequence[str], namings: Mapping[str, Naming],
+                names_of: Callable[[str], tuple[str, str, Template] | None],
+                where: str) -> Statement:
+    """A summary's statement with its groups filled in: {by}; {groups}, where each code of
     master data (`namings`, Collection.namings) is followed by its name, the lookup shape
-    (name_of or name_from of shapes.sql) filled in for it; and {masters}, what those names
-    are read from, each one more common table expression. `names_of(master)` gives (the
-    expression's name, its SQL, the lookup shape as written), or None for a master this
-    site neither serves nor has in names.sql: its names are NULL."""
+    (name_of or name_from of shapes.sql) filled in for it; and what those names are read
+    from, each one more common table expression. `names_of(master)` gives (the expression's
+    name, its SQL, the lookup shape), or None for a master this site neither serves nor has
+    in names.sql: its names are NULL."""
     groups: list[str] = []
     masters: dict[str, str] = {}  # the CTE's name -> the query of names as sent
     for group in by:
@@ -189,11 +343,13 @@ def with_groups(template: str, by: Sequence[str], namings: Mapping[str, Naming],
             continue
         cte, sql, shape = source
         masters[cte] = sql
-        lookup = fill(shape, {
+        lookup = shape.fill({
             "name": (naming.master_name,), "master": (cte,),
-            "code": (naming.master_code,), "group": (group,)}, where)
+            "code": (naming.master_code,), "group": (group,)}, where).text()
         groups.append("(" + lookup.replace("\n", "\n        ") + f") AS {quote(naming.name)}")
-    text = fill(template, {"by": tuple(by)}, where)
-    return (text.replace("{groups}", ",\n    ".join(groups))
-            .replace("{masters}", "".join(f",\n{quote(cte)} AS (\n{sql}\n)"
-                                          for cte, sql in masters.items())))
+    body = (statement.body.fill({"by": tuple(by)}, where)
+            .fill({"groups": ",\n    ".join(groups)}, where))
+    if not statement.grouped:  # no summary: nothing reads the names
+        return Statement(statement.ctes, body)
+    return Statement((*statement.ctes, *((cte, Template.verbatim(sql))
+                                         for cte, sql in masters.items())), body)

@@ -1,7 +1,16 @@
+-- The four collections of weighbridge tickets (docs/api.md §3): this site keeps them in four
+-- tables alike but for their names, so one file serves them all. Each `-- serves:` line
+-- names a collection and its table, which {table} in the records query below stands for
+-- (docs/adapting.md, "One file for several tables alike").
+-- serves: weighing = "Timbang Harian"
+-- serves: timbangan1 = "Timbangan WB1"
+-- serves: timbangan2 = "Timbangan WB2"
+-- serves: transactions = "Transaksi Timbang"
+
 -- name: records
--- Where each field of a timbangan1 record comes from at this site: the site's table after
+-- Where each field of a weighbridge ticket comes from at this site: the site's table after
 -- FROM, and before each AS its column or an expression (the names after AS are the
--- API's and stay). Every read of timbangan1 reads this query (sql/shapes.sql).
+-- API's and stay). Every read of the four collections reads this query (sql/shapes.sql).
 SELECT
     "No Urut" AS "id",
     "Diakses Lain" AS "accessedbyanother",
@@ -47,4 +56,4 @@ SELECT
     "Satuan Masuk" AS "weighunit1",
     "Satuan Keluar" AS "weighunit2",
     "Dibatalkan" AS "cancelled"
-FROM "Timbangan WB1";
+FROM {table};
