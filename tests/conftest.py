@@ -217,10 +217,13 @@ def mssql_server() -> Iterator[mssql.Server]:
     odbc = mssql.connection_string()
     if odbc is None:  # not reached: the engine is collected only with the variable set
         pytest.skip(f"{mssql.ENV} is not set")
-    server = mssql.Server(odbc)
+    database = mssql.run_database(odbc, os.environ.get("PYTEST_XDIST_WORKER"))
+    server = mssql.Server(mssql.create_database(odbc, database) if database else odbc)
     server.open()  # here, so that a server that cannot be reached fails the run at once
     yield server
     server.close()
+    if database:
+        mssql.drop_database(odbc, database)
 
 
 @pytest.fixture(params=ENGINE_PARAMS)
