@@ -11,9 +11,11 @@ How to run it: an empty database that a login may create and drop tables in, the
 search_path, so tests are isolated by dropping the ten tables and creating them again
 (app/model/tables.py's SQL Server DDL: date, time(6), float, int, nvarchar; no indexes, a test holds
 a handful of rows) before each test's rows go in: the database must be one for the tests
-alone, and two test runs must not share it. A test that needs a table of the site's own
-(other names, other SQL Server types) makes it with Server.create_table and drops it with
-Server.drop_table when it ends.
+alone, and two test runs must not share it. In worker processes (pytest-xdist, as `make
+test` runs) each worker of each driver's run creates a database of its own beside it
+(run_database) and drops it at the end, so the login must be allowed to create databases.
+A test that needs a table of the site's own (other names, other SQL Server types) makes it
+with Server.create_table and drops it with Server.drop_table when it ends.
 """
 
 from __future__ import annotations
