@@ -20,7 +20,7 @@ TEST_DEBS := unixodbc libsqliteodbc postgresql odbc-postgresql chromium fonts-li
 CLIENTS := tests/clients
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
-.PHONY: run test test-quick lint demo-db settings-files debs debs-test msodbc18 python-venv node clean
+.PHONY: run test test-unit test-quick lint demo-db settings-files debs debs-test msodbc18 python-venv node clean
 
 # `jembatan serve`: gunicorn with 2 workers x 4 threads (gthread) and the other settings of
 # app/ops/gunicorn_hooks.py SETTINGS, measured by `make bench-shape` (bench/RESULTS.md,
@@ -28,21 +28,41 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 run: $(BIN)/.installed demo-db
 	$(BIN)/jembatan serve --bind $(HOST):$(PORT)
 
+# Each pytest run in TEST_WORKERS processes (pytest-xdist), a test file to a process: the
+# suite waits on servers and subprocesses about half its time, so more processes than cores.
 # With JEMBATAN_TEST_MSSQL set, the mssql engine runs through FreeTDS with everything else,
-# then once more through Microsoft's ODBC Driver 18 (tests/conftest.py says why in two runs).
+# and at the same time once more through Microsoft's ODBC Driver 18 in a run of its own
+# (tests/conftest.py says why two runs), in MSODBC18_WORKERS processes; its output follows the
+# first run's. Each worker of each run has a database of its own on that server (tests/mssql.py).
+TEST_WORKERS ?= 4
+MSODBC18_WORKERS ?= 2
+XDIST = --dist loadfile -n
 test: $(BIN)/.installed-test debs-test $(CLIENTS)/node_modules msodbc18
 	$(BIN)/ruff check .
-	$(BIN)/pytest
-	@if [ -n "$${JEMBATAN_TEST_MSSQL:-}" ]; then \
-	  echo "The mssql engine again, through Microsoft's ODBC Driver 18:"; \
-	  set -x; JEMBATAN_TEST_TDS_DRIVER=msodbc18 $(BIN)/pytest -m mssql; \
-	fi
+	@if [ -z "$${JEMBATAN_TEST_MSSQL:-}" ]; then \
+	  set -x; exec $(BIN)/pytest $(XDIST) $(TEST_WORKERS); \
+	fi; \
+	second=$$(mktemp); \
+	JEMBATAN_TEST_TDS_DRIVER=msodbc18 $(BIN)/pytest -m mssql $(XDIST) $(MSODBC18_WORKERS) \
+	  >"$$second" 2>&1 & pid=$$!; \
+	trap 'kill $$pid 2>/dev/null; rm -f "$$second"' EXIT; \
+	$(BIN)/pytest $(XDIST) $(TEST_WORKERS); first=$$?; \
+	wait $$pid; driver18=$$?; \
+	echo "The mssql engine again, through Microsoft's ODBC Driver 18" \
+	  "(JEMBATAN_TEST_TDS_DRIVER=msodbc18 pytest -m mssql, run beside the first):"; \
+	cat "$$second"; \
+	exit $$(( first || driver18 ))
+
+# The unit tier: the core, the database layer, the formats and the model called directly
+# (tests/unit/), no server and no app; under a minute. `make test` runs it too.
+test-unit: $(BIN)/.installed-test
+	$(BIN)/pytest tests/unit
 
 # A developer's inner loop: the embedded engines only, without the slow groups (the soaks,
 # the faults, the browser, the fuzzing: tests/conftest.py SLOW_GROUPS) nor the server engines.
 QUICK = not soak and not faults and not browser and not fuzz and not postgresql and not mssql
 test-quick: $(BIN)/.installed-test debs-test
-	$(BIN)/pytest -m "$(QUICK)"
+	$(BIN)/pytest -m "$(QUICK)" $(XDIST) $(TEST_WORKERS)
 
 lint: $(BIN)/.installed-test
 	$(BIN)/ruff check .

@@ -13,23 +13,28 @@ Every test that reaches the database runs on every engine. Two kinds of fixture 
 suite's time down without keeping a test off an engine where the engine matters:
 - `shared`: tests that only read ask for the rows of their module's tests at once, and a
   module shares one database per engine and set of rows, and over it one app per set of
-  settings (building them for each test was most of the suite's time: `create_app` alone
-  takes about 0.7 s); `shared_app` gives a test a new app over that database, for one that
-  counts what its own app has seen (/health, /metrics);
+  settings (building them for each test was most of the suite's time); `shared_app` gives
+  a test a new app over that database, for one that counts what its own app has seen
+  (/health, /metrics);
 - `arguments_client`: the arguments, paths and methods that are answered 400, 404 or 405
   before any query is built run on the `sqlite3` engine alone. The engine cannot change
   those answers: with the database file deleted after the app was built, every one of them
   still passed (and a read answered 503).
 
 `make test` runs the `mssql` engine through both drivers: through FreeTDS in the whole
-suite's run, then through Driver 18 in a second run of `pytest -m mssql` (572 runs, 526 s),
-beside the whole suite's 1,955 s in `.ci/run` from a fresh clone here (2,555 s with the
-set-up, 43 of CI's 90 minutes). Two runs rather than a driver axis inside one: the engine's
-name stays `mssql` wherever a test asks which engine it is on, a developer can run either
-driver alone, and each run's summary says which driver failed. The T-SQL-specific files (the
-drivers, the faults, the fault load) start servers of their own and run through each driver
-within the first run. `pytest -m "not postgresql"` (or `"not mssql"`) leaves out a server
-engine's runs; `make test-quick` also leaves out the slow groups (SLOW_GROUPS, at the end)."""
+suite's run, and at the same time through Driver 18 in a run of `pytest -m mssql` of its own.
+Two runs rather than a driver axis inside one: the engine's name stays `mssql` wherever a
+test asks which engine it is on, a developer can run either driver alone, and each run's
+summary says which driver failed. The T-SQL-specific files (the drivers, the faults, the
+fault load) start servers of their own and run through each driver within the first run.
+
+Both runs go in worker processes (pytest-xdist, `--dist loadfile`: a file's tests, and so
+its module-scoped databases and apps, stay in one process). Each worker has its own
+PostgreSQL cluster, and on the T-SQL server a database of its own per driver
+(`mssql_server`, tests/mssql.py run_database), so no two workers share tables; everything
+the tests start listens on a free port. `pytest -m "not postgresql"` (or `"not mssql"`)
+leaves out a server engine's runs; `make test-quick` also leaves out the slow groups
+(SLOW_GROUPS, at the end), and `make test-unit` runs tests/unit alone (no server, no app)."""
 
 from __future__ import annotations
 
@@ -217,10 +222,13 @@ def mssql_server() -> Iterator[mssql.Server]:
     odbc = mssql.connection_string()
     if odbc is None:  # not reached: the engine is collected only with the variable set
         pytest.skip(f"{mssql.ENV} is not set")
-    server = mssql.Server(odbc)
+    database = mssql.run_database(odbc, os.environ.get("PYTEST_XDIST_WORKER"))
+    server = mssql.Server(mssql.create_database(odbc, database) if database else odbc)
     server.open()  # here, so that a server that cannot be reached fails the run at once
     yield server
     server.close()
+    if database:
+        mssql.drop_database(odbc, database)
 
 
 @pytest.fixture(params=ENGINE_PARAMS)

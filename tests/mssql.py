@@ -11,9 +11,11 @@ How to run it: an empty database that a login may create and drop tables in, the
 search_path, so tests are isolated by dropping the ten tables and creating them again
 (app/model/tables.py's SQL Server DDL: date, time(6), float, int, nvarchar; no indexes, a test holds
 a handful of rows) before each test's rows go in: the database must be one for the tests
-alone, and two test runs must not share it. A test that needs a table of the site's own
-(other names, other SQL Server types) makes it with Server.create_table and drops it with
-Server.drop_table when it ends.
+alone, and two test runs must not share it. In worker processes (pytest-xdist, as `make
+test` runs) each worker of each driver's run creates a database of its own beside it
+(run_database) and drops it at the end, so the login must be allowed to create databases.
+A test that needs a table of the site's own (other names, other SQL Server types) makes it
+with Server.create_table and drops it with Server.drop_table when it ends.
 """
 
 from __future__ import annotations
@@ -108,6 +110,42 @@ def connection_string() -> str | None:
     """JEMBATAN_TEST_MSSQL's server, through the driver of JEMBATAN_TEST_TDS_DRIVER."""
     odbc = os.environ.get(ENV, "").strip() or None
     return odbc and odbc_string(odbc, driver())
+
+
+def with_database(odbc: str, database: str) -> str:
+    """The same connection string with `Database=` naming `database`."""
+    return ";".join(f"Database={database}" if item.split("=", 1)[0].strip().lower()
+                    == "database" else item for item in odbc.split(";"))
+
+
+def run_database(odbc: str, worker: str | None) -> str | None:
+    """The database of one pytest worker (`PYTEST_XDIST_WORKER`) on one driver, beside the
+    one `odbc` names: `<that>_<driver>_<worker>`, so that the workers of a run, and the runs
+    of the two drivers side by side, never replace each other's tables. None without
+    workers: the tests then use the database `odbc` names, as a plant's login may create no
+    database."""
+    return worker and f"{parts(odbc)['database']}_{driver()}_{worker}"
+
+
+def create_database(odbc: str, database: str) -> str:
+    """Create `database` empty on the server of `odbc` (dropped first if a run left it);
+    the connection string that reaches it."""
+    import pyodbc
+
+    with contextlib.closing(pyodbc.connect(odbc, autocommit=True)) as conn:
+        conn.execute(f"IF DB_ID(N'{database}') IS NOT NULL DROP DATABASE {quote(database)}")
+        conn.execute(f"CREATE DATABASE {quote(database)}")
+    return with_database(odbc, database)
+
+
+def drop_database(odbc: str, database: str) -> None:
+    """Drop `database` where no session holds it any more; one still held (a driver that
+    has not yet closed a connection) is left to the next run's create_database."""
+    import pyodbc
+
+    with contextlib.closing(pyodbc.connect(odbc, autocommit=True)) as conn, \
+            contextlib.suppress(pyodbc.Error):
+        conn.execute(f"DROP DATABASE {quote(database)}")
 
 
 class Server:

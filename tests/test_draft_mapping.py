@@ -174,6 +174,12 @@ def expected_lines(engine: str, schema: str) -> list[str]:
     return ["SELECT", *lines, f'FROM {schema}"{TABLE}";']
 
 
+# The apps that serve a draft read it without the proof at first read: on a loaded host the
+# proof outlived its test's first answer in a thread of its own, and its log of the table the
+# test had dropped landed in the next test's draft (the CLI runner's output).
+SERVED = {"prove_on_first_read": False}
+
+
 def draft(database: dict[str, Any], *args: str) -> Any:
     app = create_app({"database": database})
     return app.test_cli_runner().invoke(args=["draft-mapping", *args])
@@ -523,7 +529,7 @@ def test_a_plant_table_is_drafted_with_the_trades_words(
     settled = "\n".join(line.split(" -- TODO")[0] for line in text.splitlines()) + "\n"
     (sql_dir / f"{plant.collection}.sql").write_text(settled, encoding="utf-8")
     # The plant's one table: it serves that collection alone (see the test above).
-    app = create_app({"database": database | {"sql_dir": str(sql_dir)},
+    app = create_app({"database": database | SERVED | {"sql_dir": str(sql_dir)},
                       "collections": {"serve": [plant.collection]}})
     checked = app.test_cli_runner().invoke(args=["check-sql", plant.collection])
     assert checked.exit_code == 0, checked.output
@@ -825,7 +831,7 @@ def test_a_table_nobody_here_designed(request: pytest.FixtureRequest, engine: st
     shutil.copytree(SHIPPED_SQL_DIR, sql_dir)
     settled = "\n".join(line.split(" -- TODO")[0] for line in text.splitlines()) + "\n"
     (sql_dir / "transactions.sql").write_text(settled, encoding="utf-8")
-    app = create_app({"database": database | {"sql_dir": str(sql_dir)},
+    app = create_app({"database": database | SERVED | {"sql_dir": str(sql_dir)},
                       "collections": {"serve": ["transactions"]}})
     checked = app.test_cli_runner().invoke(args=["check-sql", "transactions"])
     assert checked.exit_code == 0, checked.output
@@ -910,7 +916,7 @@ def test_a_text_key_gives_an_integer_id(request: pytest.FixtureRequest, engine: 
     # date is not served (tests/test_main_date.py).
     settled = re.sub(r'(?m)^(\s*).* AS "tgl_dt1",$', '\\1\'2026-11-01\' AS "tgl_dt1",', settled)
     (sql_dir / "transactions.sql").write_text(settled + "\n", encoding="utf-8")
-    client = create_app({"database": database | {"sql_dir": str(sql_dir)},
+    client = create_app({"database": database | SERVED | {"sql_dir": str(sql_dir)},
                          "collections": {"serve": ["transactions"]}}).test_client()
     got = client.get("/transactions?fields=id,recno")
     pairs = sorted(zip(ids, tickets, strict=True))
@@ -955,7 +961,8 @@ def test_a_site_database_sql_without_the_sample(tmp_path: Path) -> None:
     done = draft(database | {"sql_dir": str(sql_dir)}, UNSEEN, "--collection", "transactions")
     assert done.exit_code == 0, done.output
     assert (f" No sample of the rows ({sql_dir / 'database.sql'} has no sample query): "
-            f"drafted from names and types alone.") in " ".join(done.output.split("\n-- "))
+            f"drafted from names and types alone.").replace(" ", "") in "".join(
+        done.output.split("\n-- ")).replace(" ", "")  # wrapped anywhere: in the path too
     lines = selected(done.output)
     assert lines["vehno"][1].startswith("TODO") and lines["id"][1].startswith("TODO")
     assert lines["tgl_dt1"] == ('"WaktuTimbang1"', "parts (waktu+timbang+1)")
@@ -1136,7 +1143,7 @@ def test_a_mill_table_of_sql_server_types(request: pytest.FixtureRequest, engine
     shutil.copytree(SHIPPED_SQL_DIR, sql_dir)
     settled = "\n".join(line.split(" -- TODO")[0] for line in text.splitlines()) + "\n"
     (sql_dir / "transactions.sql").write_text(settled, encoding="utf-8")
-    app = create_app({"database": database | {"sql_dir": str(sql_dir)},
+    app = create_app({"database": database | SERVED | {"sql_dir": str(sql_dir)},
                       "collections": {"serve": ["transactions"]}})
     checked = app.test_cli_runner().invoke(args=["check-sql", "transactions"])
     assert checked.exit_code == 0, checked.output
@@ -1180,7 +1187,7 @@ def test_text_dates_on_each_engine(request: pytest.FixtureRequest, engine: str,
     shutil.copytree(SHIPPED_SQL_DIR, sql_dir)
     settled = "\n".join(line.split(" -- TODO")[0] for line in done.output.splitlines())
     (sql_dir / "transactions.sql").write_text(settled + "\n", encoding="utf-8")
-    app = create_app({"database": database | {"sql_dir": str(sql_dir)},
+    app = create_app({"database": database | SERVED | {"sql_dir": str(sql_dir)},
                       "collections": {"serve": ["transactions"]}})
     response = app.test_client().get("/transactions?fields=id,tgl_dt1")
     assert (response.status_code, response.get_json()) == (
@@ -1267,7 +1274,7 @@ def test_a_gross_and_a_tare_ordered_by_a_one_letter_direction(
     # The table has no date: one written in, as in the text-key test above.
     settled = re.sub(r'(?m)^(\s*).* AS "tgl_dt1",$', '\\1\'2026-11-01\' AS "tgl_dt1",', settled)
     (sql_dir / "transactions.sql").write_text(settled + "\n", encoding="utf-8")
-    app = create_app({"database": database | {"sql_dir": str(sql_dir)},
+    app = create_app({"database": database | SERVED | {"sql_dir": str(sql_dir)},
                       "collections": {"serve": ["transactions"]}})
     response = app.test_client().get("/transactions?fields=id,weigh1,weigh2")
     assert (response.status_code, response.get_json()) == (200, [
@@ -1309,7 +1316,7 @@ def test_a_text_date_and_time_in_one_column_on_each_engine(
     shutil.copytree(SHIPPED_SQL_DIR, sql_dir)
     settled = "\n".join(line.split(" -- TODO")[0] for line in done.output.splitlines())
     (sql_dir / "transactions.sql").write_text(settled + "\n", encoding="utf-8")
-    app = create_app({"database": database | {"sql_dir": str(sql_dir)},
+    app = create_app({"database": database | SERVED | {"sql_dir": str(sql_dir)},
                       "collections": {"serve": ["transactions"]}})
     response = app.test_client().get("/transactions?fields=id,tgl_dt1,jam_dt1")
     assert (response.status_code, response.get_json()) == (200, [

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -63,10 +62,13 @@ def test_one_view_of_every_gunicorn_worker(tmp_path: Path) -> None:
                 sent["list"]
     assert directory.is_dir()  # the operator's own directory stays
     # Without one, gunicorn.conf.py makes a directory and removes it when gunicorn exits.
-    temp = Path(tempfile.gettempdir())
-    before = set(temp.glob("jembatan-metrics-*"))
-    with gunicorn(tmp_path, {"JEMBATAN_SQLITE": str(database)}, "--workers", "1") as server:
-        [made] = set(temp.glob("jembatan-metrics-*")) - before
+    # A temporary directory of this test's own (TMPDIR): other tests' gunicorns, in other
+    # workers of the run, make theirs in the system's meanwhile.
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    with gunicorn(tmp_path, {"JEMBATAN_SQLITE": str(database), "TMPDIR": str(temp)},
+                  "--workers", "1") as server:
+        [made] = set(temp.glob("jembatan-metrics-*"))
         assert made.is_dir()
         requests.get(server.base + "/customers/1", timeout=10)
         scrape = server.scrape(lambda found: value(found, "jembatan_requests_total", kind="key"))
