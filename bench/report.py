@@ -17,7 +17,7 @@ WORKS = (("row", "Row by id"), ("page", "100-row page, deep offset"),
 # contender "mcp") in the same rounds; no target, the figures and their paired ratio.
 MCP_WORKS = (("summary_http", "HTTP: GET /transactions/summary/...?by=productcode"),
              ("summary_mcp", "MCP: POST /mcp, tools/call summarize, by [productcode]"))
-MCP_TITLE = "MCP: a month of tonnage by material, over HTTP and over MCP (issue 33)"
+MCP_TITLE = "MCP: a month of tonnage by material, over HTTP and over MCP"
 STREAM_KEYS = ("jembatan", "deploy", "odbc")
 # The reference run on a quiet 2-core host: Datasette 0.65 and the limit.
 REFERENCE = {("datasette", "row"): 1066, ("datasette", "page"): 27, ("datasette", "range"): 39,
@@ -388,7 +388,7 @@ def _header(results: dict[str, Any]) -> list[str]:
         if value:
             gauge.append(f"{who} {work} {value / ref:.2f}")
     if gauge:
-        L.append("- This run against issue 4's reference run (a quiet machine of the same "
+        L.append("- This run against the first reference run (a quiet machine of the same "
                  "kind), as a gauge of how loaded the machine was: " + ", ".join(gauge)
                  + " (1.00 = as fast).")
     L.append(f"- Database: `{results['settings']['db']}`, {plan['rows']:,} rows in "
@@ -534,7 +534,7 @@ def _targets(results: dict[str, Any]) -> list[str]:
             f"through the CPU's caches) the same request work runs two to three times slower "
             f"(CONTRIBUTING.md, Benchmark), so a heavy work's real ceiling is lower than the "
             f"table's. "
-            f"Where Jembatan is below 90 % of a work's ceiling, issue 21 asks for a profile "
+            f"Where Jembatan is below 90 % of a work's ceiling, the targets ask for a profile "
             f"naming where each remaining tenth of a millisecond goes.\n")
         L += ceiling_table(results)
     costs = feature_lines(results)
@@ -595,10 +595,10 @@ def _profile(results: dict[str, Any]) -> list[str]:
 
 
 EARLIER = "## Earlier studies"
-COST = "## Cost of a request (issue 21, item 3)"
+COST = "## Cost of a request"
 TSQL = "## The TDS path (T-SQL server, both drivers)"  # written by `make bench-tsql` alone
-READ_CORE = "## MCP and the read core (issue 33)"  # by hand: bench/before_after.py's figures
-RECYCLING = "## Records by key under recycling (issue 40)"  # by hand: bench/recycling.py's
+READ_CORE = "## MCP and the read core"  # by hand: bench/before_after.py's figures
+RECYCLING = "## Records by key under recycling"  # by hand: bench/recycling.py's
 KEPT = (COST, TSQL, READ_CORE, RECYCLING, EARLIER)  # the sections no `make bench` run writes
 
 
