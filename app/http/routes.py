@@ -173,6 +173,8 @@ def collection_blueprint(planner: Planner, answers: Answers, api: ApiSettings,
             continue
         view = _bound(route.view, served, paragraphs=(
             ((FILTERS_DOC,) if kind.filtered else ()) + formats.descriptions()))
+        view.collection = c  # type: ignore[attr-defined]  # kept by every wrapper (wraps):
+        # the request's collection (app/http/access.py, bound_collection)
         view = document_errors(blp, 400, *((401,) if keys else ()), *route.errors, 503,
                                500)(view)
         doc: dict[str, Any] = {"operationId": f"{c.name}_{route.operation}"}
