@@ -1,6 +1,7 @@
 """Where Jembatan departs from Flask's and flask-smorest's own ways, each for a figure
 measured (the figure and how it was measured beside each): a mixin per departure, which the
-app's classes (app/http/application.py `Application`, app/http/openapi.py `Api`) take on.
+app's classes (app/http/application.py `Application`, app/http/openapi.py `Api`,
+app/http/argument_schemas.py `Blueprint` and `Arguments`) take on.
 Anything else in the HTTP face uses the frameworks as they are documented."""
 
 from __future__ import annotations
