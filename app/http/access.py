@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from flask import Flask, Response, g, has_request_context, request
 from werkzeug.exceptions import NotFound, TooManyRequests, Unauthorized
 
+from ..model.collections import Collection
 from ..ops.config import ApiKey, Settings
 from .arguments import reject_all
 
@@ -57,6 +58,12 @@ def no_arguments() -> None:
         reject_all(request.args)
 
 
+def bound_collection(app: Flask) -> Collection | None:
+    """The collection whose route this request reached: the one its view is bound to
+    (app/http/routes.py); None on the service's own routes and where no route matched."""
+    return getattr(app.view_functions.get(request.endpoint or ""), "collection", None)
+
+
 def current_key() -> ApiKey | None:
     """The key this request was let in with (docs/api.md §10); None without keys, on an
     open endpoint, and outside a request (the stdio MCP command): everything."""
@@ -81,7 +88,6 @@ def register_auth(app: Flask, settings: Settings) -> None:
     if not keys:
         log.warning("no API key configured: every endpoint is open to anyone who can reach it")
         return
-    served = frozenset(settings.collections.serve)
     gates = {k.name: threading.BoundedSemaphore(k.max_concurrent)
              for k in keys if k.max_concurrent}
     origins = set(settings.api.cors_origins)
@@ -97,7 +103,7 @@ def register_auth(app: Flask, settings: Settings) -> None:
             raise Unauthorized("an API key is required: send it as X-API-Key: <key> or "
                                "Authorization: Bearer <key>")
         key = g.api_key = found[0]
-        if request.blueprint in served and not key.reads(request.blueprint):
+        if (c := bound_collection(app)) is not None and not key.reads(c.name):
             raise NotFound()  # as a collection this site does not serve (errors.py)
         gate = gates.get(key.name)
         if gate is not None:
@@ -141,7 +147,8 @@ def register_unmapped(app: Flask, guard: Callable[[str], None]) -> None:
     @app.before_request
     def refuse_unmapped() -> None:
         if request.method != "OPTIONS":
-            guard(request.blueprint or "")
+            c = bound_collection(app)
+            guard("" if c is None else c.name)
 
 
 # What a browser page may read of an answer: the paging and the feed's headers among them.

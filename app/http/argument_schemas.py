@@ -24,7 +24,7 @@ from ..model.collections import DATE_PAIRS, Collection
 from ..model.kinds import ReadKind
 from ..ops.config import ApiSettings
 from .arguments import WHERE, Accepted
-from .patches import DocsStoredOnFirstUse
+from .patches import CopiedAsItself, DocsStoredOnFirstUse
 
 # A query argument's metadata key: the route takes it, the OpenAPI document does not list it
 # (app/http/openapi.py's Api leaves such fields out of the parameters): `format` (the formats'
@@ -57,7 +57,7 @@ class _Parser(FlaskParser):
         return self._makeproxy(args, schema)
 
 
-class Arguments(ma.Schema):
+class Arguments(CopiedAsItself, ma.Schema):
     """A route's query-argument schema that also knows what else its route takes (its
     filters, app/http/arguments.py) and keeps what a request without a query string loads."""
 

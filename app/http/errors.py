@@ -17,7 +17,7 @@ from ..model.collections import COLLECTIONS
 from ..model.problems import Absent, Invalid
 from ..model.schemas import ValueMisfit
 from . import logged
-from .access import current_key
+from .access import bound_collection, current_key
 from .logged import outcome
 
 log = logging.getLogger("jembatan")
@@ -155,7 +155,8 @@ def handle_refused(exc: ValueRefused) -> Response:
 
 def handle_misfit(exc: ValueMisfit) -> Response:
     """A site's mapping gave a field a value of another type: an error, never the value."""
-    collection = request.blueprint or ""
+    bound = bound_collection(current_app)
+    collection = "" if bound is None else bound.name
     request_id = logged.request_id()
     services(current_app).runner.report_misfit(collection, exc, request_id)
     return error_response(500, f"This site's mapping of {collection} gives "

@@ -173,19 +173,23 @@ def collection_blueprint(planner: Planner, answers: Answers, api: ApiSettings,
             continue
         view = _bound(route.view, served, paragraphs=(
             ((FILTERS_DOC,) if kind.filtered else ()) + formats.descriptions()))
+        view.collection = c  # type: ignore[attr-defined]  # kept by every wrapper (wraps):
+        # the request's collection (app/http/access.py, bound_collection)
         view = document_errors(blp, 400, *((401,) if keys else ()), *route.errors, 503,
                                500)(view)
-        schema, response_example = route.response(c)
-        view = blp.response(200, schema, example=response_example,
-                            headers=route.headers or (_PAGE_HEADERS if kind.paged
-                                                      else None),
-                            description=route.description.format(c=c.name))(view)
         doc: dict[str, Any] = {"operationId": f"{c.name}_{route.operation}"}
         if route.summary:
             doc = {"summary": route.summary[0 if c.numbered else 1], **doc}
         view = blp.doc(**doc)(view)
         arguments = route_arguments(planner, api, kind, route.paged_by_path)
         view = blp.arguments(arguments, location="query", as_kwargs=True)(view)
+        # The response last: each flask-smorest decorator deep-copies what the ones before
+        # it wrote, and a record shape's schema is the largest of it (app/http/patches.py).
+        schema, response_example = route.response(c)
+        view = blp.response(200, schema, example=response_example,
+                            headers=route.headers or (_PAGE_HEADERS if kind.paged
+                                                      else None),
+                            description=route.description.format(c=c.name))(view)
         path = _key_path(served) if route.path is None else route.path
         rule = kind.rule.format(key=f"{'pagenumber' if c.numbered else 'recordid'}:"
                                     f"{served.plan.key_name}")
