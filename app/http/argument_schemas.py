@@ -23,12 +23,12 @@ from ..model import params
 from ..model.collections import DATE_PAIRS, Collection
 from ..model.kinds import ReadKind
 from ..ops.config import ApiSettings
-from .arguments import WHERE, Accepted
+from .arguments import Accepted
 from .patches import DocsStoredOnFirstUse
 
 # A query argument's metadata key: the route takes it, the OpenAPI document does not list it
 # (app/http/openapi.py's Api leaves such fields out of the parameters): `format` (the formats'
-# own paragraphs say how to ask, app/formats/registry.py) and a list's filters (`__where`).
+# own paragraphs say how to ask, app/formats/registry.py).
 UNDOCUMENTED = "undocumented"
 
 
@@ -154,12 +154,9 @@ ARGUMENT_FIELDS: dict[str, Callable[[Planner, ApiSettings, ReadKind], fields.Fie
 
 def _taking(name: str, declared: dict[str, fields.Field], filters: Mapping[str, str] | None,
             paged_by_path: bool = False) -> ma.Schema:
-    """An argument schema, which also knows what else its route takes; a route with filters
-    gets them as one more argument, `filters` (app/http/arguments.py WHERE)."""
+    """An argument schema, which also knows what else its route takes (a route with
+    filters: the view reads them from the query string, app/core/question.py)."""
     own = tuple(declared)
-    if filters is not None:
-        declared = {**declared, "filters": fields.Raw(data_key=WHERE, load_default=None,
-                                                    metadata={UNDOCUMENTED: True})}
     return Arguments.from_dict(declared, name=name)(Accepted(own, filters, paged_by_path))
 
 
