@@ -8,11 +8,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import flask
 import flask_smorest
 import marshmallow as ma
 from marshmallow import fields, validate
 from webargs.fields import DelimitedList
 from webargs.flaskparser import FlaskParser
+from werkzeug.exceptions import HTTPException
 
 from ..core import feed, summaries
 from ..core.filtering import accepted_filters
@@ -42,7 +44,12 @@ class _Parser(FlaskParser):
         otherwise."""
         if (location != "query" or req is None or req.query_string
                 or not isinstance(argmap, Arguments)):
-            return super().parse(argmap, req, location=location, **kwargs)
+            try:
+                return super().parse(argmap, req, location=location, **kwargs)
+            except HTTPException:  # an argument's value: a filter's fault is named first
+                if isinstance(argmap, Arguments) and argmap.accepted is not None:
+                    argmap.accepted.read_filters((req or flask.request).args)
+                raise
         if argmap.defaults is None:
             argmap.defaults = super().parse(argmap, req, location=location, **kwargs)
         return dict(argmap.defaults)

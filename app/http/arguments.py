@@ -27,13 +27,14 @@ from ..core.filtering import (
     KIND_TEXTS,
     OPERATORS,
     ORDERED_DOC,
+    Filter,
     Operator,
     and_list,
     doc_list,
     for_kind,
     usage,
 )
-from ..core.question import Asked
+from ..core.question import Asked, query_filters, read_filters
 from ..model.problems import Invalid
 
 __all__ = ["ASKED", "FILTERS_DOC", "Accepted",
@@ -124,6 +125,14 @@ class Accepted:
             if split is None:
                 out[name] = ",".join(values) if name in JOINED else values[0]
         return out
+
+
+    def read_filters(self, args: MultiDict[str, str]) -> tuple[Filter, ...]:
+        """The filters of a query string whose names `parse` checked, read as their
+        fields' types (app/core/question.py): a 400 for a value that cannot be read."""
+        if self.filters is None:
+            return ()
+        return read_filters(self.filters, query_filters(self.own, args.lists()), ASKED)
 
 
 def reject_all(args: MultiDict[str, str]) -> None:

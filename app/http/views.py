@@ -49,7 +49,7 @@ class CollectionViews:
 def _sent(kind: str) -> list[Sent]:
     """The request's filters as a read of `kind` finds them in the query string (its names
     checked by app/http/arguments.py before the view is called)."""
-    return query_filters(_KINDS[kind], request.args.lists()) if request.args else []
+    return query_filters(_KINDS[kind].arguments, request.args.lists()) if request.args else []
 
 
 def get_all(s: CollectionViews, format: str | None = None,
@@ -71,10 +71,9 @@ def get_page(s: CollectionViews, pagenumber: str, page_size: int, format: str | 
     Page `pagenumber` (1 is the first) of the collection in canonical order.
     A page beyond the last is an empty array.
     """
-    page = params.integer(pagenumber, "pagenumber", minimum=1)
-    read = s.ask(Question("page", _sent("page"), fields,
-                          window=((page - 1) * page_size, page_size),
-                          leave_out=s.answers.figures(format)))
+    read = s.ask(Question("page", _sent("page"), fields, window=(0, page_size),
+                          page=pagenumber, leave_out=s.answers.figures(format)))
+    page = params.integer(pagenumber, "pagenumber", minimum=1)  # read by ask: a number
     return s.answers.answer(read, format, f"{s.collection.name}-page-{page}",
                             Paging(page, page_size))
 
@@ -103,15 +102,15 @@ def get_range(s: CollectionViews, tglawal: str, jam_awal: str, tglakhir: str, ja
     00:00:00. numberrow is null here. Unpaged, the range is streamed (one of fewer
     than 2,000 records is read whole and sent with a Content-Length).
     """
-    bounds = params.date_range(tglawal, jam_awal, tglakhir, jam_akhir)
+    dates = (tglawal, jam_awal, tglakhir, jam_akhir)
     filename = f"{s.collection.name}-{tglawal}_{tglakhir}"
     leave_out = s.answers.figures(format)
     if page is None and page_size is None:
-        read = s.ask(Question("range", _sent("range"), fields, on, bounds,
+        read = s.ask(Question("range", _sent("range"), fields, on, dates,
                               leave_out=leave_out))
         return s.answers.answer(read, format, filename)
     page, page_size = page or 1, page_size or s.page_size
-    read = s.ask(Question("range", _sent("range"), fields, on, bounds,
+    read = s.ask(Question("range", _sent("range"), fields, on, dates,
                           window=((page - 1) * page_size, page_size), leave_out=leave_out))
     paging = Paging(page, page_size, "page", {"on": on, "page": page, "page_size": page_size})
     return s.answers.answer(read, format, filename, paging)
@@ -127,8 +126,8 @@ def get_summary(s: CollectionViews, tglawal: str, jam_awal: str, tglakhir: str, 
     the record shape measures (the answer's schema names each). Sent whole when small,
     streamed when not.
     """
-    bounds = params.date_range(tglawal, jam_awal, tglakhir, jam_akhir)
-    return s.answers.answer(s.ask(Question("summary", _sent("summary"), on=on, bounds=bounds,
+    dates = (tglawal, jam_awal, tglakhir, jam_akhir)
+    return s.answers.answer(s.ask(Question("summary", _sent("summary"), on=on, dates=dates,
                                            by=by)), format,
                             f"{s.collection.name}-summary-{tglawal}_{tglakhir}")
 

@@ -145,8 +145,9 @@ class Tools:
             yield field, suffix, values, f"{where}.value"
 
     @staticmethod
-    def bounds(arguments: Mapping[str, Any]) -> dict[str, Any]:
-        """`from` and `to` as a range's bounds (both inclusive)."""
+    def dates(arguments: Mapping[str, Any]) -> tuple[str, str, str, str]:
+        """`from` and `to` as a range's dates and times (both inclusive; app/core/question.py
+        reads them as bounds)."""
         texts = []
         for name, default in (("from", "00:00:00"), ("to", "23:59:59")):
             text = arguments.get(name)
@@ -155,7 +156,7 @@ class Tools:
                 raise ToolRefused(f"{name} takes {_MOMENT_DOC} Got {str(text)[:40]!r}")
             texts += [params.date(m.group(1), name).isoformat(),
                       params.time(m.group(2) or default, name).isoformat()]
-        return params.date_range(*texts)
+        return texts[0], texts[1], texts[2], texts[3]
 
     def fields(self, planner: Planner, raw: Any) -> list[str] | None:
         """`fields` checked as the HTTP API checks it (docs/api.md §5.9), in one pass over
@@ -193,7 +194,7 @@ class Tools:
                            default=str)
         skip = _skip(arguments.get("cursor"), asked, self.settings.feed.secrets)
         sent = self._sent(c, arguments.get("filters"))
-        question = (Question("range", sent, fields, on, self.bounds(arguments),
+        question = (Question("range", sent, fields, on, self.dates(arguments),
                              window=(skip, limit)) if ranged
                     else Question("page", sent, fields, window=(skip, limit)))
         read = ask(planner, self.kinds[c.name], question, _ASKED)
@@ -233,7 +234,7 @@ class Tools:
         by = arguments.get("by")
         read = ask(planner, self.kinds[c.name], Question(
             "summary", self._sent(c, arguments.get("filters")),
-            on=arguments.get("on") or c.dates[0], bounds=self.bounds(arguments),
+            on=arguments.get("on") or c.dates[0], dates=self.dates(arguments),
             by=by.split(",") if isinstance(by, str) else by), _ASKED)
         rows = report.summary_rows(self.runner, read)
         groups, truncated = _fitted(read, rows.values)
