@@ -8,11 +8,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import flask
 import flask_smorest
 import marshmallow as ma
 from marshmallow import fields, validate
 from webargs.fields import DelimitedList
 from webargs.flaskparser import FlaskParser
+from werkzeug.exceptions import HTTPException
 
 from ..core import feed, summaries
 from ..core.filtering import accepted_filters
@@ -23,12 +25,12 @@ from ..model import params
 from ..model.collections import DATE_PAIRS, Collection
 from ..model.kinds import ReadKind
 from ..ops.config import ApiSettings
-from .arguments import WHERE, Accepted
+from .arguments import Accepted
 from .patches import CopiedAsItself, DocsStoredOnFirstUse
 
 # A query argument's metadata key: the route takes it, the OpenAPI document does not list it
 # (app/http/openapi.py's Api leaves such fields out of the parameters): `format` (the formats'
-# own paragraphs say how to ask, app/formats/registry.py) and a list's filters (`__where`).
+# own paragraphs say how to ask, app/formats/registry.py).
 UNDOCUMENTED = "undocumented"
 
 
@@ -42,7 +44,12 @@ class _Parser(FlaskParser):
         otherwise."""
         if (location != "query" or req is None or req.query_string
                 or not isinstance(argmap, Arguments)):
-            return super().parse(argmap, req, location=location, **kwargs)
+            try:
+                return super().parse(argmap, req, location=location, **kwargs)
+            except HTTPException:  # an argument's value: a filter's fault is named first
+                if isinstance(argmap, Arguments) and argmap.accepted is not None:
+                    argmap.accepted.read_filters((req or flask.request).args)
+                raise
         if argmap.defaults is None:
             argmap.defaults = super().parse(argmap, req, location=location, **kwargs)
         return dict(argmap.defaults)
@@ -154,12 +161,9 @@ ARGUMENT_FIELDS: dict[str, Callable[[Planner, ApiSettings, ReadKind], fields.Fie
 
 def _taking(name: str, declared: dict[str, fields.Field], filters: Mapping[str, str] | None,
             paged_by_path: bool = False) -> ma.Schema:
-    """An argument schema, which also knows what else its route takes; a route with filters
-    gets them as one more argument, `filters` (app/http/arguments.py WHERE)."""
+    """An argument schema, which also knows what else its route takes (a route with
+    filters: the view reads them from the query string, app/core/question.py)."""
     own = tuple(declared)
-    if filters is not None:
-        declared = {**declared, "filters": fields.Raw(data_key=WHERE, load_default=None,
-                                                    metadata={UNDOCUMENTED: True})}
     return Arguments.from_dict(declared, name=name)(Accepted(own, filters, paged_by_path))
 
 

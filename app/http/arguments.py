@@ -27,26 +27,24 @@ from ..core.filtering import (
     KIND_TEXTS,
     OPERATORS,
     ORDERED_DOC,
+    Filter,
     Operator,
     and_list,
     doc_list,
     for_kind,
     usage,
 )
-from ..core.question import Asked, Sent, read_filters
+from ..core.question import Asked, query_filters, read_filters
 from ..model.problems import Invalid
 
-__all__ = ["FILTERS_DOC", "WHERE", "Accepted",
+__all__ = ["ASKED", "FILTERS_DOC", "Accepted",
            "filter_parameters", "reject_all"]
 
 # The arguments whose repeats join their values, as `__in` does: the lists, which generated
 # clients send as by=day&by=productcode (openapi-python-client ignores `explode: false`).
 JOINED = ("fields", "by")
-# Where a list's filters reach its view, as one more (undocumented) argument `where`: a name
-# no client can send (one that is not `_`-ignored and not a filter is a 400).
-WHERE = "__where"
 # How this face words what a filter's value lacks (app/core/question.py).
-_ASKED = Asked("request", "{argument} takes true or false; got {got}")
+ASKED = Asked("request", "{argument} takes true or false; got {got}")
 
 
 
@@ -110,32 +108,31 @@ class Accepted:
         return field, op
 
     def parse(self, args: MultiDict[str, str]) -> MultiDict[str, str]:
-        """The arguments as the route's schema reads them, in one pass: `_` ones dropped,
-        repeated `fields`, `by` and `__in` joined, and on a list the filters read as their
-        fields' types into one Where under WHERE; a 400 for an argument not accepted or
-        another one given twice (every name is checked before any filter value is read)."""
+        """The route's own arguments as its schema reads them, in one pass: `_` ones
+        dropped, repeated `fields` and `by` joined; a 400 for an argument not accepted or
+        another one given twice (every name is checked before any filter value is read).
+        The filters are left in the query string, where the view finds them."""
         out: MultiDict[str, Any] = MultiDict()
-        sent: list[Sent] = []  # each filter: field, op, its value(s) as text, its argument
         for name, values in args.lists():
             if name.startswith("_"):
                 continue
             split = self.split(name)
             listed = split is not None and OPERATORS[split[1]].form.split
-            if name in JOINED or listed:
-                text = ",".join(values)
-            elif len(values) > 1:
+            if len(values) > 1 and name not in JOINED and not listed:
                 _bad(name, f"{name} is given {len(values)} times; give it once"
                            + ("" if split is None else
                               f" (to keep several values, {split[0]}__in=v1,v2)"))
-            else:
-                text = values[0]
             if split is None:
-                out[name] = text
-            else:
-                sent.append((*split, text.split(",") if listed else (text,), name))
-        if self.filters is not None:  # read as their fields' types (app/core/question.py)
-            out[WHERE] = read_filters(self.filters, sent, _ASKED)
+                out[name] = ",".join(values) if name in JOINED else values[0]
         return out
+
+
+    def read_filters(self, args: MultiDict[str, str]) -> tuple[Filter, ...]:
+        """The filters of a query string whose names `parse` checked, read as their
+        fields' types (app/core/question.py): a 400 for a value that cannot be read."""
+        if self.filters is None:
+            return ()
+        return read_filters(self.filters, query_filters(self.own, args.lists()), ASKED)
 
 
 def reject_all(args: MultiDict[str, str]) -> None:

@@ -36,7 +36,7 @@ from ..core.filtering import (
     for_kind,
 )
 from ..core.plan import Planner
-from ..core.question import NAMED_TWICE, Asked, Sent, read_filters
+from ..core.question import NAMED_TWICE, Asked, Question, Sent, ask, read_filters
 from ..core.reads import Read, RowEncoder, Runner
 from ..core.unmapped import NotMapped
 from ..formats.registry import FORMATS
@@ -145,8 +145,9 @@ class Tools:
             yield field, suffix, values, f"{where}.value"
 
     @staticmethod
-    def bounds(arguments: Mapping[str, Any]) -> dict[str, Any]:
-        """`from` and `to` as a range's bounds (both inclusive)."""
+    def dates(arguments: Mapping[str, Any]) -> tuple[str, str, str, str]:
+        """`from` and `to` as a range's dates and times (both inclusive; app/core/question.py
+        reads them as bounds)."""
         texts = []
         for name, default in (("from", "00:00:00"), ("to", "23:59:59")):
             text = arguments.get(name)
@@ -155,7 +156,7 @@ class Tools:
                 raise ToolRefused(f"{name} takes {_MOMENT_DOC} Got {str(text)[:40]!r}")
             texts += [params.date(m.group(1), name).isoformat(),
                       params.time(m.group(2) or default, name).isoformat()]
-        return params.date_range(*texts)
+        return texts[0], texts[1], texts[2], texts[3]
 
     def fields(self, planner: Planner, raw: Any) -> list[str] | None:
         """`fields` checked as the HTTP API checks it (docs/api.md §5.9), in one pass over
@@ -182,7 +183,6 @@ class Tools:
         """read_records: a part of a collection or of a date range, with a cursor."""
         planner = self.planner(arguments)
         c = planner.collection
-        filters = self.filters(c, arguments.get("filters"))
         fields = self.fields(planner, arguments.get("fields"))
         limit = _limit(arguments, DEFAULT_LIMIT, MAX_LIMIT)
         on = arguments.get("on") or (c.dates[0] if c.dates else None)
@@ -193,11 +193,11 @@ class Tools:
                             arguments.get("from"), arguments.get("to")], sort_keys=True,
                            default=str)
         skip = _skip(arguments.get("cursor"), asked, self.settings.feed.secrets)
-        if ranged:
-            assert on is not None
-            read = planner.range(on, self.bounds(arguments), filters, fields, (skip, limit))
-        else:
-            read = planner.part(skip, limit, filters, fields)
+        sent = self._sent(c, arguments.get("filters"))
+        question = (Question("range", sent, fields, on, self.dates(arguments),
+                             window=(skip, limit)) if ranged
+                    else Question("page", sent, fields, window=(skip, limit)))
+        read = ask(planner, self.kinds[c.name], question, _ASKED)
         rows = self.runner.run(read)
         records, truncated = _fitted(read, rows.values)
         total = rows.total or 0
@@ -232,9 +232,10 @@ class Tools:
         if measures is not None and (not measures or set(measures) - set(known)):
             raise ToolRefused(f"measures: name some of {', '.join(known)}")
         by = arguments.get("by")
-        read = planner.summary(arguments.get("on") or c.dates[0], self.bounds(arguments),
-                               by.split(",") if isinstance(by, str) else by,
-                               self.filters(c, arguments.get("filters")))
+        read = ask(planner, self.kinds[c.name], Question(
+            "summary", self._sent(c, arguments.get("filters")),
+            on=arguments.get("on") or c.dates[0], dates=self.dates(arguments),
+            by=by.split(",") if isinstance(by, str) else by), _ASKED)
         rows = report.summary_rows(self.runner, read)
         groups, truncated = _fitted(read, rows.values)
         if measures is not None:
