@@ -190,7 +190,7 @@ def test_a_draft_of_the_site_table_serves_its_columns_and_nulls(
     database, table = site_database(request, engine, tmp_path)
     done = draft(database, table, "--collection", "transactions")
     assert done.exit_code == 0, done.output
-    text = done.output
+    text = done.stdout  # the draft alone: a log line goes to stderr
     assert text.startswith("-- name: records\n")
     schema = "" if engine in FILE_ENGINES else f'"{table.split(".")[0]}".'
     select = text[text.index("\nSELECT\n") + 1:].splitlines()
@@ -500,7 +500,7 @@ def test_a_plant_table_is_drafted_with_the_trades_words(
     given = (f"{schema or 'dbo'}.{plant.table}" if plant.qualified else plant.table)
     done = draft(database, given, "--collection", plant.collection)
     assert done.exit_code == 0, done.output
-    text = done.output
+    text = done.stdout  # the draft alone: a log line goes to stderr
     # SQLite has no schemas: the dbo. given is dropped; the servers name the table's schema.
     assert text.endswith(f'\nFROM "{schema}"."{plant.table}";\n' if schema
                          else f'\nFROM "{plant.table}";\n')
@@ -601,7 +601,7 @@ def test_the_hints_do_not_mislead(tmp_path: Path) -> None:
         "REMAK": "VARCHAR(50)", "BeratKeluar2": "VARCHAR(20)"})
     done = draft(database, "TIMBANG", "--collection", "timbangan1")
     assert done.exit_code == 0, done.output
-    lines = selected(done.output)
+    lines = selected(done.stdout)
     assert {f: lines[f] for f in ("operator1", "remark", "tgl_create", "tgl_dt1", "tgl_dt2",
                                   "jam_dt2", "weigh1", "weigh2")} == {
         "operator1": ('"OPR_MASUK"', "trade word (OPR_MASUK)"),
@@ -633,7 +633,7 @@ def test_a_date_and_a_time_column_map_separately(tmp_path: Path, kind: str) -> N
         "ID_TIMBANG": "INTEGER", "TGL_MASUK": kind, "JAM_MASUK": "DATETIME"})
     done = draft(database, "TIMBANG", "--collection", "transactions")
     assert done.exit_code == 0, done.output
-    lines = selected(done.output)
+    lines = selected(done.stdout)
     date = 'date("TGL_MASUK")' if kind == "DATETIME" else '"TGL_MASUK"'
     assert (lines["tgl_dt1"], lines["jam_dt1"]) == (
         (date, "trade word (TGL_MASUK)" + (", its date part" if kind == "DATETIME" else "")),
@@ -654,7 +654,7 @@ def test_a_site_extends_the_words(tmp_path: Path) -> None:
     done = draft(database | {"sql_dir": str(sql_dir)}, "TIMBANG", "--collection",
                  "transactions")
     assert done.exit_code == 0, done.output
-    lines = selected(done.output)
+    lines = selected(done.stdout)
     assert {f: lines[f] for f in ("drivername", "jam_create", "jam_dt1", "tgl_create",
                                   "tgl_dt1", "vehno")} == {
         "drivername": ('"AWAK"', "site word (AWAK)"),
@@ -816,7 +816,7 @@ def test_a_table_nobody_here_designed(request: pytest.FixtureRequest, engine: st
     given = f"{schema}.{UNSEEN}" if schema else UNSEEN
     done = draft(database, given, "--collection", "transactions")
     assert done.exit_code == 0, done.output
-    text = done.output
+    text = done.stdout  # the draft alone: a log line goes to stderr
     lines = selected(text)
     want = unseen_expected(engine)
     assert {f: lines[f] for f in want} == want
@@ -899,7 +899,7 @@ def test_a_text_key_gives_an_integer_id(request: pytest.FixtureRequest, engine: 
     done = draft(database, f"{schema}.TIKET" if schema else "TIKET", "--collection",
                  "transactions")
     assert done.exit_code == 0, done.output
-    lines = selected(done.output)
+    lines = selected(done.stdout)
     assert lines["recno"] == ('"NO_TIKET"', "trade word (NO_TIKET)")
     if ids is None:
         null = "NULL" if engine in FILE_ENGINES else typed_null("id")
@@ -939,7 +939,7 @@ def test_a_site_extends_the_part_words(tmp_path: Path) -> None:
     done = draft(database | {"sql_dir": str(sql_dir)}, "TIMBANG", "--collection",
                  "transactions")
     assert done.exit_code == 0, done.output
-    lines = selected(done.output)
+    lines = selected(done.stdout)
     assert (lines["custcode"], lines["productcode"]) == (
         ('"kode_kontraktor"', "parts (kode+kontraktor)"),
         ('"jenis_tebu"', "site parts (jenis+tebu)"))
@@ -963,7 +963,7 @@ def test_a_site_database_sql_without_the_sample(tmp_path: Path) -> None:
     assert (f" No sample of the rows ({sql_dir / 'database.sql'} has no sample query): "
             f"drafted from names and types alone.").replace(" ", "") in "".join(
         done.output.split("\n-- ")).replace(" ", "")  # wrapped anywhere: in the path too
-    lines = selected(done.output)
+    lines = selected(done.stdout)
     assert lines["vehno"][1].startswith("TODO") and lines["id"][1].startswith("TODO")
     assert lines["tgl_dt1"] == ('"WaktuTimbang1"', "parts (waktu+timbang+1)")
 
@@ -979,7 +979,7 @@ def test_a_site_word_for_a_text_datetime_splits_it(tmp_path: Path) -> None:
                                  UNSEEN_COLUMNS, UNSEEN_ROWS)
     done = draft(database | {"sql_dir": str(sql_dir)}, UNSEEN, "--collection", "transactions")
     assert done.exit_code == 0, done.output
-    lines = selected(done.output)
+    lines = selected(done.stdout)
     assert (lines["tgl_dt1"], lines["jam_dt1"]) == (
         ('date("WaktuTimbang1")', "site word (WAKTUTIMBANG1), its date part (text: "
                                   "'2026-11-23 23:58:10', sampled)"),
@@ -996,7 +996,7 @@ def test_unix_time(request: pytest.FixtureRequest, engine: str, tmp_path: Path) 
     done = draft(database, f"{schema}.TIMBANG" if schema else "TIMBANG", "--collection",
                  "transactions")
     assert done.exit_code == 0, done.output
-    lines = selected(done.output)
+    lines = selected(done.stdout)
     if engine in FILE_ENGINES:
         assert (lines["tgl_dt1"], lines["jam_dt1"]) == (
             ('date("TGL_MASUK", \'unixepoch\', \'localtime\')', "trade word (TGL_MASUK), its "
@@ -1019,7 +1019,7 @@ def test_a_code_whose_values_are_names_is_flagged(tmp_path: Path) -> None:
                                   {"Supplier": "PT Batu Jaya", "Material": "RM002"}])
     done = draft(database, "TIMBANG", "--collection", "transactions")
     assert done.exit_code == 0, done.output
-    lines = selected(done.output)
+    lines = selected(done.stdout)
     assert (lines["custcode"], lines["productcode"]) == (
         ('"Supplier"', "parts (supplier); CHECK its values read as names ('CV Sumber "
                        "Rejeki', sampled), not codes: a code column elsewhere would fit "
@@ -1124,7 +1124,7 @@ def test_a_mill_table_of_sql_server_types(request: pytest.FixtureRequest, engine
     done = draft(database, f"{schema}.{MILL}" if schema else MILL, "--collection",
                  "transactions")
     assert done.exit_code == 0, done.output
-    text = done.output
+    text = done.stdout  # the draft alone: a log line goes to stderr
     lines = selected(text)
     want = mill_expected(engine)
     assert {f: lines[f] for f in want} == want
@@ -1201,7 +1201,7 @@ def test_a_date_hint_never_names_a_weight(tmp_path: Path) -> None:
         "nBrt1": "NUMERIC(10,0)", "nBrt2": "NUMERIC(10,0)", "WaktuBerat": "DATETIME"})
     done = draft(database, "TIMBANG", "--collection", "transactions")
     assert done.exit_code == 0, done.output
-    lines = selected(done.output)
+    lines = selected(done.stdout)
     assert {f: lines[f] for f in ("weigh1", "weigh2", "tgl_dt1", "jam_dt1", "tgl_dt2")} == {
         "weigh1": ('"nBrt1"', "parts (n+brt+1)"),
         "weigh2": ('"nBrt2"', "parts (n+brt+2)"),
@@ -1242,7 +1242,7 @@ def test_the_cancelled_condition_is_proposed_from_the_values(
                                  [("ID", "INTEGER", "", ""), (column, kind, "", "")], rows)
     done = draft(database, "TIMBANG", "--collection", "transactions")
     assert done.exit_code == 0, done.output
-    text = done.output
+    text = done.stdout  # the draft alone: a log line goes to stderr
     line = next(line for line in text.splitlines() if 'AS "cancelled"' in line)
     assert line.strip().rstrip(",").startswith(f'{sql} AS "cancelled"')
     assert line.split(" -- ", 1)[1].rstrip() == ("TODO confirm the void code with the plant: "
@@ -1264,7 +1264,7 @@ def test_a_gross_and_a_tare_ordered_by_a_one_letter_direction(
     done = draft(database, f"{schema}.TIMBANG" if schema else "TIMBANG", "--collection",
                  "transactions")
     assert done.exit_code == 0, done.output
-    lines = selected(done.output)
+    lines = selected(done.stdout)
     case = "CASE WHEN \"cArah\" IN ('K') THEN \"{}\" ELSE \"{}\" END"
     assert (lines["weigh1"][0], lines["weigh2"][0]) == (case.format("Tara", "Bruto"),
                                                         case.format("Bruto", "Tara"))
@@ -1309,7 +1309,7 @@ def test_a_text_date_and_time_in_one_column_on_each_engine(
     done = draft(database, f"{schema}.TIMBANG" if schema else "TIMBANG", "--collection",
                  "transactions")
     assert done.exit_code == 0, done.output
-    lines = selected(done.output)
+    lines = selected(done.stdout)
     assert lines["tgl_dt1"][1].startswith("trade word (WAKTU_MASUK), its date part (text: ")
     assert lines["jam_dt1"][1] == ('time part of "WAKTU_MASUK", the datetime of tgl_dt1')
     sql_dir = tmp_path / "site-sql"
