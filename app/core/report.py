@@ -25,6 +25,10 @@ __all__ = ["MAX_GROUPS", "daily", "summary_rows"]
 
 MAX_GROUPS = WHOLE_ROWS  # groups a summary answers at most (past it: narrow the range)
 _JSON = FORMATS["json"]
+# A weighbridge's totals, and the day's over every weighbridge: weighings, those with both
+# weights, open ones, and per direction the net and the net after deduction (kg).
+_TOTALS = ("records", "weighed", "open", "in", "in_after_deduction", "out",
+           "out_after_deduction")
 
 
 def summary_rows(runner: Runner, read: Read) -> Rows:
@@ -45,8 +49,8 @@ def _groups(runner: Runner, read: Read) -> list[dict[str, Any]]:
 
 def daily(planners: Mapping[str, Planner], runner: Runner, guard: Callable[[str], None],
           day: dt.date, site: str | None) -> dict[str, Any]:
-    """The figures of one day's report: every weighbridge and batching plant served, and
-    the collections of either kind that are not mapped yet."""
+    """The figures of one day's report: every weighbridge and batching plant served, the
+    weighbridges' totals added up, and the collections of either kind not mapped yet."""
     out: dict[str, Any] = {"date": day.isoformat(), "site": site, "weighbridges": [],
                            "batching": [], "unmapped": []}
     whole = params.date_range(day.isoformat(), "00:00:00", day.isoformat(), "23:59:59")
@@ -66,6 +70,7 @@ def daily(planners: Mapping[str, Planner], runner: Runner, guard: Callable[[str]
             groups = _groups(runner, planner.summary(on, whole))
             out["batching"].append({"collection": name, "on": on,
                                     **(groups[0] if groups else {"batches": 0})})
+    out["totals"] = {k: sum(w["totals"][k] for w in out["weighbridges"]) for k in _TOTALS}
     return out
 
 
@@ -76,8 +81,7 @@ def weighbridge(planner: Planner, runner: Runner, on: str, bounds: Mapping[str, 
     c = planner.collection
     groups = {by: _groups(runner, planner.summary(on, bounds, ["direction", by]))
               for by in ("productcode", "custcode")}
-    totals = {"records": 0, "weighed": 0, "open": 0, "in": 0.0, "in_after_deduction": 0.0,
-              "out": 0.0, "out_after_deduction": 0.0}
+    totals: dict[str, Any] = {k: 0.0 if k.startswith(("in", "out")) else 0 for k in _TOTALS}
     for g in groups["productcode"]:
         totals["records"] += g["records"]
         totals["weighed"] += g["weighed"]
@@ -94,4 +98,5 @@ def weighbridge(planner: Planner, runner: Runner, on: str, bounds: Mapping[str, 
                           for g in groups[code] if g["direction"] == direction),
                          key=lambda r: (-(r["net"] or 0), r["code"] or ""))
             for what, code in (("materials", "productcode"), ("parties", "custcode"))}
+        out[direction]["records"] = sum(r["records"] for r in out[direction]["materials"])
     return out
