@@ -364,7 +364,7 @@ def test_api_keys_under_a_url_prefix(browser: Browser, tmp_path: Path) -> None:
         origin = f"127.0.0.1:{server.port}"
         assert all(urlsplit(u).netloc == origin or urlsplit(u).scheme in NO_NETWORK
                    for u in browser.seen("request", everywhere=True))
-        assert browser.seen("status") == [f"401 {base}/"]
+        assert browser.seen("status") == [f"401 {base}/report/{DAY}.json"]
 
 
 def test_report_routes(tmp_path: Path) -> None:

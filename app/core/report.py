@@ -1,9 +1,10 @@
 """The daily report's figures, computed once for whoever shows them (the MCP `daily_report`
-tool): per weighbridge its totals (weighings, open ones, and apart for in and out the net
-and the net after deduction, kg; in and out are never added) and per direction its
-materials and parties by net; per batching plant its batches and sv/pv per material. Every
-figure is a summary the database computes (app/core/summaries.py); here they are only
-added up and ordered. No web imports.
+tool, and the report page through /report/{date}.json, which only lays them out): per
+weighbridge its totals (weighings, open ones, and apart for in and out the net and the net
+after deduction, kg; in and out are never added) and per direction its weighings, materials
+and parties by net; the day's totals over every weighbridge; per batching plant its batches
+and per material sv, pv, pv - sv and the deviation. Every figure is a summary the database
+computes (app/core/summaries.py); here they are only added up and ordered. No web imports.
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ from ..model import params
 from ..model.problems import Invalid
 from .plan import Planner
 from .reads import WHOLE_ROWS, Read, Rows, Runner
+from .summaries import MATERIALS
 from .unmapped import NotMapped
 
-__all__ = ["MAX_GROUPS", "daily", "summary_rows"]
+__all__ = ["MAX_GROUPS", "batching", "daily", "summary_rows", "weighbridge"]
 
 MAX_GROUPS = WHOLE_ROWS  # groups a summary answers at most (past it: narrow the range)
 _JSON = FORMATS["json"]
@@ -67,11 +69,24 @@ def daily(planners: Mapping[str, Planner], runner: Runner, guard: Callable[[str]
         if c.summary == "weighing":
             out["weighbridges"].append(weighbridge(planner, runner, on, whole))
         else:
-            groups = _groups(runner, planner.summary(on, whole))
-            out["batching"].append({"collection": name, "on": on,
-                                    **(groups[0] if groups else {"batches": 0})})
+            out["batching"].append(batching(planner, runner, on, whole))
     out["totals"] = {k: sum(w["totals"][k] for w in out["weighbridges"]) for k in _TOTALS}
     return out
+
+
+def batching(planner: Planner, runner: Runner, on: str, bounds: Mapping[str, Any]
+             ) -> dict[str, Any]:
+    """One batching plant's day: its batches and the day's summary, and per raw material
+    its sv, pv, pv - sv and deviation (None where the day has none)."""
+    groups = _groups(runner, planner.summary(on, bounds))
+    day = groups[0] if groups else {"batches": 0}
+    materials = []
+    for m in MATERIALS:
+        sv, pv = day.get(f"{m}_sv"), day.get(f"{m}_pv")
+        materials.append({"material": m, "sv": sv, "pv": pv,
+                          "difference": None if sv is None or pv is None else pv - sv,
+                          "deviation": day.get(f"{m}_deviation")})
+    return {"collection": planner.collection.name, "on": on, **day, "materials": materials}
 
 
 def weighbridge(planner: Planner, runner: Runner, on: str, bounds: Mapping[str, Any]
