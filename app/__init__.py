@@ -29,11 +29,12 @@ from .http.hosts import Doors, register_hosts
 from .http.openapi import build_api
 from .http.routes import (
     collection_blueprint,
+    register_report_figures,
     register_service_routes,
     route_kinds,
     service_blueprint,
 )
-from .http.service_views import ServiceViews
+from .http.service_views import ReportFigures, ServiceViews
 from .mcp import protocol as mcp_face  # not `mcp`: app.mcp is the package
 from .mcp.tools import Tools, make_tools
 from .model.collections import COLLECTIONS, Collection
@@ -121,6 +122,8 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
                if settings.database.prove_on_first_read else None)
     guard = read_guard(unmapped, proving)
     server = mcp_server(planners, runner, settings, guard, metrics)
+    register_report_figures(app, prefix, ReportFigures(planners, runner, guard,
+                                                       settings.site.name))
     app.extensions[KEY] = Services(settings, db, runner, metrics, served, unmapped, proving,
                                    server)
     mcp_face.register(app, prefix, server)  # POST /mcp (app/mcp/protocol.py)

@@ -190,7 +190,7 @@ def test_head_is_200_with_no_body(make_client):
 def data_urls() -> list[str]:
     return ["/weighing", "/weighing/page/1", "/weighing/1", f"/weighing/{RANGE}",
             f"/weighing/{RANGE}?page=1&page_size=10", "/customers", "/customers/1",
-            "/bricon2", "/vehicles/page/2"]
+            "/bricon2", "/vehicles/page/2", "/report/2026-11-01.json"]
 
 
 def assert_unavailable(app: Any, *secrets: str) -> None:

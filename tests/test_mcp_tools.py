@@ -191,6 +191,17 @@ def test_the_daily_report_figures(client: FlaskClient) -> None:
         {"code": "CUS-9", "name": "PT Bangun Jaya", "records": len(dispatched),
          "net": net_out, "net_after_deduction": net_out - cut_out}]
     assert report["date"] == DAY and report["unmapped"] == []
+    # Per direction its weighings, and the day's totals over every weighbridge (two hold
+    # these rows: transactions and weighing).
+    assert (bridges["transactions"]["in"]["records"],
+            bridges["transactions"]["out"]["records"]) == (len(delivered), len(dispatched))
+    assert report["totals"] == {
+        "records": 2 * len(day), "weighed": 2 * len(weighed),
+        "open": 2 * (len(day) - len(weighed)), "in": 2 * net_in,
+        "in_after_deduction": 2 * (net_in - cut_in), "out": 2 * net_out,
+        "out_after_deduction": 2 * (net_out - cut_out)}
+    # The report page's data: the same figures, served as JSON.
+    assert http(client, f"/report/{DAY}.json") == report
 
 
 def test_describe_tells_what_the_index_and_the_records_are(client: FlaskClient) -> None:

@@ -364,7 +364,7 @@ def test_api_keys_under_a_url_prefix(browser: Browser, tmp_path: Path) -> None:
         origin = f"127.0.0.1:{server.port}"
         assert all(urlsplit(u).netloc == origin or urlsplit(u).scheme in NO_NETWORK
                    for u in browser.seen("request", everywhere=True))
-        assert browser.seen("status") == [f"401 {base}/"]
+        assert browser.seen("status") == [f"401 {base}/report/{DAY}.json"]
 
 
 def test_report_routes(tmp_path: Path) -> None:
@@ -389,6 +389,18 @@ def test_report_routes(tmp_path: Path) -> None:
             assert answer.headers["Content-Type"] == "application/json"
             assert said in answer.json()["message"], answer.json()
         assert requests.get(f"{server.base}/report/{DAY}?x=1", timeout=10).status_code == 400
+
+        # The page's data: its figures, behind the key as the API's reads are.
+        figures = f"{server.base}/report/{DAY}.json"
+        assert requests.get(figures, timeout=10).status_code == 401
+        keyed = {"X-API-Key": "k1-0123456789abc"}
+        answer = requests.get(figures, headers=keyed, timeout=10)
+        assert answer.status_code == 200 and answer.headers["Content-Type"] == "application/json"
+        assert answer.json()["date"] == DAY
+        for wrong in ("2026-02-30", "20260310"):
+            answer = requests.get(f"{server.base}/report/{wrong}.json", headers=keyed, timeout=10)
+            assert answer.status_code == 400 and "date" in answer.json()["message"]
+        assert requests.get(f"{figures}?x=1", headers=keyed, timeout=10).status_code == 400
 
         # Without a date: today's report, by the server's clock, never cached.
         today = requests.get(f"{server.base}/report", timeout=10, allow_redirects=False)

@@ -224,6 +224,8 @@ def test_every_tool_holds_the_key_to_its_rows(client: FlaskClient, key: str) -> 
     weighbridges = ("transactions", "weighing", "timbangan1", "timbangan2")
     assert totals == {c: len([r for r in scoped(key, c) if r["tgl_dt1"] == day])
                       for c in weighbridges if c in collections or key == "full"}
+    # The report page's data, read with the same key: the same figures.
+    assert keyed.json(f"/report/{day}.json") == report
 
 
 def test_a_bookmark_holds_its_keys_scope(client: FlaskClient) -> None:
@@ -303,6 +305,7 @@ def test_a_key_with_fields_reads_only_those(client: FlaskClient) -> None:
     assert keyed.tool("read_records", collection="transactions", limit=500)["records"] == only
     assert keyed.tool("summarize", collection="transactions", **{
         "from": START, "to": END}) == refusal
+    assert keyed.json("/report/2026-11-02.json", 400)["message"] == refusal  # the page's data
     described = keyed.tool("describe")
     assert [f["name"] for f in described["records"]["Weighing"]] == NARROW
     assert "summary" not in described["collections"][0]

@@ -1,9 +1,10 @@
 """The daily report's figures, computed once for whoever shows them (the MCP `daily_report`
-tool): per weighbridge its totals (weighings, open ones, and apart for in and out the net
-and the net after deduction, kg; in and out are never added) and per direction its
-materials and parties by net; per batching plant its batches and sv/pv per material. Every
-figure is a summary the database computes (app/core/summaries.py); here they are only
-added up and ordered. No web imports.
+tool, and the report page through /report/{date}.json, which only lays them out): per
+weighbridge its totals (weighings, open ones, and apart for in and out the net and the net
+after deduction, kg; in and out are never added) and per direction its weighings, materials
+and parties by net; the day's totals over every weighbridge; per batching plant its batches
+and per material sv, pv, pv - sv and the deviation. Every figure is a summary the database
+computes (app/core/summaries.py); here they are only added up and ordered. No web imports.
 """
 
 from __future__ import annotations
@@ -19,12 +20,17 @@ from ..model import params
 from ..model.problems import Invalid
 from .plan import Planner
 from .reads import WHOLE_ROWS, Read, Rows, Runner
+from .summaries import MATERIALS
 from .unmapped import NotMapped
 
-__all__ = ["MAX_GROUPS", "daily", "summary_rows"]
+__all__ = ["MAX_GROUPS", "batching", "daily", "summary_rows", "weighbridge"]
 
 MAX_GROUPS = WHOLE_ROWS  # groups a summary answers at most (past it: narrow the range)
 _JSON = FORMATS["json"]
+# A weighbridge's totals, and the day's over every weighbridge: weighings, those with both
+# weights, open ones, and per direction the net and the net after deduction (kg).
+_TOTALS = ("records", "weighed", "open", "in", "in_after_deduction", "out",
+           "out_after_deduction")
 
 
 def summary_rows(runner: Runner, read: Read) -> Rows:
@@ -45,8 +51,8 @@ def _groups(runner: Runner, read: Read) -> list[dict[str, Any]]:
 
 def daily(planners: Mapping[str, Planner], runner: Runner, guard: Callable[[str], None],
           day: dt.date, site: str | None) -> dict[str, Any]:
-    """The figures of one day's report: every weighbridge and batching plant served, and
-    the collections of either kind that are not mapped yet."""
+    """The figures of one day's report: every weighbridge and batching plant served, the
+    weighbridges' totals added up, and the collections of either kind not mapped yet."""
     out: dict[str, Any] = {"date": day.isoformat(), "site": site, "weighbridges": [],
                            "batching": [], "unmapped": []}
     whole = params.date_range(day.isoformat(), "00:00:00", day.isoformat(), "23:59:59")
@@ -63,10 +69,24 @@ def daily(planners: Mapping[str, Planner], runner: Runner, guard: Callable[[str]
         if c.summary == "weighing":
             out["weighbridges"].append(weighbridge(planner, runner, on, whole))
         else:
-            groups = _groups(runner, planner.summary(on, whole))
-            out["batching"].append({"collection": name, "on": on,
-                                    **(groups[0] if groups else {"batches": 0})})
+            out["batching"].append(batching(planner, runner, on, whole))
+    out["totals"] = {k: sum(w["totals"][k] for w in out["weighbridges"]) for k in _TOTALS}
     return out
+
+
+def batching(planner: Planner, runner: Runner, on: str, bounds: Mapping[str, Any]
+             ) -> dict[str, Any]:
+    """One batching plant's day: its batches and the day's summary, and per raw material
+    its sv, pv, pv - sv and deviation (None where the day has none)."""
+    groups = _groups(runner, planner.summary(on, bounds))
+    day = groups[0] if groups else {"batches": 0}
+    materials = []
+    for m in MATERIALS:
+        sv, pv = day.get(f"{m}_sv"), day.get(f"{m}_pv")
+        materials.append({"material": m, "sv": sv, "pv": pv,
+                          "difference": None if sv is None or pv is None else pv - sv,
+                          "deviation": day.get(f"{m}_deviation")})
+    return {"collection": planner.collection.name, "on": on, **day, "materials": materials}
 
 
 def weighbridge(planner: Planner, runner: Runner, on: str, bounds: Mapping[str, Any]
@@ -76,8 +96,7 @@ def weighbridge(planner: Planner, runner: Runner, on: str, bounds: Mapping[str, 
     c = planner.collection
     groups = {by: _groups(runner, planner.summary(on, bounds, ["direction", by]))
               for by in ("productcode", "custcode")}
-    totals = {"records": 0, "weighed": 0, "open": 0, "in": 0.0, "in_after_deduction": 0.0,
-              "out": 0.0, "out_after_deduction": 0.0}
+    totals: dict[str, Any] = {k: 0.0 if k.startswith(("in", "out")) else 0 for k in _TOTALS}
     for g in groups["productcode"]:
         totals["records"] += g["records"]
         totals["weighed"] += g["weighed"]
@@ -94,4 +113,5 @@ def weighbridge(planner: Planner, runner: Runner, on: str, bounds: Mapping[str, 
                           for g in groups[code] if g["direction"] == direction),
                          key=lambda r: (-(r["net"] or 0), r["code"] or ""))
             for what, code in (("materials", "productcode"), ("parties", "custcode"))}
+        out[direction]["records"] = sum(r["records"] for r in out[direction]["materials"])
     return out

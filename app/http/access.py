@@ -42,6 +42,7 @@ ENDPOINTS: dict[str, Reach] = {
     "dashboard.dashboard": Reach(open=True, bare=True),
     "report.report_today": Reach(open=True, bare=True),
     "report.report": Reach(open=True, bare=True),
+    "report_figures": Reach(open=False, bare=True),  # the report page's data, as the API's
     "script": Reach(open=True, bare=True),
     "metrics": Reach(open=True, bare=True),  # its own key, [api] metrics_key
     "mcp": Reach(open=False, bare=True),

@@ -242,6 +242,14 @@ SERVICE_ROUTES = (("/docs/static/<path:filename>", service_views.docs_static),
                   ("/favicon.ico", service_views.favicon), ("/docs/", service_views.docs_slash))
 
 
+def register_report_figures(app: Flask, prefix: str, figures: service_views.ReportFigures
+                            ) -> None:
+    """The daily report's figures as JSON (endpoint report_figures), outside the API
+    document: the data of the report page, read with the key given to the page."""
+    app.add_url_rule(f"{prefix}/report/<day>.json", "report_figures",
+                     _bound(service_views.report_figures, figures))
+
+
 def register_service_routes(app: Flask, prefix: str, metrics: Metrics, metrics_key: str,
                             site: SiteSettings,
                             absent: Mapping[str, Sequence[str]] | None = None) -> None:

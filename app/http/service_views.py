@@ -7,6 +7,7 @@ summary and description.
 from __future__ import annotations
 
 import hmac
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -15,7 +16,9 @@ from flask import Response, redirect, request, send_from_directory, url_for
 from swagger_ui_bundle import swagger_ui_path
 from werkzeug.exceptions import Unauthorized
 
+from ..core import report as daily_report
 from ..core.clock import ahead_said, plant_today
+from ..core.plan import Planner
 from ..core.reads import DatabaseUnavailable, QueryFailed, Runner
 from ..core.unmapped import Unmapped
 from ..model import params
@@ -115,6 +118,28 @@ def report(page: Page, day: str) -> Response:
     here, as in the API's ranges, before any page is sent."""
     params.date(day, "the report's date")
     return page.response(request)
+
+
+@dataclass(frozen=True)
+class ReportFigures:
+    """What the daily report's figures need: the planners, the runner, the read guard and
+    the plant's name ("" when none is configured)."""
+
+    planners: Mapping[str, Planner]
+    runner: Runner
+    guard: Callable[[str], None]
+    site: str = ""
+
+
+def report_figures(figures: ReportFigures, day: str) -> Any:
+    """`/report/{date}.json`: the figures the daily report page lays out, computed by the
+    core (app/core/report.py) as for the MCP `daily_report` tool, within the request's key
+    (its collections, its rows; a key with `fields` gets none: a 400)."""
+    key = current_key()
+    planners = {name: p.within(key) for name, p in figures.planners.items()
+                if key is None or key.reads(name)}
+    return daily_report.daily(planners, figures.runner, figures.guard,
+                              params.date(day, "the report's date"), figures.site or None)
 
 
 def script(shared: Script) -> Response:
