@@ -5,7 +5,7 @@ feeds the OpenAPI document: `format`, `fields`, `page`, `page_size`, `on`, `by`,
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 import flask
@@ -98,11 +98,18 @@ def route_arguments(plan: Planner, api: ApiSettings, kind: ReadKind,
     fields its row of app/model/kinds.py names, knowing what else it takes (its filters:
     app/http/arguments.py); `paged_by_path`: its pages are paths (a list's)."""
     c = plan.collection
-    declared = {name: ARGUMENT_FIELDS[name](plan, api, kind) for name in kind.arguments
-                if name != FILTERS}
-    return _taking(f"{c.name}{kind.name.title()}Args", declared,
-                   accepted_filters(c.schema, c.fields) if kind.filtered else None,
-                   paged_by_path=paged_by_path)
+    own = tuple(name for name in kind.arguments if name != FILTERS)
+    key = (kind, repr(c), c.schema, plan.groupable, tuple(plan.encoder.output), api.page_size,
+           api.max_page_size)
+    schema = ARGUMENT_CLASSES.get(key)
+    if schema is None:  # built once per process: a second app takes the first's class
+        schema = Arguments.from_dict({name: ARGUMENT_FIELDS[name](plan, api, kind)
+                                      for name in own}, name=f"{c.name}{kind.name.title()}Args")
+        if len(ARGUMENT_CLASSES) >= ARGUMENT_CLASSES_KEPT:
+            ARGUMENT_CLASSES.clear()
+        ARGUMENT_CLASSES[key] = schema
+    filters = accepted_filters(c.schema, c.fields) if kind.filtered else None
+    return schema(Accepted(own, filters, paged_by_path))  # its own instance: defaults kept per app
 
 
 def _page_size(plan: Planner, api: ApiSettings, kind: ReadKind) -> QueryInteger:
@@ -159,12 +166,10 @@ ARGUMENT_FIELDS: dict[str, Callable[[Planner, ApiSettings, ReadKind], fields.Fie
 }
 
 
-def _taking(name: str, declared: dict[str, fields.Field], filters: Mapping[str, str] | None,
-            paged_by_path: bool = False) -> ma.Schema:
-    """An argument schema, which also knows what else its route takes (a route with
-    filters: the view reads them from the query string, app/core/question.py)."""
-    own = tuple(declared)
-    return Arguments.from_dict(declared, name=name)(Accepted(own, filters, paged_by_path))
+# Each route's argument schema class, by what its fields are made from (route_arguments): the
+# same for every app of a process with the same settings, so built once.
+ARGUMENT_CLASSES: dict[tuple[object, ...], type[Arguments]] = {}
+ARGUMENT_CLASSES_KEPT = 512  # a test run's apps, with all their settings, make far fewer
 
 
 def _format_field() -> fields.String:
