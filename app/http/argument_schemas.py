@@ -8,13 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import flask
 import flask_smorest
 import marshmallow as ma
 from marshmallow import fields, validate
 from webargs.fields import DelimitedList
-from webargs.flaskparser import FlaskParser
-from werkzeug.exceptions import HTTPException
 
 from ..core import feed, summaries
 from ..core.filtering import accepted_filters
@@ -26,7 +23,7 @@ from ..model.collections import DATE_PAIRS, Collection
 from ..model.kinds import ReadKind
 from ..ops.config import ApiSettings
 from .arguments import Accepted
-from .patches import CopiedAsItself, DocsStoredOnFirstUse
+from .patches import ArgumentsParser, CopiedAsItself, DefaultsLoadedOnce, DocsStoredOnFirstUse
 
 # A query argument's metadata key: the route takes it, the OpenAPI document does not list it
 # (app/http/openapi.py's Api leaves such fields out of the parameters): `format` (the formats'
@@ -34,48 +31,14 @@ from .patches import CopiedAsItself, DocsStoredOnFirstUse
 UNDOCUMENTED = "undocumented"
 
 
-class _Parser(FlaskParser):
-    DEFAULT_VALIDATION_STATUS = 400  # docs/api.md §9: malformed input is 400, not 422
-
-    def parse(self, argmap: Any, req: Any = None, *, location: str | None = None,
-              **kwargs: Any) -> Any:
-        """A request without a query string takes its route's defaults, loaded once per
-        route (kept by its Arguments): the arguments cost a tenth of a record by key
-        otherwise."""
-        if (location != "query" or req is None or req.query_string
-                or not isinstance(argmap, Arguments)):
-            try:
-                return super().parse(argmap, req, location=location, **kwargs)
-            except HTTPException:  # an argument's value: a filter's fault is named first
-                if isinstance(argmap, Arguments) and argmap.accepted is not None:
-                    argmap.accepted.read_filters((req or flask.request).args)
-                raise
-        if argmap.defaults is None:
-            argmap.defaults = super().parse(argmap, req, location=location, **kwargs)
-        return dict(argmap.defaults)
-
-    def load_querystring(self, req: Any, schema: ma.Schema) -> Any:
-        """The query string with the rules of docs/api.md §6.2 applied first
-        (app/http/arguments.py): a 400 for an argument the route does not take or one given twice,
-        `fields` given twice joined, `_` arguments dropped, a list's filters read. webargs alone
-        would read the first value."""
-        accepted = schema.accepted if isinstance(schema, Arguments) else None
-        args = req.args if accepted is None else accepted.parse(req.args)
-        return self._makeproxy(args, schema)
-
-
-class Arguments(CopiedAsItself, ma.Schema):
+class Arguments(DefaultsLoadedOnce, CopiedAsItself, ma.Schema):
     """A route's query-argument schema that also knows what else its route takes (its
-    filters, app/http/arguments.py) and keeps what a request without a query string loads."""
-
-    def __init__(self, accepted: Accepted | None = None, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.accepted = accepted  # None: the query string as it came
-        self.defaults: dict[str, Any] | None = None
+    filters, app/http/arguments.py) and keeps what a request without a query string loads
+    (patches.DefaultsLoadedOnce)."""
 
 
 class Blueprint(DocsStoredOnFirstUse, flask_smorest.Blueprint):
-    ARGUMENTS_PARSER = _Parser()
+    ARGUMENTS_PARSER = ArgumentsParser()
 
 
 class QueryInteger(fields.Integer):
