@@ -150,7 +150,8 @@ class ArgumentsParser(FlaskParser):
     is read with the rules of docs/api.md §6.2 first (`load_querystring`, app/http/arguments.py:
     a 400 for an argument the route does not take or one given twice, `fields` given twice
     joined, `_` arguments dropped, a list's filters read; webargs alone would read the first
-    value); and where an argument's value is refused, a filter's fault is named first.
+    value); and where an argument's value is refused, a filter's fault is named first
+    (tests/test_errors.py test_a_request_with_several_faults_names_the_first_in_order).
 
     Speed: a request without a query string takes its route's defaults, loaded once per route
     (kept by its DefaultsLoadedOnce schema). Figure (CPU time, Python 3.11, webargs 8): the
