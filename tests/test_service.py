@@ -601,3 +601,19 @@ def test_the_server_entry_is_where_the_api_is_reached(tmp_path: Path, prefix: st
     spec = client.get(f"{prefix}/openapi.json", headers=headers).get_json()
     assert spec["servers"] == [{"url": server}]
     assert "/" in spec["paths"] and "/weighing" in spec["paths"]
+
+
+def test_apps_of_one_process_each_take_their_own_page_sizes(tmp_path: Path) -> None:
+    """The argument schemas are kept per process: an app with other page sizes is not given
+    another's (its document, its defaults and its bounds)."""
+    for n, (size, most) in enumerate(((7, 70), (9, 90), (7, 70))):
+        (tmp_path / str(n)).mkdir()
+        client = _document_client(tmp_path / str(n),
+                                  api={"page_size": size, "max_page_size": most})
+        operation = client.get("/openapi.json").get_json()[
+            "paths"]["/customers/page/{pagenumber}"]["get"]
+        (page_size,) = [p for p in operation["parameters"] if p["name"] == "page_size"]
+        assert page_size["description"] == (f"Records per page, 1 to {most} "
+                                            f"(default {size}).")
+        assert client.get(f"/customers/page/1?page_size={most}").status_code == 200
+        assert client.get(f"/customers/page/1?page_size={most + 1}").status_code == 400

@@ -823,3 +823,16 @@ def test_a_sites_own_summary_must_select_groups_from_grouped(tmp_path: Path) -> 
     # transporters is not served here: its name is NULL, the answer keeps its shape
     assert 'SELECT "TransCode",\n    NULL AS "TransName", COUNT(*)' in queries.get(
         "vehicles", "summary_expired", None, by=("TransCode",)).sql
+
+
+def test_a_second_load_reuses_the_first_until_a_file_changes(tmp_path: Path) -> None:
+    first, second = load(tmp_path), load(tmp_path)
+    assert second is not first  # each app its own Queries (its own filled texts)
+    assert second.get("things", "by_key", None) is first.get("things", "by_key", None)
+    # The same size, written at once (the same modification time, likely): read again.
+    changed = load(tmp_path, RECORDS.replace('"Barang"', '"Barong"'))
+    assert changed.get("things", "records", None).sql == (
+        'SELECT "ID" AS "id", "Nama" AS "name", "Tgl" AS "tanggal", "Jam" AS "jam"\n'
+        'FROM "Barong"')
+    # Another collection served from the same files: loaded for it.
+    assert load_queries(tmp_path, [], SHIPPED_SQL_DIR).files.keys() == {"database", "shapes"}

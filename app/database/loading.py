@@ -6,6 +6,7 @@ naming the file and line."""
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -46,6 +47,9 @@ from .templates import (
     placeholders,
 )
 
+LOADED_KEPT = 8  # the loads a process keeps (a test run builds apps over a few sql dirs)
+LOADED: OrderedDict[tuple[object, ...], Queries] = OrderedDict()
+
 
 def load_queries(sql_dir: Path, collections: Sequence[Collection],
                  shipped_dir: Path | None = None) -> Queries:
@@ -53,8 +57,32 @@ def load_queries(sql_dir: Path, collections: Sequence[Collection],
 
     The collections' files come from `sql_dir`; shapes.sql and database.sql from there too
     when present, else from `shipped_dir` (Jembatan's own sql/). Anything malformed, missing
-    or unknown is a QueryFileError naming the file and line."""
+    or unknown is a QueryFileError naming the file and line. A second load of the same
+    files' contents for the same collections in one process reuses the first's queries
+    (never changed after loading) in a Queries of its own (its filled texts its own)."""
     shipped_dir = shipped_dir or sql_dir
+    key = _load_key(sql_dir, collections, shipped_dir)
+    loaded = LOADED.get(key)
+    if loaded is None:
+        loaded = _load(sql_dir, collections, shipped_dir)
+        LOADED[key] = loaded
+        if len(LOADED) > LOADED_KEPT:
+            LOADED.popitem(last=False)
+    return loaded.fresh()
+
+
+def _load_key(sql_dir: Path, collections: Sequence[Collection],
+              shipped_dir: Path) -> tuple[object, ...]:
+    """What a load depends on: the directories' .sql files (names and contents) and the
+    collections served."""
+    contents = tuple((path, path.read_bytes()) for folder in dict.fromkeys((sql_dir,
+                                                                            shipped_dir))
+                     for path in sorted(Path(folder).glob("*.sql")) if path.is_file())
+    return (str(sql_dir), str(shipped_dir), repr(tuple(collections)), contents)
+
+
+def _load(sql_dir: Path, collections: Sequence[Collection], shipped_dir: Path) -> Queries:
+    """load_queries' work, done once per key."""
     queries = Queries()
     database = SqlFile(own_or_shipped(sql_dir, shipped_dir, DATABASE_FILE),
                      DATABASE_QUERIES + DATABASE_OPTIONAL)

@@ -46,6 +46,7 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 from collections.abc import Sequence
+from copy import copy
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -158,6 +159,13 @@ class Queries:
         self.name_of: dict[str | None, Template] = {}  # dialect -> name_of of shapes.sql
         self.name_from: dict[str | None, Template] = {}  # likewise name_from, where names.sql is
         self.tables: dict[str, Served] = {}  # stem -> its table, where a file serves several
+
+    def fresh(self) -> Queries:
+        """These queries in a Queries of their own, with no filled text kept yet (the
+        loaded ones are shared, never changed after loading)."""
+        other = copy(self)
+        other._filtered = OrderedDict()
+        return other
 
     def add(self, stem: str, query: Query) -> None:
         self._by_key[(stem, QueryName.parse(query.name), query.dialect)] = query

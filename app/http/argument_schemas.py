@@ -5,16 +5,13 @@ feeds the OpenAPI document: `format`, `fields`, `page`, `page_size`, `on`, `by`,
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
-import flask
 import flask_smorest
 import marshmallow as ma
 from marshmallow import fields, validate
 from webargs.fields import DelimitedList
-from webargs.flaskparser import FlaskParser
-from werkzeug.exceptions import HTTPException
 
 from ..core import feed, summaries
 from ..core.filtering import accepted_filters
@@ -26,7 +23,7 @@ from ..model.collections import DATE_PAIRS, Collection
 from ..model.kinds import ReadKind
 from ..ops.config import ApiSettings
 from .arguments import Accepted
-from .patches import CopiedAsItself, DocsStoredOnFirstUse
+from .patches import ArgumentsParser, CopiedAsItself, DefaultsLoadedOnce, DocsStoredOnFirstUse
 
 # A query argument's metadata key: the route takes it, the OpenAPI document does not list it
 # (app/http/openapi.py's Api leaves such fields out of the parameters): `format` (the formats'
@@ -34,48 +31,14 @@ from .patches import CopiedAsItself, DocsStoredOnFirstUse
 UNDOCUMENTED = "undocumented"
 
 
-class _Parser(FlaskParser):
-    DEFAULT_VALIDATION_STATUS = 400  # docs/api.md §9: malformed input is 400, not 422
-
-    def parse(self, argmap: Any, req: Any = None, *, location: str | None = None,
-              **kwargs: Any) -> Any:
-        """A request without a query string takes its route's defaults, loaded once per
-        route (kept by its Arguments): the arguments cost a tenth of a record by key
-        otherwise."""
-        if (location != "query" or req is None or req.query_string
-                or not isinstance(argmap, Arguments)):
-            try:
-                return super().parse(argmap, req, location=location, **kwargs)
-            except HTTPException:  # an argument's value: a filter's fault is named first
-                if isinstance(argmap, Arguments) and argmap.accepted is not None:
-                    argmap.accepted.read_filters((req or flask.request).args)
-                raise
-        if argmap.defaults is None:
-            argmap.defaults = super().parse(argmap, req, location=location, **kwargs)
-        return dict(argmap.defaults)
-
-    def load_querystring(self, req: Any, schema: ma.Schema) -> Any:
-        """The query string with the rules of docs/api.md §6.2 applied first
-        (app/http/arguments.py): a 400 for an argument the route does not take or one given twice,
-        `fields` given twice joined, `_` arguments dropped, a list's filters read. webargs alone
-        would read the first value."""
-        accepted = schema.accepted if isinstance(schema, Arguments) else None
-        args = req.args if accepted is None else accepted.parse(req.args)
-        return self._makeproxy(args, schema)
-
-
-class Arguments(CopiedAsItself, ma.Schema):
+class Arguments(DefaultsLoadedOnce, CopiedAsItself, ma.Schema):
     """A route's query-argument schema that also knows what else its route takes (its
-    filters, app/http/arguments.py) and keeps what a request without a query string loads."""
-
-    def __init__(self, accepted: Accepted | None = None, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.accepted = accepted  # None: the query string as it came
-        self.defaults: dict[str, Any] | None = None
+    filters, app/http/arguments.py) and keeps what a request without a query string loads
+    (patches.DefaultsLoadedOnce)."""
 
 
 class Blueprint(DocsStoredOnFirstUse, flask_smorest.Blueprint):
-    ARGUMENTS_PARSER = _Parser()
+    ARGUMENTS_PARSER = ArgumentsParser()
 
 
 class QueryInteger(fields.Integer):
@@ -98,11 +61,18 @@ def route_arguments(plan: Planner, api: ApiSettings, kind: ReadKind,
     fields its row of app/model/kinds.py names, knowing what else it takes (its filters:
     app/http/arguments.py); `paged_by_path`: its pages are paths (a list's)."""
     c = plan.collection
-    declared = {name: ARGUMENT_FIELDS[name](plan, api, kind) for name in kind.arguments
-                if name != FILTERS}
-    return _taking(f"{c.name}{kind.name.title()}Args", declared,
-                   accepted_filters(c.schema, c.fields) if kind.filtered else None,
-                   paged_by_path=paged_by_path)
+    own = tuple(name for name in kind.arguments if name != FILTERS)
+    key = (kind, repr(c), c.schema, plan.groupable, tuple(plan.encoder.output), api.page_size,
+           api.max_page_size)
+    schema = ARGUMENT_CLASSES.get(key)
+    if schema is None:  # built once per process: a second app takes the first's class
+        schema = Arguments.from_dict({name: ARGUMENT_FIELDS[name](plan, api, kind)
+                                      for name in own}, name=f"{c.name}{kind.name.title()}Args")
+        if len(ARGUMENT_CLASSES) >= ARGUMENT_CLASSES_KEPT:
+            ARGUMENT_CLASSES.clear()
+        ARGUMENT_CLASSES[key] = schema
+    filters = accepted_filters(c.schema, c.fields) if kind.filtered else None
+    return schema(Accepted(own, filters, paged_by_path))  # its own instance: defaults kept per app
 
 
 def _page_size(plan: Planner, api: ApiSettings, kind: ReadKind) -> QueryInteger:
@@ -159,12 +129,10 @@ ARGUMENT_FIELDS: dict[str, Callable[[Planner, ApiSettings, ReadKind], fields.Fie
 }
 
 
-def _taking(name: str, declared: dict[str, fields.Field], filters: Mapping[str, str] | None,
-            paged_by_path: bool = False) -> ma.Schema:
-    """An argument schema, which also knows what else its route takes (a route with
-    filters: the view reads them from the query string, app/core/question.py)."""
-    own = tuple(declared)
-    return Arguments.from_dict(declared, name=name)(Accepted(own, filters, paged_by_path))
+# Each route's argument schema class, by what its fields are made from (route_arguments): the
+# same for every app of a process with the same settings, so built once.
+ARGUMENT_CLASSES: dict[tuple[object, ...], type[Arguments]] = {}
+ARGUMENT_CLASSES_KEPT = 512  # a test run's apps, with all their settings, make far fewer
 
 
 def _format_field() -> fields.String:

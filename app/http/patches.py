@@ -1,7 +1,8 @@
 """Where Jembatan departs from Flask's and flask-smorest's own ways, each for a figure
 measured (the figure and how it was measured beside each): a mixin per departure, which the
 app's classes (app/http/application.py `Application`, app/http/openapi.py `Api`,
-app/http/argument_schemas.py `Blueprint` and `Arguments`) take on.
+app/http/argument_schemas.py `Blueprint` and `Arguments`) take on, and the parser of query
+arguments (`ArgumentsParser`).
 Anything else in the HTTP face uses the frameworks as they are documented."""
 
 from __future__ import annotations
@@ -10,10 +11,17 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+import flask
+import marshmallow as ma
 from apispec import APISpec
 from flask import Flask
+from webargs.flaskparser import FlaskParser
+from werkzeug.exceptions import HTTPException
 
-__all__ = ["CopiedAsItself", "DocsStoredOnFirstUse", "DocumentedOnFirstUse", "SyncCached"]
+from .arguments import Accepted
+
+__all__ = ["ArgumentsParser", "CopiedAsItself", "DefaultsLoadedOnce", "DocsStoredOnFirstUse",
+           "DocumentedOnFirstUse", "SyncCached"]
 
 
 class SyncCached(Flask):
@@ -122,3 +130,55 @@ class CopiedAsItself:
 
     def __deepcopy__(self, memo: dict[int, Any]) -> CopiedAsItself:
         return self
+
+
+class DefaultsLoadedOnce(ma.Schema):
+    """A route's argument schema that knows what else its route takes (`accepted`: its
+    filters, app/http/arguments.py; None: the query string as it came) and keeps what a
+    request without a query string loads (`defaults`, filled by ArgumentsParser)."""
+
+    def __init__(self, accepted: Accepted | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.accepted = accepted
+        self.defaults: dict[str, Any] | None = None
+
+
+class ArgumentsParser(FlaskParser):
+    """webargs' parser of a route's query arguments, with three departures.
+
+    Behaviour: malformed input is a 400, not webargs' 422 (docs/api.md §9); the query string
+    is read with the rules of docs/api.md §6.2 first (`load_querystring`, app/http/arguments.py:
+    a 400 for an argument the route does not take or one given twice, `fields` given twice
+    joined, `_` arguments dropped, a list's filters read; webargs alone would read the first
+    value); and where an argument's value is refused, a filter's fault is named first
+    (tests/test_errors.py test_a_request_with_several_faults_names_the_first_in_order).
+
+    Speed: a request without a query string takes its route's defaults, loaded once per route
+    (kept by its DefaultsLoadedOnce schema). Figure (CPU time, Python 3.11, webargs 8): the
+    parse alone, over the demo database, request context of /customers/1 (format, fields) and
+    /customers/page/1 (page_size too), min of 5 rounds of 20,000: 8.1 and 9.8 µs parsed every
+    time, 0.9 µs with the defaults kept; whole GETs through the test client (220 and 390 µs a
+    request, min of 5 rounds of 2,000) do not show the difference above their noise (2 %)."""
+
+    DEFAULT_VALIDATION_STATUS = 400
+
+    def parse(self, argmap: Any, req: Any = None, *, location: str | None = None,
+              **kwargs: Any) -> Any:
+        """webargs' parse; a request without a query string takes the route's defaults."""
+        if (location != "query" or req is None or req.query_string
+                or not isinstance(argmap, DefaultsLoadedOnce)):
+            try:
+                return super().parse(argmap, req, location=location, **kwargs)
+            except HTTPException:  # an argument's value: a filter's fault is named first
+                if isinstance(argmap, DefaultsLoadedOnce) and argmap.accepted is not None:
+                    argmap.accepted.read_filters((req or flask.request).args)
+                raise
+        if argmap.defaults is None:
+            argmap.defaults = super().parse(argmap, req, location=location, **kwargs)
+        return dict(argmap.defaults)
+
+    def load_querystring(self, req: Any, schema: ma.Schema) -> Any:
+        """The query string with the rules of docs/api.md §6.2 applied first."""
+        accepted = schema.accepted if isinstance(schema, DefaultsLoadedOnce) else None
+        args = req.args if accepted is None else accepted.parse(req.args)
+        return self._makeproxy(args, schema)
