@@ -13,7 +13,7 @@ from ..database.db import DatabaseUnavailable, QueryFailed, ValueRefused
 from ..model.problems import Absent, Invalid
 from .unmapped import NotMapped
 
-__all__ = ["OUTCOMES", "Outcome", "outcome_of", "said"]
+__all__ = ["OUTCOMES", "Answer", "answer_of", "said"]
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ class Said:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class Answer:
     """How one exception is answered: its HTTP status (None: the HTTP face answers it as an
     unexpected error, a 500 with a request id), its MCP outcome and its public sentence."""
 
@@ -44,23 +44,23 @@ REFUSED_VALUE = ("A filter value does not fit its field's column in this databas
                  "values.")
 
 # The exceptions a read may raise, by class (a subclass is answered as its class).
-OUTCOMES: dict[type[BaseException], Outcome] = {
-    Invalid: Outcome(400, "refused", _own),
-    Absent: Outcome(404, "refused", _own),
-    ValueRefused: Outcome(400, "refused", lambda exc, s: REFUSED_VALUE),
-    NotMapped: Outcome(503, "unmapped", _own),
-    DatabaseUnavailable: Outcome(
+OUTCOMES: dict[type[BaseException], Answer] = {
+    Invalid: Answer(400, "refused", _own),
+    Absent: Answer(404, "refused", _own),
+    ValueRefused: Answer(400, "refused", lambda exc, s: REFUSED_VALUE),
+    NotMapped: Answer(503, "unmapped", _own),
+    DatabaseUnavailable: Answer(
         503, "unavailable",
         lambda exc, s: f"The database is unavailable ({getattr(exc, 'reason', '')}); try "
                        f"again in {s.wait}."),
-    QueryFailed: Outcome(
+    QueryFailed: Answer(
         None, "failed",
         lambda exc, s: f"The database refused the query; the operator can find it in the "
                        f"log under request id {s.request_id}."),
 }
 
 
-def outcome_of(exc: BaseException) -> Outcome | None:
+def answer_of(exc: BaseException) -> Answer | None:
     """The table's row of an exception (or of its nearest class in the table), else None."""
     for cls in type(exc).__mro__:
         found = OUTCOMES.get(cls)
@@ -71,6 +71,6 @@ def outcome_of(exc: BaseException) -> Outcome | None:
 
 def said(exc: BaseException, request_id: str = "", wait: str = "a few seconds") -> str:
     """The public sentence of an exception of the table."""
-    found = outcome_of(exc)
+    found = answer_of(exc)
     assert found is not None, type(exc)
     return found.sentence(exc, Said(request_id, wait))

@@ -9,7 +9,7 @@ from typing import Any
 from flask import Flask, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException, InternalServerError, MethodNotAllowed, NotFound
 
-from ..core.outcomes import outcome_of, said
+from ..core.outcomes import answer_of, said
 from ..core.reads import DatabaseUnavailable, ValueRefused
 from ..core.services import services
 from ..core.unmapped import NotMapped
@@ -115,7 +115,7 @@ def handle_http(exc: HTTPException) -> Response:
 
 def _answer(exc: Exception, **extra: Any) -> Response:
     """An exception of the table of outcomes (app/core/outcomes.py): its status, its sentence."""
-    found = outcome_of(exc)
+    found = answer_of(exc)
     assert found is not None and found.status is not None, type(exc)
     return error_response(found.status, said(exc), **extra)
 

@@ -49,7 +49,7 @@ import orjson
 from flask import Flask, Response, current_app, request
 from flask.cli import with_appcontext
 
-from ..core.outcomes import OUTCOMES, outcome_of, said
+from ..core.outcomes import OUTCOMES, answer_of, said
 from ..core.reads import QueryFailed, ValueRefused
 from ..core.services import services
 from ..http.access import current_key
@@ -353,7 +353,7 @@ def run_tool(tool: Tool, arguments: dict[str, Any], request_id: str
     except ToolRefused as exc:
         return "refused", _tool_error(str(exc))
     except tuple(OUTCOMES) as exc:
-        found = outcome_of(exc)
+        found = answer_of(exc)
         assert found is not None
         if isinstance(exc, ValueRefused):
             log.info("request %s: MCP tool %s: %s (a tool error)", request_id, tool.name, exc)
