@@ -7,11 +7,17 @@ start a real gunicorn that tells systemd it is ready, and `systemctl reload` (th
 ExecReload lines in order) re-reads the settings and the mapping, or, when the settings file
 is bad, fails before the signal and leaves the service answering. No systemd runs here as
 PID 1, so `systemctl` itself was not run; the unit's lines were, with only the paths, the
-port and the settings file changed, mechanically (`local`)."""
+port and the settings file changed, mechanically (`local`).
+
+The warehouse's schedule of docs/warehouse.md, app/ops/deploy/jembatan-warehouse.service and
+its .timer, is held to the same: shown in the guide, verified, rated OK, every 5 minutes, and
+a oneshot, so that a start while a run is going joins it."""
 
 from __future__ import annotations
 
 import ctypes
+import datetime as dt
+import itertools
 import os
 import re
 import shlex
@@ -40,8 +46,15 @@ from tests.servers import (
     workers,
 )
 
-UNIT = ROOT / "app" / "ops" / "deploy" / "jembatan.service"
+DEPLOY = ROOT / "app" / "ops" / "deploy"
+UNIT = DEPLOY / "jembatan.service"
 DOCS = ROOT / "docs" / "deploy.md"
+WAREHOUSE = DEPLOY / "jembatan-warehouse.service"
+TIMER = DEPLOY / "jembatan-warehouse.timer"
+# Each shipped unit, the guide that shows it, and the limits of a service: MemoryHigh,
+# MemoryMax, TasksMax (jembatan.service's: docs/deploy.md, section 3).
+SHOWN = {UNIT: DOCS, WAREHOUSE: ROOT / "docs" / "warehouse.md",
+         TIMER: ROOT / "docs" / "warehouse.md"}
 SYSTEMD_ANALYZE = shutil.which("systemd-analyze")
 INSTALLED = "/opt/jembatan"  # where the unit expects the checkout and its .venv
 ROWS = 5
@@ -70,44 +83,75 @@ def local(text: str, work: Path, port: int) -> str:
             .replace("TMPDIR=/var/tmp", f"TMPDIR={work}"))
 
 
-def test_the_docs_show_the_shipped_unit() -> None:
-    unit = UNIT.read_text()
-    assert f"```ini\n{unit}```\n" in DOCS.read_text()
+@pytest.mark.parametrize("shipped", SHOWN, ids=lambda p: p.name)
+def test_the_docs_show_the_shipped_unit(shipped: Path) -> None:
+    assert f"```ini\n{shipped.read_text()}```\n" in SHOWN[shipped].read_text()
 
 
-def test_systemd_analyze_verify_finds_nothing(tmp_path: Path) -> None:
+def verify(*units: Path) -> subprocess.CompletedProcess[str]:
+    """`systemd-analyze verify` of these unit files, side by side."""
     assert SYSTEMD_ANALYZE, "systemd-analyze is missing (Debian's systemd: make test installs it)"
-    unit = tmp_path / "jembatan.service"
-    unit.write_text(local(UNIT.read_text(), tmp_path, 8000))
-    done = subprocess.run([SYSTEMD_ANALYZE, "verify", str(unit)], capture_output=True,
+    return subprocess.run([SYSTEMD_ANALYZE, "verify", *map(str, units)], capture_output=True,
                           text=True, timeout=60)
+
+
+@pytest.mark.parametrize("shipped", [[UNIT], [WAREHOUSE, TIMER]],
+                         ids=lambda units: "+".join(p.name for p in units))
+def test_systemd_analyze_verify_finds_nothing(tmp_path: Path, shipped: list[Path]) -> None:
+    units = [tmp_path / p.name for p in shipped]
+    for unit, source in zip(units, shipped, strict=True):
+        unit.write_text(local(source.read_text(), tmp_path, 8000))
+    done = verify(*units)
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
     # It does speak: an ExecStart that is not there fails.
-    unit.write_text(UNIT.read_text())
-    done = subprocess.run([SYSTEMD_ANALYZE, "verify", str(unit)], capture_output=True,
-                          text=True, timeout=60)
+    units[0].write_text(shipped[0].read_text())
+    done = verify(*units)
     assert done.returncode != 0 and "/opt/jembatan/.venv/bin/jembatan" in done.stderr
 
 
-def test_systemd_analyze_security_scores_it_ok(tmp_path: Path) -> None:
+LIMITS = ("768M", "1G", "128")  # MemoryHigh, MemoryMax, TasksMax: docs/deploy.md, section 3
+WAREHOUSE_LIMITS = ("768M", "1G", "64")  # the same of a load: docs/warehouse.md
+
+
+@pytest.mark.parametrize(("shipped", "limits"), [(UNIT, LIMITS), (WAREHOUSE, WAREHOUSE_LIMITS)],
+                         ids=["jembatan.service", "jembatan-warehouse.service"])
+def test_systemd_analyze_security_scores_it_ok(tmp_path: Path, shipped: Path,
+                                               limits: tuple[str, str, str]) -> None:
     """The sandbox and its limits: `systemd-analyze security` rates the unit's exposure
-    below 4.0 ("OK"; it rated the unit of before 7.0 MEDIUM), and the unit caps the memory
-    and the tasks of the whole service (sized in docs/deploy.md, section 3)."""
+    below 4.0 ("OK"; it rated jembatan.service of before 7.0 MEDIUM), and the unit caps the
+    memory and the tasks of the whole service (sized in docs/deploy.md, section 3, and
+    docs/warehouse.md)."""
     assert SYSTEMD_ANALYZE, "systemd-analyze is missing (Debian's systemd: make test installs it)"
-    unit = tmp_path / "jembatan.service"
-    unit.write_text(local(UNIT.read_text(), tmp_path, 8000))
+    unit = tmp_path / shipped.name
+    unit.write_text(local(shipped.read_text(), tmp_path, 8000))
     done = subprocess.run([SYSTEMD_ANALYZE, "security", "--offline=yes", "--no-pager",
                            str(unit)], capture_output=True, text=True, timeout=60)
     print(done.stdout.splitlines()[-1])
-    [(score, rating)] = re.findall(r"Overall exposure level for jembatan\.service: "
+    [(score, rating)] = re.findall(rf"Overall exposure level for {re.escape(shipped.name)}: "
                                    r"(\d+\.\d) (\w+)", done.stdout)
     assert float(score) < 4.0 and rating == "OK", done.stdout
-    assert f"scores it {score} {rating}" in UNIT.read_text()  # the unit's comment says so
-    lines = dict(service_lines(UNIT.read_text()))
-    assert (lines["MemoryHigh"], lines["MemoryMax"], lines["TasksMax"]) == LIMITS
+    assert f"scores it {score} {rating}" in shipped.read_text()  # the unit's comment says so
+    lines = dict(service_lines(shipped.read_text()))
+    assert (lines["MemoryHigh"], lines["MemoryMax"], lines["TasksMax"]) == limits
 
 
-LIMITS = ("768M", "1G", "128")  # MemoryHigh, MemoryMax, TasksMax: docs/deploy.md, section 3
+def test_the_warehouse_loads_every_5_minutes_one_run_at_a_time() -> None:
+    """The timer starts its service (the one of its own name) every 5 minutes, as
+    `systemd-analyze calendar` reads its OnCalendar, and the service is a oneshot: its start
+    lasts until the load ends, and a start asked for meanwhile joins it."""
+    assert SYSTEMD_ANALYZE, "systemd-analyze is missing (Debian's systemd: make test installs it)"
+    timer = dict(line.split("=", 1) for line in TIMER.read_text().splitlines()
+                 if "=" in line and not line.startswith("#"))
+    assert "Unit" not in timer and TIMER.with_suffix(".service") == WAREHOUSE
+    done = subprocess.run([SYSTEMD_ANALYZE, "calendar", "--iterations=4", timer["OnCalendar"]],
+                          capture_output=True, text=True, timeout=60, env={"TZ": "UTC"})
+    times = [dt.datetime.strptime(m, "%Y-%m-%d %H:%M:%S") for m in
+             re.findall(r"(?:Next elapse|Iter\. #\d): \w+ (\S+ \S+) UTC", done.stdout)]
+    assert len(times) == 4, done.stdout
+    assert {b - a for a, b in itertools.pairwise(times)} == {dt.timedelta(minutes=5)}
+    assert all(t.minute % 5 == 0 and t.second == 0 for t in times)
+    lines = dict(service_lines(WAREHOUSE.read_text()))
+    assert lines["Type"] == "oneshot" and "Restart" not in lines
 PR_SET_MDWE, PR_MDWE_REFUSE_EXEC_GAIN = 65, 1  # linux/prctl.h (Linux 6.3)
 
 
