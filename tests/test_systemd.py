@@ -15,6 +15,7 @@ a oneshot, so that a start while a run is going joins it."""
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import datetime as dt
 import itertools
@@ -26,6 +27,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -35,6 +37,7 @@ import requests
 from app.ops.config import SHIPPED_SQL_DIR
 from tests.conftest import build_database
 from tests.helpers import records, sample_row
+from tests.postgres import Cluster
 from tests.servers import (
     JEMBATAN,
     ROOT,
@@ -42,6 +45,7 @@ from tests.servers import (
     children,
     eventually,
     free_port,
+    jembatan_serve,
     rss_kib,
     workers,
 )
@@ -75,11 +79,13 @@ def service_lines(text: str) -> list[tuple[str, str]]:
 
 def local(text: str, work: Path, port: int) -> str:
     """The unit as this host runs it: the checkout's venv for /opt/jembatan/.venv, `work` for
-    the working directory, a free port for 8000, the test's settings file."""
+    the working directory, the state directory and /etc/jembatan (the settings, the plants
+    file, the environment file), a free port for 8000."""
     return (text.replace(f"{INSTALLED}/.venv/bin/", f"{JEMBATAN.parent}/")
             .replace(f"WorkingDirectory={INSTALLED}", f"WorkingDirectory={work}")
             .replace("127.0.0.1:8000", f"127.0.0.1:{port}")
-            .replace("/etc/jembatan/config.toml", str(work / "config.toml"))
+            .replace("/var/lib/jembatan-warehouse", str(work))
+            .replace("/etc/jembatan", str(work))
             .replace("TMPDIR=/var/tmp", f"TMPDIR={work}"))
 
 
@@ -193,14 +199,19 @@ def tasks(pids: set[int]) -> int:
 class Service:
     """The unit's ExecStart running, as systemd would start it."""
 
-    def __init__(self, work: Path) -> None:
+    def __init__(self, work: Path, unit: Path = UNIT) -> None:
         self.work = work
         self.port = free_port()
-        self.lines = service_lines(local(UNIT.read_text(), work, self.port))
+        self.lines = service_lines(local(unit.read_text(), work, self.port))
         self.env = {k: v for k, v in os.environ.items() if not k.startswith("JEMBATAN_")}
         for key, value in self.lines:
-            if key == "Environment":
-                name, _, setting = value.partition("=")
+            if key == "EnvironmentFile":
+                path = Path(value.removeprefix("-"))
+                settings = path.read_text().splitlines() if path.exists() else []
+            else:
+                settings = [value] if key == "Environment" else []
+            for setting in settings:
+                name, _, setting = setting.partition("=")
                 self.env[name] = setting
         self.cwd = dict(self.lines)["WorkingDirectory"]
         self.base = f"http://127.0.0.1:{self.port}"
@@ -305,3 +316,73 @@ def test_reload_reads_the_mapping_again(started: Started) -> None:
     stop = int(dict(service.lines)["TimeoutStopSec"])
     process.send_signal(signal.SIGTERM)
     assert process.wait(timeout=stop) == 0
+
+
+PLANT_KEY = "head-office-key-0123456789"
+
+
+def served_plant(work: Path, rows: list[dict]) -> dict[str, str]:
+    """A plant's database holding these transactions, served with its customers behind a
+    named key `warehouse` (docs/warehouse.md, "A key from each plant"); its environment."""
+    work.mkdir()
+    database = build_database(work / "plant.sqlite3", {
+        "transactions": rows, "customers": [sample_row("customers", 1)]})
+    (work / "config.toml").write_text(
+        f'[database]\nsqlite = "{database}"\n[collections]\n'
+        f'serve = ["transactions", "customers"]\n[auth.keys.warehouse]\n'
+        f'key = "{PLANT_KEY}"\ncollections = ["transactions", "customers"]\nmax_concurrent = 1\n')
+    return {"JEMBATAN_CONFIG": str(work / "config.toml")}
+
+
+def run_load(service: Service) -> tuple[int, str, int]:
+    """The unit's ExecStart as systemd runs it (its environment, its working directory, no new
+    privileges, no W+X memory): the exit status, the output, the peak RSS in KiB."""
+    [start] = service.values("ExecStart")
+    with open(service.work / "load.log", "w+b") as log:
+        process = subprocess.Popen(shlex.split(start), cwd=service.cwd, env=service.env,
+                                   stdout=log, stderr=subprocess.STDOUT, preexec_fn=sandboxed)
+        stop = threading.Timer(600, process.kill)
+        stop.start()
+        _, status, usage = os.wait4(process.pid, 0)
+        stop.cancel()
+        process.returncode = os.waitstatus_to_exitcode(status)
+        log.seek(0)
+        return process.returncode, log.read().decode(), usage.ru_maxrss
+
+
+def test_the_warehouse_unit_loads_the_plants(tmp_path: Path, postgres_cluster: Cluster) -> None:
+    """jembatan-warehouse.service's command line, run as systemd runs it, with the plants'
+    keys and PostgreSQL's credentials from its environment file: every transaction of the
+    plant once in the warehouse; run again, the same; the plant down, exit 3."""
+    rows = [sample_row("transactions", n) for n in range(1, 31)]
+    rows[4]["cancelled"] = 1
+    expected = {("north_mill", r["id"], r["weigh1"], r["weigh2"], bool(r["cancelled"]))
+                for r in rows}
+    (tmp_path / "plants.toml").write_text(
+        '[plants.north_mill]\nurl = "{url}"\nkey_env = "NORTH_MILL_KEY"\n')
+    (tmp_path / "warehouse.env").write_text(
+        f"NORTH_MILL_KEY={PLANT_KEY}\nDESTINATION__POSTGRES__CREDENTIALS=postgresql://"
+        f"postgres:trusted@127.0.0.1:{postgres_cluster.port}/jembatan\n")
+    postgres_cluster.drop_schema("jembatan")
+    with jembatan_serve(tmp_path / "plant", served_plant(tmp_path / "plant", rows)) as plant:
+        plants = tmp_path / "plants.toml"
+        plants.write_text(plants.read_text().replace("{url}", plant.base))
+        service = Service(tmp_path, WAREHOUSE)
+        assert service.env["NORTH_MILL_KEY"] == PLANT_KEY
+        for _ in range(2):  # the second run finds nothing new, and changes nothing
+            code, output, peak = run_load(service)
+            print(output, f"peak RSS {peak / 1024:.0f} MiB", sep="\n")
+            assert code == 0, output
+            assert warehouse_transactions(postgres_cluster) == expected
+    code, output, _ = run_load(service)
+    assert code == 3 and "north_mill" in output, output
+    assert warehouse_transactions(postgres_cluster) == expected
+    postgres_cluster.drop_schema("jembatan")
+
+
+def warehouse_transactions(cluster: Cluster) -> set[tuple]:
+    """(plant, id, weigh1, weigh2, cancelled) of every row of the warehouse's transactions."""
+    with contextlib.closing(cluster.connect()) as con:
+        rows = con.execute("SELECT plant, id, weigh1, weigh2, cancelled "
+                           "FROM jembatan.transactions").fetchall()
+    return {tuple(row) for row in rows}
