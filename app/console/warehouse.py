@@ -33,7 +33,7 @@ def pipeline_options(command: click.Command) -> click.Command:
         click.option("--destination", default="duckdb", show_default=True,
                      help=DESTINATION_HELP),
         click.option("--duckdb-file", type=click.Path(dir_okay=False, path_type=Path),
-                     default=Path("jembatan.duckdb"), show_default=True,
+                     default=Path("warehouse.duckdb"), show_default=True,
                      help="The DuckDB file (with --destination duckdb)."),
         click.option("--dataset", default="jembatan", show_default=True,
                      help="The dataset (schema) the tables go into."),
@@ -101,6 +101,11 @@ def run_pipeline(fleet: Any, destination: str, duckdb_file: Path, dataset: str,
     from dlt.pipeline.exceptions import PipelineStepFailed
 
     modules = warehouse_modules()
+    if destination == "duckdb" and duckdb_file.stem == dataset:
+        # DuckDB names the file's catalog after it, and a catalog and a schema of one name
+        # make its binder refuse the load ("Ambiguous reference to catalog or schema").
+        raise click.UsageError(f"--duckdb-file {duckdb_file}: a DuckDB file cannot be named "
+                               f"as the dataset ({dataset}); name it otherwise")
     tally = modules.Tally()
     target = dlt.destinations.duckdb(str(duckdb_file)) if destination == "duckdb" \
         else destination
