@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
@@ -33,7 +34,7 @@ def pipeline_options(command: click.Command) -> click.Command:
         click.option("--destination", default="duckdb", show_default=True,
                      help=DESTINATION_HELP),
         click.option("--duckdb-file", type=click.Path(dir_okay=False, path_type=Path),
-                     default=Path("jembatan.duckdb"), show_default=True,
+                     default=Path("warehouse.duckdb"), show_default=True,
                      help="The DuckDB file (with --destination duckdb)."),
         click.option("--dataset", default="jembatan", show_default=True,
                      help="The dataset (schema) the tables go into."),
@@ -78,6 +79,7 @@ def demo(plant_name: str, **run: Any) -> None:
     time of one run, and load it into the warehouse."""
     modules = warehouse_modules()
     demo_database()
+    logging.getLogger("jembatan.access").setLevel(logging.WARNING)  # its lines, not each request's
     with served(serving.built()) as url:
         fleet = modules.Fleet(plants=(modules.Plant(plant_name, url),))
         raise SystemExit(run_pipeline(fleet, **run))
@@ -155,6 +157,7 @@ def served(app: Any) -> Iterator[str]:
     """The app served on a free loopback port for the block's time: its URL."""
     from werkzeug.serving import make_server
 
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # the service logs its own requests
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -65,7 +65,8 @@ class Plants:
     def __init__(self, fleet: Fleet, tally: Tally) -> None:
         self.fleet = fleet
         self.tally = tally
-        self.clients = {p.name: PlantClient(p, fleet, AGENT) for p in fleet.plants}
+        self.clients = {p.name: PlantClient(p, fleet, AGENT, tally.requests)
+                        for p in fleet.plants}
         self.indexes: dict[str, dict[str, Any]] = {}
         self.names: dict[tuple[str, str], dict[Any, str | None]] = {}
         self.last_read = datetime.min.replace(tzinfo=UTC)
@@ -179,7 +180,6 @@ def feed_rows(c: Collection, plants: Plants) -> Iterator[list[dict[str, Any]]]:
                 yield from plant_feed(Feed(c, on, plant, client), plants, bookmarks, newest)
         except (PlantDown, PlantRefused) as exc:
             plants.skip(plant, exc)
-        plants.tally.requests[plant.name] = client.requests
 
 
 @dataclass(frozen=True)
@@ -236,7 +236,6 @@ def master_rows(c: Collection, plants: Plants) -> Iterator[list[dict[str, Any]]]
             plants.skip(plant, exc)
             continue
         rows = shaped(c, plants, plant, records)
-        plants.tally.requests[plant.name] = client.requests
         if rows:
             yield rows
 
