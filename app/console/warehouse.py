@@ -111,9 +111,11 @@ def run_pipeline(fleet: Any, destination: str, duckdb_file: Path, dataset: str,
                             pipelines_dir=None if pipelines_dir is None else str(pipelines_dir))
     started = time.perf_counter()
     try:
-        pipeline.run(modules.jembatan_source(fleet, tally))
+        modules.run_fleet(pipeline, fleet, tally)
     except PipelineStepFailed as exc:
         raise click.ClickException(f"the {exc.step} step failed: {exc.exception}") from None
+    if tally.resumed:
+        click.echo("finished first the load an earlier run had left unfinished")
     for line in said(fleet, tally):
         click.echo(line)
     where = f" ({duckdb_file})" if destination == "duckdb" else ""

@@ -51,6 +51,7 @@ class Tally:
     requests: dict[str, int] = field(default_factory=dict)
     keyless: dict[tuple[str, str], int] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
+    resumed: bool = False  # whether the run first finished an earlier run's load
 
     def add(self, counts: dict[tuple[str, str], int], plant: str, collection: str,
             n: int) -> None:
@@ -127,6 +128,18 @@ def names_of(records: list[dict[str, Any]], naming: Naming) -> dict[Any, str | N
         if record.get(naming.master_code) is not None:
             chosen[record[naming.master_code]] = record.get(naming.master_name)
     return chosen
+
+
+def run_fleet(pipeline: dlt.Pipeline, fleet: Fleet, tally: Tally | None = None) -> Tally:
+    """One run over the fleet: first the load an earlier run left unfinished (killed while
+    loading: dlt would otherwise load only that and leave the source unread), then the
+    source. What it read is in the Tally; dlt's PipelineStepFailed when a step fails."""
+    tally = tally if tally is not None else Tally()
+    if pipeline.has_pending_data:
+        tally.resumed = True
+        pipeline.run()
+    pipeline.run(jembatan_source(fleet, tally))
+    return tally
 
 
 def jembatan_source(fleet: Fleet, tally: Tally | None = None) -> DltSource:
