@@ -69,6 +69,7 @@ class Plants:
         self.clients = {p.name: PlantClient(p, fleet, AGENT, tally.requests)
                         for p in fleet.plants}
         self.indexes: dict[str, dict[str, Any]] = {}
+        self.lists: dict[tuple[str, str], list[dict[str, Any]]] = {}
         self.names: dict[tuple[str, str], dict[Any, str | None]] = {}
         self.last_read = datetime.min.replace(tzinfo=UTC)
 
@@ -100,15 +101,21 @@ class Plants:
         """Leaves the plant out of the rest of the run, saying why."""
         self.tally.skipped.setdefault(plant.name, str(exc))
 
+    def masters(self, plant: Plant, collection: str) -> list[dict[str, Any]]:
+        """A master collection's records of the plant, read once a run (for its table and for
+        the names beside codes); none when the plant's index does not list it."""
+        memo = (plant.name, collection)
+        if memo not in self.lists:
+            listed = collection in served(self.indexes.get(plant.name, {}))
+            self.lists[memo] = self.clients[plant.name].records(collection) if listed else []
+        return self.lists[memo]
+
     def named(self, plant: Plant, naming: Naming) -> dict[Any, str | None]:
         """Code -> name of the plant's master records, as the summaries name them (docs/api.md
         §7: the smallest id names a code); empty when its key does not read the masters."""
         memo = (plant.name, naming.master)
         if memo not in self.names:
-            records: list[dict[str, Any]] = []
-            if naming.master in served(self.indexes.get(plant.name, {})):
-                records = self.clients[plant.name].records(naming.master)
-            self.names[memo] = names_of(records, naming)
+            self.names[memo] = names_of(self.masters(plant, naming.master), naming)
         return self.names[memo]
 
 
@@ -242,9 +249,9 @@ def newest_stamp(on: str, poll: Poll, before: str | None) -> str | None:
 
 def master_rows(c: Collection, plants: Plants) -> Iterator[list[dict[str, Any]]]:
     """Each plant's records of a master collection, whole."""
-    for plant, client in plants.reading(c.name):
+    for plant, _ in plants.reading(c.name):
         try:
-            records = client.records(c.name)
+            records = plants.masters(plant, c.name)
         except (PlantDown, PlantRefused) as exc:
             plants.skip(plant, exc)
             continue
