@@ -109,8 +109,10 @@ def run_pipeline(fleet: Any, destination: str, duckdb_file: Path, dataset: str,
         raise click.UsageError(f"--duckdb-file {duckdb_file}: a DuckDB file cannot be named "
                                f"as the dataset ({dataset}); name it otherwise")
     tally = modules.Tally()
-    target = dlt.destinations.duckdb(str(duckdb_file)) if destination == "duckdb" \
-        else destination
+    # An absolute path: dlt would take a relative one from the directory of the pipeline's
+    # first run, not from this one.
+    target = dlt.destinations.duckdb(str(duckdb_file.resolve())) \
+        if destination == "duckdb" else destination
     pipeline = dlt.pipeline(pipeline_name=pipeline_name, destination=target,
                             dataset_name=dataset,
                             pipelines_dir=None if pipelines_dir is None else str(pipelines_dir))
