@@ -410,3 +410,41 @@ def test_the_command_line_does_not_import_dlt_until_a_warehouse_command_runs() -
                            "import sys, app.console.cli; print('dlt' in sys.modules)"],
                           cwd=ROOT, capture_output=True, text=True, timeout=60, check=True)
     assert done.stdout == "False\n"
+
+
+# -- the DuckDB file --------------------------------------------------------------------------
+
+
+def test_a_duckdb_file_named_as_the_dataset_is_refused(tmp_path: Path) -> None:
+    # DuckDB calls the file's catalog after it: a catalog and a schema both `jembatan` made
+    # its binder refuse the load ("Ambiguous reference to catalog or schema").
+    plants = tmp_path / "plants.toml"
+    plants.write_text(f'[plants.north]\nurl = "http://127.0.0.1:{free_port()}"\n')
+    said = CliRunner().invoke(main, ["warehouse", "load", "--plants", str(plants),
+                                     "--duckdb-file", str(tmp_path / "jembatan.duckdb")])
+    assert said.exit_code == 2
+    assert said.output.splitlines()[-1] == (
+        f"Error: --duckdb-file {tmp_path / 'jembatan.duckdb'}: a DuckDB file cannot be named "
+        "as the dataset (jembatan); name it otherwise")
+    assert not (tmp_path / "jembatan.duckdb").exists()
+
+
+def test_a_relative_duckdb_file_is_in_the_directory_the_command_runs_in(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # One pipeline (its name and directory), run from two directories: each run's file is
+    # the one of its own directory, never the directory of the pipeline's first run.
+    database = build_database(tmp_path / "plant.sqlite3", {
+        "transactions": [ticket(n, "08:00:00") for n in range(1, 4)]})
+    plants = tmp_path / "plants.toml"
+    with plant(database, collections={"serve": ["transactions"]}) as url:
+        plants.write_text(f'[plants.north]\nurl = "{url}"\n')
+        for name in ("first", "second"):
+            (tmp_path / name).mkdir()
+            monkeypatch.chdir(tmp_path / name)
+            said = CliRunner().invoke(main, [
+                "warehouse", "load", "--plants", str(plants), "--pipelines-dir",
+                str(tmp_path / "pipelines")])
+            assert said.exit_code == 0, said.output
+        expected = expected_tables(url, "north")
+    for name in ("first", "second"):
+        compare(expected, duck(tmp_path / name / "warehouse.duckdb"), "jembatan")
