@@ -1,7 +1,8 @@
 """The plant's database load per poll of the warehouse pipeline: the
-`/transactions/changes?limit=<page_size>&after=...` calls `jembatan warehouse load` makes
-(docs/api.md §5.11), on a large demo database, with and without the (tgl_update, jam_update,
-id) index that the feed seeks (the index the docs advise for `on=update`).
+`/transactions/changes?on=<on>&limit=<page_size>&after=...` calls `jembatan warehouse load`
+makes (docs/api.md §5.11; it reads transactions through two feeds, `on=update` and
+`on=create`), on a large demo database, with and without the (date, time, id) index of each
+feed's date pair that the feed seeks (the indexes the docs advise).
 
     .venv/bin/python bench/warehouse_poll.py [bench/data/bench.sqlite3] [--polls 5] \
         2>/dev/null
@@ -11,16 +12,26 @@ Per poll: the records sent and the bytes answered; the database's time, from the
 and how many queries ran; the rows the query returned and the virtual-machine steps SQLite
 took to run it (the same SQL text with the same parameters, run again in this process with a
 progress handler: a count of the work a scan or a seek costs, in thousands of steps); and
-SQLite's plan of it (a SEARCH of an index, or a SCAN of the table). Three kinds of poll:
-catching up from the oldest record (the first `--polls` calls of a new pipeline) at limit
-1,000 and 10,000, and the steady state: a pipeline that has read everything asks again and
-nothing is new (its bookmark at the database clock less the settle delay).
+SQLite's plan of it (a SEARCH of an index, or a SCAN of the table). Three kinds of poll per
+feed: catching up from the oldest record (the first `--polls` calls of a new pipeline) at
+limit 1,000 and 10,000, and the steady state: a pipeline that has read everything asks again
+and nothing is new (its bookmark at the database clock less the settle delay).
 
-The file given is read as it is for the indexed run; the run without the index works on a
-copy (the file's size again on the disk of its directory, removed at the end) from which that
-index is dropped. The app runs in this process (Flask's test client, SQLite, the shipped
-mapping), every query logged with its parameters. No target is asserted: the figures are
-printed.
+The file given is read as it is for the indexed run; the run without the indexes works on a
+copy (the file's size again on the disk of its directory, removed at the end) from which
+they are dropped. The app runs in this process (Flask's test client, the shipped mapping),
+every query logged with its parameters. No target is asserted: the figures are printed.
+
+On the T-SQL server instead, whose `transactions` holds the file's rows (loaded as
+bench/tsql.py `load` loads them, with its indexes), the work is the rows the server read
+(PostgreSQL's statistics of the table on Babelfish's PostgreSQL side: rows read by table
+scans and fetched through indexes, before and after each poll) and the scans it made; the
+two indexes are dropped for the second run and made again after it:
+
+    .venv/bin/python bench/warehouse_poll.py bench/data/bench.sqlite3 --tsql "$ODBC" \
+        --tsql-stats "Driver={PostgreSQL Unicode};Server=127.0.0.1;Port=15433;$DB;UID=postgres"
+
+(DB=Database=babelfish_db, the PostgreSQL database that holds the T-SQL ones.)
 """
 
 from __future__ import annotations
@@ -44,12 +55,15 @@ from prometheus_client.parser import text_string_to_metric_families
 from app import create_app
 from app.database.loading import load_queries
 from app.model import tables
-from app.model.collections import COLLECTIONS
+from app.model.collections import COLLECTIONS, DATE_PAIRS
 from app.ops.config import SHIPPED_SQL_DIR
 
 ROOT = Path(__file__).resolve().parent.parent
-INDEX = "transactions_update"  # the (tgl_update, jam_update, id) index (app/model/tables.py)
-INDEXED = "(tgl_update, jam_update, id)"
+# The feeds the pipeline reads transactions through (app/warehouse/source.py feeds_of), and
+# the index each one seeks: (tgl_<on>, jam_<on>, id) (app/model/tables.py).
+FEEDS = ("update", "create")
+INDEXES = tuple(f"transactions_{on}" for on in FEEDS)
+INDEXED = "(tgl_<on>, jam_<on>, id)"
 STEPS = 1000  # SQLite VM instructions per progress-handler call; rows read per figure
 FEED = {"settle_seconds": 30, "lookback_seconds": 600}  # the defaults (docs/api.md §12)
 
@@ -81,9 +95,6 @@ class Poll:
     seconds: float
     db_seconds: float
     queries: int
-    rows: int | None
-    work: int
-    plan: str
 
 
 def feed_time(client: Any) -> tuple[float, int]:
@@ -158,72 +169,80 @@ class TsqlWork:
         self.mark: tuple[int, ...] = ()
 
     def read(self) -> tuple[int, ...]:
-        # A backend reports its counts at most once a second, when idle: wait them out.
-        time.sleep(1.2)
+        # An idle backend reports its counts within 10 s (PostgreSQL's PGSTAT_IDLE_INTERVAL):
+        # wait them out, so that each read holds all that came before it.
+        time.sleep(11)
         self.con.execute("SELECT pg_stat_clear_snapshot()").fetchall()
         return tuple(self.con.execute(self.STATS).fetchone())
 
     def before(self) -> None:
-        """The statistics before a poll."""
+        """The statistics before the polls."""
         self.mark = self.read()
 
     def after(self, asked: list[tuple[str, dict[str, str]]]) -> tuple[int | None, int, str]:
-        """Rows read (by scans and through indexes, in thousands) and the scans made."""
+        """Rows read (by table scans and through indexes) and the scans made."""
+        del asked  # the statistics say it all
         seq, seq_rows, idx, idx_rows = (a - b for a, b in zip(self.read(), self.mark,
                                                               strict=True))
-        return None, round((seq_rows + idx_rows) / STEPS), f"{seq} table scans, {idx} index scans"
+        return None, seq_rows + idx_rows, f"{seq} table scans, {idx} index scans"
 
 
 class Plant:
-    """The app over one database, and what its queries cost it (SqliteWork or TsqlWork)."""
+    """The app over one database, every query logged with its parameters."""
 
-    def __init__(self, database: dict[str, str], work: SqliteWork | TsqlWork, source: Path,
-                 asked: Asked):
+    def __init__(self, database: dict[str, str], source: Path):
         self.client = create_app({"database": database | {"prove_on_first_read": False},
                                   "feed": FEED, "log": {"slow_query": 1e-9}}).test_client()
-        self.work, self.asked = work, asked
         self.source = source  # the demo file whose rows the database holds
 
-    def poll(self, kind: str, limit: int, **arguments: str) -> tuple[Poll, str]:
-        """One call of /transactions/changes; the Poll and the answer's bookmark."""
+    def poll(self, kind: str, on: str, limit: int, **arguments: str) -> tuple[Poll, str]:
+        """One call of /transactions/changes?on=`on`; the Poll and the answer's bookmark."""
         before, queried = feed_time(self.client)
-        self.work.before()
-        self.asked.take()
         started = time.perf_counter()
         response = self.client.get("/transactions/changes",
-                                   query_string={"limit": limit, **arguments})
+                                   query_string={"on": on, "limit": limit, **arguments})
         seconds = time.perf_counter() - started
         assert response.status_code == 200, response.get_data(as_text=True)[:300]
         after, queried_after = feed_time(self.client)
-        rows, work, plan = self.work.after(self.asked.take())
         return Poll(kind, limit, len(response.get_json()), len(response.data), seconds,
-                    after - before, queried_after - queried, rows, work, plan), \
-            response.headers["X-Bookmark"]
+                    after - before, queried_after - queried), response.headers["X-Bookmark"]
 
 
-def catching_up(plant: Plant, limit: int, polls: int) -> Iterator[Poll]:
-    """The first `polls` calls of a new pipeline, from the oldest record on."""
+def catching_up(plant: Plant, on: str, limit: int, polls: int) -> Iterator[Poll]:
+    """The first `polls` calls of a new pipeline's feed, from the oldest record on."""
     arguments: dict[str, str] = {}
     for _ in range(polls):
-        poll, bookmark = plant.poll(f"catch-up {limit:,}", limit, **arguments)
+        poll, bookmark = plant.poll(f"on={on} catch-up {limit:,}", on, limit, **arguments)
         arguments = {"after": bookmark}
         yield poll
 
 
-def steady(plant: Plant, limit: int, polls: int) -> Iterator[Poll]:
-    """Calls of a pipeline that has read everything: nothing is new."""
-    # From an hour before the newest stamp: the first call reads to the end, and the
-    # bookmark it answers is the caught-up one (the database clock less the settle delay).
+def caught_up(plant: Plant, on: str, limit: int) -> str:
+    """The bookmark of a pipeline's feed that has read everything."""
+    # From an hour before the newest stamp: the call reads to the end, and the bookmark it
+    # answers is the caught-up one (the database clock less the settle delay).
     con = sqlite3.connect(f"file:{plant.source}?mode=ro", uri=True)
+    day, clock = DATE_PAIRS[on]
     newest = con.execute(
-        "SELECT max(\"tgl_update\" || 'T' || COALESCE(\"jam_update\", '00:00:00')) "
+        f"SELECT max(\"{day}\" || 'T' || COALESCE(\"{clock}\", '00:00:00')) "
         'FROM "transactions"').fetchone()[0]
     con.close()
     since = dt.datetime.fromisoformat(newest) - dt.timedelta(hours=1)
-    _, bookmark = plant.poll("start", limit, since=since.isoformat())
+    return plant.poll("start", on, limit, since=since.isoformat())[1]
+
+
+def steady(plant: Plant, on: str, limit: int, polls: int, bookmark: str) -> Iterator[Poll]:
+    """Calls of a pipeline's feed that has read everything: nothing is new."""
     for _ in range(polls):
-        poll, bookmark = plant.poll("steady", limit, after=bookmark)
+        poll, bookmark = plant.poll(f"on={on} steady", on, limit, after=bookmark)
         yield poll
+
+
+def runs(plant: Plant, on: str, polls: int) -> Iterator[Iterator[Poll]]:
+    """The calls of each kind of poll of one feed, to be made as each is taken."""
+    yield catching_up(plant, on, 1000, polls)
+    yield catching_up(plant, on, 10000, polls)
+    yield steady(plant, on, 1000, polls, caught_up(plant, on, 1000))
 
 
 @contextlib.contextmanager
@@ -233,43 +252,44 @@ def without_index(path: Path) -> Iterator[Path]:
         copy = Path(tmp) / "no-index.sqlite3"
         shutil.copyfile(path, copy)
         con = sqlite3.connect(copy)
-        con.execute(f'DROP INDEX "{INDEX}"')
+        for index in INDEXES:
+            con.execute(f'DROP INDEX "{index}"')
         con.commit()
         con.close()
         yield copy
 
 
-def report(variant: str, polls: list[Poll]) -> None:
-    """One line per kind of poll: the medians over its calls."""
-    kinds: dict[str, list[Poll]] = {}
-    for poll in polls:
-        kinds.setdefault(poll.kind, []).append(poll)
-    for kind, group in kinds.items():
-        m = {a: statistics.median(getattr(p, a) for p in group)
-             for a in ("records", "size", "seconds", "db_seconds", "queries", "work")}
-        rows = [p.rows for p in group if p.rows is not None]
-        print(f"| {variant} | {kind} | {len(group)} | {m['records']:,.0f} | "
-              f"{m['size'] / 1024:,.0f} | {m['seconds'] * 1000:,.1f} | "
-              f"{m['db_seconds'] * 1000:,.2f} | {m['queries']:.0f} | "
-              f"{f'{statistics.median(rows):,.0f}' if rows else '-'} | {m['work']:,.0f} | "
-              f"{group[0].plan} |")
+def report(variant: str, polls: list[Poll], rows: int | None, work: int, plan: str
+           ) -> None:
+    """One line for the calls of one kind: the medians of each call's figures, and the
+    database's work (`rows`, `work`: the totals of the calls) per call."""
+    m = {a: statistics.median(getattr(p, a) for p in polls)
+         for a in ("records", "size", "seconds", "db_seconds", "queries")}
+    returned = "-" if rows is None else f"{rows / len(polls):,.0f}"
+    print(f"| {variant} | {polls[0].kind} | {len(polls)} | {m['records']:,.0f} | "
+          f"{m['size'] / 1024:,.0f} | {m['seconds'] * 1000:,.1f} | "
+          f"{m['db_seconds'] * 1000:,.2f} | {m['queries']:.0f} | {returned} | "
+          f"{work / len(polls):,.0f} | {plan} |")
 
 
 def measure(variant: str, database: dict[str, str], work: SqliteWork | TsqlWork,
             source: Path, polls: int) -> None:
-    """Every kind of poll on `database`, reported."""
+    """Every kind of poll of each feed on `database`, reported."""
     asked = Asked()
     logger = logging.getLogger("jembatan")
     logger.addHandler(asked)
     logger.setLevel(logging.WARNING)
     try:
-        plant = Plant(database, work, source, asked)
-        found = [*catching_up(plant, 1000, polls), *catching_up(plant, 10000, polls),
-                 *steady(plant, 1000, polls)]
+        plant = Plant(database, source)
+        for on in FEEDS:
+            for calls in runs(plant, on, polls):
+                work.before()
+                asked.take()
+                done = list(calls)
+                report(variant, done, *work.after(asked.take()))
     finally:
         logger.removeHandler(asked)
         work.con.close()
-    report(variant, found)
 
 
 def on_sqlite(path: Path, polls: int) -> None:
@@ -286,13 +306,16 @@ def on_tsql(odbc: str, stats: str, source: Path, polls: int) -> None:
     import pyodbc
 
     measure(INDEXED, {"odbc": odbc}, TsqlWork(stats), source, polls)
-    create = next(s for s in tables.index_statements("mssql") if f'"{INDEX}"' in s)
+    create = [s for s in tables.index_statements("mssql")
+              if any(f'"{index}"' in s for index in INDEXES)]
     con = pyodbc.connect(odbc, autocommit=True)
     try:
-        con.execute(f'DROP INDEX "{INDEX}" ON "transactions"')
+        for index in INDEXES:
+            con.execute(f'DROP INDEX "{index}" ON "transactions"')
         measure("none", {"odbc": odbc}, TsqlWork(stats), source, polls)
     finally:
-        con.execute(create)
+        for statement in create:
+            con.execute(statement)
         con.close()
 
 
@@ -314,7 +337,7 @@ def main() -> None:
     where = "the T-SQL server" if args.tsql else args.database
     print(f"{where}: {count:,} transactions (of {args.database}); medians over {args.polls} "
           f"calls of each kind; feed {FEED}")
-    work = "rows read (k)" if args.tsql else "SQLite steps (k)"
+    work = "rows read" if args.tsql else "SQLite steps (k)"
     print("| index | poll | calls | records | KiB answered | request ms | database ms | "
           f"queries | rows returned | {work} | plan |")
     print("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|")
