@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
@@ -33,7 +34,7 @@ def pipeline_options(command: click.Command) -> click.Command:
         click.option("--destination", default="duckdb", show_default=True,
                      help=DESTINATION_HELP),
         click.option("--duckdb-file", type=click.Path(dir_okay=False, path_type=Path),
-                     default=Path("jembatan.duckdb"), show_default=True,
+                     default=Path("warehouse.duckdb"), show_default=True,
                      help="The DuckDB file (with --destination duckdb)."),
         click.option("--dataset", default="jembatan", show_default=True,
                      help="The dataset (schema) the tables go into."),
@@ -78,6 +79,7 @@ def demo(plant_name: str, **run: Any) -> None:
     time of one run, and load it into the warehouse."""
     modules = warehouse_modules()
     demo_database()
+    logging.getLogger("jembatan.access").setLevel(logging.WARNING)  # its lines, not each request's
     with served(serving.built()) as url:
         fleet = modules.Fleet(plants=(modules.Plant(plant_name, url),))
         raise SystemExit(run_pipeline(fleet, **run))
@@ -109,9 +111,11 @@ def run_pipeline(fleet: Any, destination: str, duckdb_file: Path, dataset: str,
                             pipelines_dir=None if pipelines_dir is None else str(pipelines_dir))
     started = time.perf_counter()
     try:
-        pipeline.run(modules.jembatan_source(fleet, tally))
+        modules.run_fleet(pipeline, fleet, tally)
     except PipelineStepFailed as exc:
         raise click.ClickException(f"the {exc.step} step failed: {exc.exception}") from None
+    if tally.resumed:
+        click.echo("finished first the load an earlier run had left unfinished")
     for line in said(fleet, tally):
         click.echo(line)
     where = f" ({duckdb_file})" if destination == "duckdb" else ""
@@ -155,6 +159,7 @@ def served(app: Any) -> Iterator[str]:
     """The app served on a free loopback port for the block's time: its URL."""
     from werkzeug.serving import make_server
 
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # the service logs its own requests
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -43,14 +43,15 @@ class Poll:
 class PlantClient:
     """Requests to one plant, paced, with its key."""
 
-    def __init__(self, plant: Plant, fleet: Fleet, agent: str) -> None:
+    def __init__(self, plant: Plant, fleet: Fleet, agent: str,
+                 counted: dict[str, int] | None = None) -> None:
         self.plant = plant
         self.fleet = fleet
         self.session = requests.Session()
         self.session.headers.update({"Accept": "application/json", "User-Agent": agent})
         if plant.key:
             self.session.headers["X-API-Key"] = plant.key
-        self.requests = 0
+        self.counted = {} if counted is None else counted  # requests by plant name
         self.last = 0.0
 
     def index(self) -> dict[str, Any]:
@@ -96,7 +97,7 @@ class PlantClient:
         wait = self.last + self.fleet.pause_seconds - time.monotonic()
         if wait > 0:
             time.sleep(wait)
-        self.requests += 1
+        self.counted[self.plant.name] = self.counted.get(self.plant.name, 0) + 1
         try:
             return self.session.get(self.plant.url + path, params=params,
                                     timeout=self.fleet.timeout)

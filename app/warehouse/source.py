@@ -51,6 +51,7 @@ class Tally:
     requests: dict[str, int] = field(default_factory=dict)
     keyless: dict[tuple[str, str], int] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
+    resumed: bool = False  # whether the run first finished an earlier run's load
 
     def add(self, counts: dict[tuple[str, str], int], plant: str, collection: str,
             n: int) -> None:
@@ -65,8 +66,10 @@ class Plants:
     def __init__(self, fleet: Fleet, tally: Tally) -> None:
         self.fleet = fleet
         self.tally = tally
-        self.clients = {p.name: PlantClient(p, fleet, AGENT) for p in fleet.plants}
+        self.clients = {p.name: PlantClient(p, fleet, AGENT, tally.requests)
+                        for p in fleet.plants}
         self.indexes: dict[str, dict[str, Any]] = {}
+        self.lists: dict[tuple[str, str], list[dict[str, Any]]] = {}
         self.names: dict[tuple[str, str], dict[Any, str | None]] = {}
         self.last_read = datetime.min.replace(tzinfo=UTC)
 
@@ -98,15 +101,21 @@ class Plants:
         """Leaves the plant out of the rest of the run, saying why."""
         self.tally.skipped.setdefault(plant.name, str(exc))
 
+    def masters(self, plant: Plant, collection: str) -> list[dict[str, Any]]:
+        """A master collection's records of the plant, read once a run (for its table and for
+        the names beside codes); none when the plant's index does not list it."""
+        memo = (plant.name, collection)
+        if memo not in self.lists:
+            listed = collection in served(self.indexes.get(plant.name, {}))
+            self.lists[memo] = self.clients[plant.name].records(collection) if listed else []
+        return self.lists[memo]
+
     def named(self, plant: Plant, naming: Naming) -> dict[Any, str | None]:
         """Code -> name of the plant's master records, as the summaries name them (docs/api.md
         §7: the smallest id names a code); empty when its key does not read the masters."""
         memo = (plant.name, naming.master)
         if memo not in self.names:
-            records: list[dict[str, Any]] = []
-            if naming.master in served(self.indexes.get(plant.name, {})):
-                records = self.clients[plant.name].records(naming.master)
-            self.names[memo] = names_of(records, naming)
+            self.names[memo] = names_of(self.masters(plant, naming.master), naming)
         return self.names[memo]
 
 
@@ -126,6 +135,18 @@ def names_of(records: list[dict[str, Any]], naming: Naming) -> dict[Any, str | N
         if record.get(naming.master_code) is not None:
             chosen[record[naming.master_code]] = record.get(naming.master_name)
     return chosen
+
+
+def run_fleet(pipeline: dlt.Pipeline, fleet: Fleet, tally: Tally | None = None) -> Tally:
+    """One run over the fleet: first the load an earlier run left unfinished (killed while
+    loading: dlt would otherwise load only that and leave the source unread), then the
+    source. What it read is in the Tally; dlt's PipelineStepFailed when a step fails."""
+    tally = tally if tally is not None else Tally()
+    if pipeline.has_pending_data:
+        tally.resumed = True
+        pipeline.run()
+    pipeline.run(jembatan_source(fleet, tally))
+    return tally
 
 
 def jembatan_source(fleet: Fleet, tally: Tally | None = None) -> DltSource:
@@ -179,7 +200,6 @@ def feed_rows(c: Collection, plants: Plants) -> Iterator[list[dict[str, Any]]]:
                 yield from plant_feed(Feed(c, on, plant, client), plants, bookmarks, newest)
         except (PlantDown, PlantRefused) as exc:
             plants.skip(plant, exc)
-        plants.tally.requests[plant.name] = client.requests
 
 
 @dataclass(frozen=True)
@@ -229,14 +249,13 @@ def newest_stamp(on: str, poll: Poll, before: str | None) -> str | None:
 
 def master_rows(c: Collection, plants: Plants) -> Iterator[list[dict[str, Any]]]:
     """Each plant's records of a master collection, whole."""
-    for plant, client in plants.reading(c.name):
+    for plant, _ in plants.reading(c.name):
         try:
-            records = client.records(c.name)
+            records = plants.masters(plant, c.name)
         except (PlantDown, PlantRefused) as exc:
             plants.skip(plant, exc)
             continue
         rows = shaped(c, plants, plant, records)
-        plants.tally.requests[plant.name] = client.requests
         if rows:
             yield rows
 
