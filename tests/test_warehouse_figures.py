@@ -46,6 +46,8 @@ DATASET = "hq_figures"
 
 @dataclass
 class Plant:
+    """A plant as the warehouse names it, and its Jembatan."""
+
     name: str
     server: Running
 
@@ -180,6 +182,7 @@ def side_by_side(rows: list[tuple[Any, ...]], keys: slice) -> dict[tuple[Any, ..
 
 
 def tonnes(sums: dict) -> tuple[float, ...]:
+    """Tonnes in, in after deduction, out, out after deduction, of side_by_side's sums."""
     return (sums["in"][0] / 1000, sums["in"][1] / 1000, sums["out"][0] / 1000,
             sums["out"][1] / 1000)
 
