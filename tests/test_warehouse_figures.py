@@ -167,18 +167,29 @@ def period_value(period: str, text: str) -> Any:
     return dt.date.fromisoformat(text) if period == "day" else text
 
 
-def side_by_side(rows: list[tuple[Any, ...]], keys: slice) -> dict[tuple[Any, ...], dict]:
-    """The rows of by_direction("day") summed by the columns `keys` picks: per direction
-    its tonnes and tonnes after deduction, and the plants that weighed."""
-    out: dict[tuple[Any, ...], dict] = {}
-    for row in rows:
-        plant, _, direction, _, net, _, after, _, _ = row
-        sums = out.setdefault(row[keys], {"plants": set(), "in": [0.0, 0.0],
-                                          "out": [0.0, 0.0]})
-        sums["plants"].add(plant)
+def side_by_side(rows: list[tuple[Any, ...]]) -> dict[tuple[Any, ...], dict[str, list]]:
+    """The rows of by_direction("day") by plant and day: per direction its kilograms, net
+    and after deduction."""
+    out: dict[tuple[Any, ...], dict[str, list]] = {}
+    for plant, day, direction, _, net, _, after, _, _ in rows:
+        sums = out.setdefault((plant, day), {"in": [0.0, 0.0], "out": [0.0, 0.0]})
         sums[direction][0] += net
         sums[direction][1] += after
     return out
+
+
+def company(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """The rows of by_direction("day") summed over the plants, by day and direction: the
+    plants, the tickets, tonnes net and after deduction."""
+    sums: dict[tuple[Any, ...], list] = {}
+    for plant, day, direction, tickets, net, _, after, _, _ in rows:
+        found = sums.setdefault((day, direction), [set(), 0, 0.0, 0.0])
+        found[0].add(plant)
+        found[1] += tickets
+        found[2] += net
+        found[3] += after
+    return [key + (len(s[0]), s[1], s[2] / 1000, s[3] / 1000)
+            for key, s in sorted(sums.items())]
 
 
 def tonnes(sums: dict) -> tuple[float, ...]:
@@ -190,14 +201,13 @@ def tonnes(sums: dict) -> tuple[float, ...]:
 def expected(plants: list[Plant]) -> dict[str, list[tuple[Any, ...]]]:
     """What each query of figures.sql must give, from the plants' summaries."""
     days = by_direction(plants, "day")
-    per_plant = side_by_side(days, slice(0, 2))
-    per_day = side_by_side(days, slice(1, 2))
+    per_plant = side_by_side(days)
     return {
         "tonnes_by_plant_day_direction": days,
         "tonnes_in_out_by_plant_day": [key + tonnes(s) for key, s in sorted(per_plant.items())],
-        "tonnes_by_day": [key + (len(s["plants"]),) + tonnes(s)
-                          for key, s in sorted(per_day.items())],
-        "tonnes_by_plant_month_direction": by_direction(plants, "month"),
+        "tonnes_by_day": company(days),
+        "tonnes_by_plant_month_direction": [row[:4] + row[7:]
+                                            for row in by_direction(plants, "month")],
     }
 
 

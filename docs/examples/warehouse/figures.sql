@@ -69,28 +69,19 @@ GROUP BY plant, day
 ORDER BY plant, day;
 
 -- name: tonnes_by_day
--- The whole company per day of exit weighing: how many plants weighed, tonnes in and out, net and after deduction.
-SELECT day,
-       COUNT(DISTINCT plant) AS plants,
-       SUM(CASE WHEN direction = 'in' THEN net_kg ELSE 0 END) / 1000 AS tonnes_in,
-       SUM(CASE WHEN direction = 'in' THEN net_kg - deduction_kg ELSE 0 END) / 1000
-           AS tonnes_in_after_deduction,
-       SUM(CASE WHEN direction = 'out' THEN net_kg ELSE 0 END) / 1000 AS tonnes_out,
-       SUM(CASE WHEN direction = 'out' THEN net_kg - deduction_kg ELSE 0 END) / 1000
-           AS tonnes_out_after_deduction
+-- The whole company per day of exit weighing and direction: plants that weighed, tickets, tonnes net and after deduction.
+SELECT day, direction, COUNT(DISTINCT plant) AS plants, COUNT(*) AS tickets,
+       SUM(net_kg) / 1000 AS net_tonnes,
+       SUM(net_kg - deduction_kg) / 1000 AS net_after_deduction_tonnes
 FROM weighed_tickets
-GROUP BY day
-ORDER BY day;
+GROUP BY day, direction
+ORDER BY day, direction;
 
 -- name: tonnes_by_plant_month_direction
--- Per plant, month of exit weighing (YYYY-MM) and direction: tickets, kg and tonnes, net and after deduction.
-SELECT plant, month, direction,
-       COUNT(*) AS tickets,
-       SUM(net_kg) AS net_kg,
-       SUM(deduction_kg) AS deduction_kg,
-       SUM(net_kg) - SUM(deduction_kg) AS net_after_deduction_kg,
+-- Per plant, month of exit weighing (YYYY-MM) and direction: tickets, and tonnes net and after deduction.
+SELECT plant, month, direction, COUNT(*) AS tickets,
        SUM(net_kg) / 1000 AS net_tonnes,
-       (SUM(net_kg) - SUM(deduction_kg)) / 1000 AS net_after_deduction_tonnes
+       SUM(net_kg - deduction_kg) / 1000 AS net_after_deduction_tonnes
 FROM weighed_tickets
 GROUP BY plant, month, direction
 ORDER BY plant, month, direction;
