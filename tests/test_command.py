@@ -19,7 +19,7 @@ from tests.helpers import records, sample_row
 from tests.servers import JEMBATAN, environment, free_port, jembatan_serve, running
 
 ROWS = 30
-COMMANDS = sorted(main.commands)  # serve, check-sql, draft-mapping, demo-db, mcp
+COMMANDS = sorted(main.commands)  # serve, check-sql, draft-mapping, demo-db, mcp, warehouse
 
 
 def run(work: Path, *args: str, env: dict[str, str] | None = None,
@@ -29,12 +29,16 @@ def run(work: Path, *args: str, env: dict[str, str] | None = None,
                           text=True, timeout=120, env=environment(work, env or {}))
 
 
-def test_the_commands_are_the_five_a_plant_types() -> None:
-    assert COMMANDS == ["check-sql", "demo-db", "draft-mapping", "mcp", "serve"]
+def test_the_commands_are_the_six_a_plant_types() -> None:
+    # warehouse is head office's (docs/warehouse.md), with its own load and demo.
+    assert COMMANDS == ["check-sql", "demo-db", "draft-mapping", "mcp", "serve", "warehouse"]
 
 
-@pytest.mark.parametrize("command", [[], *([c] for c in COMMANDS)],
-                         ids=["jembatan", *COMMANDS])
+WAREHOUSE = [["warehouse", "load"], ["warehouse", "demo"]]
+
+
+@pytest.mark.parametrize("command", [[], *([c] for c in COMMANDS), *WAREHOUSE],
+                         ids=["jembatan", *COMMANDS, "warehouse-load", "warehouse-demo"])
 def test_help_answers_before_any_database_or_settings_exist(tmp_path: Path,
                                                             command: list[str]) -> None:
     # A settings file that names a database nobody has made, and a directory with nothing.

@@ -19,6 +19,7 @@ from typing import Any
 
 import click
 
+from ..ops.config_option import config_option
 from . import serving
 
 SKIPPED = 3  # the exit status of a run that could not read some plant (the others loaded)
@@ -48,11 +49,13 @@ def pipeline_options(command: click.Command) -> click.Command:
 
 
 @click.group("warehouse")
+@config_option
 def warehouse() -> None:
     """Load every plant's records into the company's warehouse (dlt)."""
 
 
 @warehouse.command("load")
+@config_option
 @click.option("--plants", "plants_file", required=True,
               type=click.Path(dir_okay=False, path_type=Path),
               help="The plants file: each plant's name, URL and key (docs/warehouse.md).")
@@ -71,6 +74,7 @@ def load(plants_file: Path, **run: Any) -> None:
 
 
 @warehouse.command("demo")
+@config_option
 @click.option("--plant", "plant_name", default="demo", show_default=True,
               help="The plant's name in the warehouse.")
 @pipeline_options
