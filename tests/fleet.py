@@ -1,0 +1,462 @@
+"""A fleet of plants for the warehouse (docs/warehouse.md): each plant a real `jembatan serve`
+over its own database (a demo database of its own size on SQLite, or loaded into a database
+of its own on the T-SQL server), its own `[site] timezone` and its own weighbridge PCs
+(bench/feed_soak.py's writer, whose clocks run behind and ahead); the pipeline
+(`jembatan warehouse load`) run as a separate process, as a scheduler runs it, killed when
+asked; and the verdict: the warehouse (DuckDB) against the union of the plants' tables read
+with plain SQL. tests/test_warehouse_fleet.py runs it; bench/fleet.py runs it larger."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from app.commands.demo import build_demo_database
+from app.model import tables
+from bench.feed_soak import AHEAD, Target, target_args
+from tests import mssql
+from tests.servers import JEMBATAN, Running, free_port, running
+
+ROOT = Path(__file__).resolve().parent.parent
+WRITER = ROOT / "bench" / "feed_soak.py"
+# What each plant serves and the pipeline copies: the three master collections (read whole
+# each run) and the four dated ones (read through /<c>/changes).
+COLLECTIONS = ("customers", "products", "transporters", "transactions", "vehicles",
+               "bricon2", "biao1")
+KEYS = {"bricon2": ("no_produksi", "no_produksi_")}  # the rest: ("id",)
+# The date each dated collection's feed follows by default (docs/api.md §5.11): a record whose
+# date is NULL is in no feed, so not in the warehouse either.
+STAMP_DATE = {"transactions": "tgl_update", "vehicles": "tgl_create", "bricon2": "tanggal",
+              "biao1": "tanggal"}
+# The names the pipeline puts beside codes: collection -> (code field, name field, master
+# collection, the master's code field, its name field).
+NAMES = {"transactions": (("productcode", "productname", "products", "ProductCode",
+                           "ProductName"),
+                          ("custcode", "custname", "customers", "CustCode", "CustName"),
+                          ("transcode", "transname", "transporters", "TransCode", "TransName")),
+         "vehicles": (("TransCode", "TransName", "transporters", "TransCode", "TransName"),)}
+SETTLE, LOOKBACK = 1, 15  # the plants' feed windows, seconds
+DATASET = "jembatan"
+
+
+@dataclass(frozen=True)
+class PlantSpec:
+    """A plant as the fleet sets it up."""
+
+    name: str
+    rows: int  # transactions in its demo database
+    zone: str  # its [site] timezone, and its PCs' TZ; "": the database server's own clock
+    scale: float  # its PCs' clock errors and holds (bench/feed_soak.py --scale)
+    engine: str = "sqlite"  # or "mssql": a database of its own on the T-SQL server
+
+
+def key_of(collection: str) -> tuple[str, ...]:
+    """The fields that identify a record of `collection` in the warehouse, after `plant`."""
+    return KEYS.get(collection, ("id",))
+
+
+class Plant:
+    """One plant: its database, its service (stopped and started again on the same port)
+    and its writer."""
+
+    def __init__(self, spec: PlantSpec, work: Path, target: Target, read: dict[str, str]):
+        self.spec, self.work, self.target, self.read = spec, work, target, read
+        self.port = free_port()
+        self.key = f"fleet-key-{spec.name}-0123456789"
+        self.first_id = max_id(target)
+        self.server: Running | None = None
+        self._serving: contextlib.AbstractContextManager[Running] | None = None
+        self.writer: subprocess.Popen[str] | None = None
+        self.written: dict[str, Any] = {}
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def config(self) -> Path:
+        """The service's settings: small feed windows, a bookmark secret of its own (kept
+        across restarts), the plant's zone, the collections of the fleet."""
+        path = self.work / "jembatan.toml"
+        zone = f'[site]\ntimezone = "{self.spec.zone}"\n' if self.spec.zone else ""
+        database = ('[database]\nconnect_timeout = 2\nprove_on_first_read = false\n'
+                    if self.spec.engine == "mssql" else "")
+        path.write_text(f"[feed]\nsettle_seconds = {SETTLE}\nlookback_seconds = {LOOKBACK}\n"
+                        f'bookmark_secrets = ["fleet-secret-{self.spec.name}-0123456789"]\n'
+                        f"{zone}{database}[collections]\nserve = {json.dumps(COLLECTIONS)}\n")
+        return path
+
+    def start(self) -> None:
+        """`jembatan serve` (gunicorn, one worker) on the plant's port, answering."""
+        env = {"JEMBATAN_CONFIG": str(self.config()), "JEMBATAN_API_KEYS": self.key,
+               **self.read}
+        command = [str(JEMBATAN), "serve", "--bind", f"127.0.0.1:{self.port}",
+                   "--workers", "1", "--threads", "2"]
+        self._serving = running(self.work, env, command, self.port, cwd=self.work)
+        self.server = self._serving.__enter__()
+
+    def stop(self) -> None:
+        """Stop the service (SIGTERM); the database and the writer go on."""
+        if self._serving is not None:
+            self._serving.__exit__(None, None, None)
+            self._serving = self.server = None
+
+    def write(self, seconds: float, seed: int) -> None:
+        """Start the plant's PCs for `seconds`, in the plant's zone (SQLite's localtime)."""
+        args = ["--seconds", str(seconds), "--scale", str(self.spec.scale), "--seed", str(seed),
+                "--copied", str(SETTLE + AHEAD * self.spec.scale + 2),
+                "--first-id", str(self.first_id), *target_args(self.target)]
+        env = os.environ | ({"TZ": self.spec.zone} if self.spec.zone else {})
+        self.writer = subprocess.Popen([sys.executable, str(WRITER), "write", *args], env=env,
+                                       stdout=subprocess.PIPE, text=True, cwd=ROOT)
+
+    def written_report(self) -> dict[str, Any]:
+        """Wait for the writer; what its PCs did."""
+        assert self.writer is not None
+        out = self.writer.communicate(timeout=120)[0]
+        assert self.writer.returncode == 0, f"{self.spec.name}: the writer failed"
+        self.written = json.loads(out)
+        return self.written
+
+
+def max_id(target: Target) -> int:
+    """The largest ticket id the plant's transactions hold."""
+    with contextlib.closing(target.connect()) as con:
+        return int(con.execute('SELECT MAX("id") FROM "transactions"').fetchone()[0] or 0)
+
+
+def sqlite_plant(spec: PlantSpec, work: Path) -> Plant:
+    """A plant on a demo database of its own size (SQLite, WAL: the writers never block the
+    service)."""
+    path = work / f"{spec.name}.sqlite3"
+    build_demo_database(path, rows=spec.rows, seed=spec.rows)
+    with contextlib.closing(sqlite3.connect(path)) as con:
+        con.execute("PRAGMA journal_mode=WAL")
+    return Plant(spec, work, Target(sqlite=str(path)), {"JEMBATAN_SQLITE": str(path)})
+
+
+def mssql_plant(spec: PlantSpec, work: Path, odbc: str) -> Plant:
+    """A plant on a database of its own on the T-SQL server: a demo database's rows of the
+    fleet's collections, loaded there."""
+    scratch = work / "demo.sqlite3"
+    build_demo_database(scratch, rows=spec.rows, seed=spec.rows)
+    with contextlib.closing(sqlite3.connect(scratch)) as con:
+        con.row_factory = sqlite3.Row
+        rows = {t: [dict(r) for r in con.execute(f'SELECT * FROM "{t}"')] for t in COLLECTIONS}
+    scratch.unlink()
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    database = mssql.create_database(odbc, f"fleet_{spec.name}_{worker}")
+    server = mssql.Server(database)
+    server.load(rows)
+    server.close()
+    return Plant(spec, work, Target(odbc=database, dialect="mssql"),
+                 {"JEMBATAN_ODBC": database})
+
+
+def plants_file(plants: Sequence[Plant], path: Path, page_size: int) -> Path:
+    """The pipeline's plants file (TOML) naming every plant, its URL and key."""
+    lines = [f"page_size = {page_size}", "pause_seconds = 0", "timeout = 30",
+             f"collections = {json.dumps(COLLECTIONS)}"]
+    for plant in plants:
+        lines += [f"[plants.{plant.spec.name}]", f'url = "{plant.url}"',
+                  f'key = "{plant.key}"']
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+# -- the pipeline, run as a scheduler runs it -------------------------------------------------
+
+
+@dataclass
+class Run:
+    """One run of `jembatan warehouse load`."""
+
+    code: int  # its exit status; -9 when killed
+    seconds: float
+    peak_kib: int  # its peak resident memory (and its children's), from wait4
+    out: str
+    killed: bool
+    phase: str = ""  # what the scenario was doing: first, plant down, writing, final
+
+    def polls(self) -> int:
+        """The polls its lines count (each plant and collection: records, polls)."""
+        return sum(int(n) for n in re.findall(r"(\d+) polls?\b", self.out))
+
+    def records(self, collections: Sequence[str]) -> int:
+        """The records its lines count for these collections."""
+        names = "|".join(collections)
+        return sum(int(n) for n in re.findall(rf"\b(?:{names})\b\W+(\d+) records?\b",
+                                              self.out))
+
+
+@dataclass
+class Pipeline:
+    """`jembatan warehouse load` into one DuckDB file, with its own pipelines directory."""
+
+    plants: Path
+    work: Path
+    command: Sequence[str] = ()  # instead of the installed command (a stand-in)
+    runs: list[Run] = field(default_factory=list)
+
+    @property
+    def duckdb(self) -> Path:
+        return self.work / "warehouse.duckdb"
+
+    @property
+    def pipelines_dir(self) -> Path:
+        return self.work / "pipelines"
+
+    def argv(self) -> list[str]:
+        return [*(self.command or [str(JEMBATAN)]), "warehouse", "load", "--plants",
+                str(self.plants), "--destination", "duckdb", "--duckdb-file", str(self.duckdb),
+                "--dataset", DATASET, "--pipelines-dir", str(self.pipelines_dir)]
+
+    def run(self, kill: Callable[[Path, float], bool] = lambda d, s: False,
+            timeout: float = 300) -> Run:
+        """One run; SIGKILLed as soon as `kill(pipelines_dir, seconds since start)` holds."""
+        log = self.work / f"run-{len(self.runs)}.log"
+        started = time.monotonic()
+        with open(log, "w") as out:
+            process = subprocess.Popen(self.argv(), stdout=out, stderr=subprocess.STDOUT,
+                                       cwd=self.work, env=os.environ | {"PYTHONUNBUFFERED": "1"})
+        killed = False
+        while True:
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            if pid:
+                break
+            elapsed = time.monotonic() - started
+            if not killed and (kill(self.pipelines_dir, elapsed) or elapsed > timeout):
+                os.kill(process.pid, signal.SIGKILL)
+                killed = True
+            time.sleep(0.02)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        done = Run(process.returncode, time.monotonic() - started, usage.ru_maxrss,
+                   log.read_text(errors="replace"), killed)
+        self.runs.append(done)
+        return done
+
+
+def loading(pipelines_dir: Path, elapsed: float) -> bool:
+    """Whether a load package is in flight: normalized, not yet loaded whole."""
+    return any(p.is_dir() for p in pipelines_dir.glob("*/load/normalized/*"))
+
+
+# -- the verdict ------------------------------------------------------------------------------
+
+
+def normal(value: Any, sql_type: str, name: str) -> Any:
+    """A value as the comparison holds it, read from a plant's table or from the warehouse:
+    dates and times as ISO text, numbers as floats, `cancelled` as a boolean (a NULL is
+    false, as the API sends it)."""
+    kind = sql_type.split("(")[0].upper()
+    if name == "cancelled":
+        return bool(value)
+    if value is None:
+        return None
+    if kind == "DATE":
+        return (value.date() if isinstance(value, dt.datetime) else
+                dt.date.fromisoformat(str(value)[:10]) if isinstance(value, str)
+                else value).isoformat()
+    if kind == "TIME":
+        return (dt.time.fromisoformat(value) if isinstance(value, str) else value).isoformat()
+    if isinstance(value, int | float | Decimal) and not isinstance(value, bool):
+        return float(value)
+    return value
+
+
+Records = dict[tuple[Any, ...], dict[str, Any]]  # (plant, *key) -> {field: value}
+
+
+def plant_records(plant: Plant, collection: str) -> Records:
+    """What the warehouse must hold of `collection` from this plant, read with plain SQL."""
+    columns = tables.column_types("sqlite")[collection]
+    where = f' WHERE "{STAMP_DATE[collection]}" IS NOT NULL' if collection in STAMP_DATE else ""
+    quoted = ", ".join(f'"{c}"' for c in columns)
+    with contextlib.closing(plant.target.connect()) as con:
+        rows = con.execute(f'SELECT {quoted} FROM "{collection}"{where}').fetchall()
+    out: Records = {}
+    for row in rows:
+        record = {c: normal(v, t, c) for (c, t), v in zip(columns.items(), row, strict=True)}
+        out[(plant.spec.name, *(record[k] for k in key_of(collection)))] = record
+    return out
+
+
+def with_names(collection: str, records: Records, masters: dict[str, Records]) -> None:
+    """Put the names beside the codes, as the plant's master records of that plant say."""
+    for code, name, master, master_code, master_name in NAMES.get(collection, ()):
+        named = {(k[0], r[master_code]): r[master_name] for k, r in masters[master].items()}
+        for key, record in records.items():
+            record[name] = named.get((key[0], record[code]))
+
+
+def truth(plants: Sequence[Plant]) -> dict[str, Records]:
+    """The union of the plants' tables: every collection's records by (plant, *key)."""
+    out: dict[str, Records] = {c: {} for c in COLLECTIONS}
+    for plant in plants:
+        for collection in COLLECTIONS:
+            out[collection].update(plant_records(plant, collection))
+    for collection in NAMES:
+        with_names(collection, out[collection], out)
+    return out
+
+
+def warehouse_columns(con: Any) -> dict[str, dict[str, str]]:
+    """The warehouse's `fields` table: collection -> {API field: warehouse column}."""
+    rows = con.execute(f'SELECT DISTINCT "collection", "field", "column" '
+                       f'FROM "{DATASET}"."fields"').fetchall()
+    out: dict[str, dict[str, str]] = {}
+    for collection, name, column in rows:
+        out.setdefault(collection, {})[name] = column
+    return out
+
+
+@dataclass
+class Verdict:
+    """The warehouse against the plants' tables, collection by collection."""
+
+    records: int = 0  # in the plants' tables
+    missing: list[str] = field(default_factory=list)  # (collection, plant, key) not there
+    extra: list[str] = field(default_factory=list)  # there, but in no plant's table
+    twice: list[str] = field(default_factory=list)  # (plant, key) more than once
+    differ: list[str] = field(default_factory=list)  # a field's value not the last one
+    cancelled: int = 0  # cancelled tickets in the plants' tables, each found cancelled
+
+    @property
+    def ok(self) -> bool:
+        return not (self.missing or self.extra or self.twice or self.differ)
+
+    def text(self) -> str:
+        def some(items: list[str]) -> str:
+            return "".join(f"\n  {i}" for i in items[:20]) + (
+                f"\n  … {len(items) - 20} more" if len(items) > 20 else "")
+
+        return (f"{self.records} records ({self.cancelled} cancelled tickets): "
+                f"missing {len(self.missing)}{some(self.missing)}\n"
+                f"extra {len(self.extra)}{some(self.extra)}\n"
+                f"twice {len(self.twice)}{some(self.twice)}\n"
+                f"differ {len(self.differ)}{some(self.differ)}")
+
+
+def compare(plants: Sequence[Plant], duckdb_file: Path) -> Verdict:
+    """Every record of every plant in the warehouse once, under its plant's name, with
+    every field's last value, the names beside its codes among them."""
+    import duckdb
+
+    expected = truth(plants)
+    verdict = Verdict()
+    with contextlib.closing(duckdb.connect(str(duckdb_file), read_only=True)) as con:
+        columns = warehouse_columns(con)
+        for collection, records in expected.items():
+            verdict.records += len(records)
+            compare_collection(con, collection, records, columns.get(collection, {}), verdict)
+    verdict.cancelled = sum(1 for r in expected["transactions"].values() if r["cancelled"])
+    return verdict
+
+
+def compare_collection(con: Any, collection: str, expected: Records, columns: dict[str, str],
+                       verdict: Verdict) -> None:
+    """One collection's table in the warehouse against the plants' records of it."""
+    fields = list(next(iter(expected.values()), {}))
+    unmapped = [f for f in fields if f not in columns]
+    if unmapped:
+        verdict.differ.append(f"{collection}: the fields table has no column for {unmapped}")
+        return
+    types = tables.column_types("sqlite")[collection]
+    selected = ", ".join(f'"{c}"' for c in ["plant", *(columns[f] for f in fields)])
+    rows = con.execute(f'SELECT {selected} FROM "{DATASET}"."{collection}"').fetchall()
+    found: Records = {}
+    for row in rows:
+        record = {f: normal(v, types.get(f, ""), f) for f, v in zip(fields, row[1:], strict=True)}
+        ident = (row[0], *(record[k] for k in key_of(collection)))
+        if ident in found:
+            verdict.twice.append(f"{collection} {ident}")
+        found[ident] = record
+    for ident in expected.keys() - found.keys():
+        verdict.missing.append(f"{collection} {ident}")
+    for ident in found.keys() - expected.keys():
+        verdict.extra.append(f"{collection} {ident}")
+    for ident in expected.keys() & found.keys():
+        for name, value in expected[ident].items():
+            if found[ident][name] != value:
+                verdict.differ.append(f"{collection} {ident} {name}: the plant has {value!r}, "
+                                      f"the warehouse {found[ident][name]!r}")
+
+
+@contextlib.contextmanager
+def serving(plants: Sequence[Plant]) -> Iterator[Sequence[Plant]]:
+    """Every plant's service started; all stopped at the end, and every writer ended."""
+    try:
+        for plant in plants:
+            plant.start()
+        yield plants
+    finally:
+        for plant in plants:
+            if plant.writer is not None and plant.writer.poll() is None:
+                plant.writer.kill()
+                plant.writer.wait()
+            plant.stop()
+
+
+@dataclass
+class Figures:
+    """What a fleet run did and cost."""
+
+    plants: int
+    records: int
+    seconds: float
+    runs: list[Run]
+    written: dict[str, dict[str, Any]]
+
+    @property
+    def peak_kib(self) -> int:
+        return max(r.peak_kib for r in self.runs)
+
+    def text(self) -> str:
+        runs = ", ".join(f"{r.phase}:{'killed' if r.killed else r.code}/{r.seconds:.1f}s"
+                         for r in self.runs)
+        return (f"{self.plants} plants, {self.records} records in the warehouse, "
+                f"{self.seconds:.0f} s wall time, {len(self.runs)} pipeline runs "
+                f"({sum(r.polls() for r in self.runs)} polls), pipeline peak RSS "
+                f"{self.peak_kib / 1024:.0f} MiB\nruns: {runs}\nwriters: "
+                + json.dumps(self.written))
+
+
+def scenario(plants: Sequence[Plant], pipeline: Pipeline, down: Plant, seconds: float,
+             seed: int = 43) -> None:
+    """The writers write for `seconds` while the pipeline runs in a loop: the first run
+    SIGKILLed once a load package is in flight (again until one was), a run with `down`
+    stopped, runs until the writers end; then, past the windows, runs until one finds
+    nothing new."""
+    writing_until = time.monotonic() + seconds
+    for i, plant in enumerate(plants):
+        plant.write(seconds, seed + i)
+    for _ in range(3):
+        if pipeline.run(kill=loading).killed:
+            break
+    for run in pipeline.runs:
+        run.phase = "first"
+    down.stop()
+    pipeline.run().phase = "down"
+    down.start()
+    while time.monotonic() < writing_until:
+        pipeline.run().phase = "writing"
+    for plant in plants:
+        plant.written_report()
+    time.sleep(SETTLE + AHEAD * max(p.spec.scale for p in plants) + 1)
+    for _ in range(6):
+        run = pipeline.run()
+        run.phase = "final"
+        if run.code == 0 and not run.records(STAMP_DATE):
+            break
