@@ -249,8 +249,11 @@ class Pipeline:
 
 
 def loading(pipelines_dir: Path, elapsed: float) -> bool:
-    """Whether a load package is in flight: normalized, not yet loaded whole."""
-    return any(p.is_dir() for p in pipelines_dir.glob("*/load/normalized/*"))
+    """Whether a load package is being loaded: normalized, some of its jobs started or
+    done, not yet loaded whole."""
+    package = "*/load/normalized/*"
+    return any(pipelines_dir.glob(f"{package}/started_jobs/*")) or any(
+        pipelines_dir.glob(f"{package}/completed_jobs/*"))
 
 
 # -- the verdict ------------------------------------------------------------------------------
@@ -395,11 +398,17 @@ def compare_collection(con: Any, collection: str, expected: Records, columns: di
 
 
 @contextlib.contextmanager
-def serving(plants: Sequence[Plant]) -> Iterator[Sequence[Plant]]:
-    """Every plant's service started; all stopped at the end, and every writer ended."""
+def serving(specs: Sequence[PlantSpec], work: Path, odbc: str | None
+            ) -> Iterator[list[Plant]]:
+    """The plants built (those on the T-SQL server on `odbc`'s) and served; at the end every
+    writer ended, every service stopped, the T-SQL plants' databases dropped."""
+    plants: list[Plant] = []
     try:
-        for plant in plants:
-            plant.start()
+        for spec in specs:
+            (work / spec.name).mkdir()
+            plants.append(mssql_plant(spec, work / spec.name, odbc) if spec.engine == "mssql"
+                          and odbc else sqlite_plant(spec, work / spec.name))
+            plants[-1].start()
         yield plants
     finally:
         for plant in plants:
@@ -407,6 +416,8 @@ def serving(plants: Sequence[Plant]) -> Iterator[Sequence[Plant]]:
                 plant.writer.kill()
                 plant.writer.wait()
             plant.stop()
+            if plant.spec.engine == "mssql" and odbc:
+                mssql.drop_database(odbc, mssql.parts(plant.target.odbc)["database"])
 
 
 @dataclass
@@ -460,3 +471,16 @@ def scenario(plants: Sequence[Plant], pipeline: Pipeline, down: Plant, seconds: 
         run.phase = "final"
         if run.code == 0 and not run.records(STAMP_DATE):
             break
+
+
+def run(plants: Sequence[Plant], work: Path, seconds: float, down: Plant,
+        page_size: int = 1000, command: Sequence[str] = ()
+        ) -> tuple[Pipeline, Figures, Verdict]:
+    """The scenario over these plants, then the verdict and the figures."""
+    started = time.monotonic()
+    pipeline = Pipeline(plants_file(plants, work / "plants.toml", page_size), work, command)
+    scenario(plants, pipeline, down, seconds)
+    verdict = compare(plants, pipeline.duckdb)
+    figures = Figures(len(plants), verdict.records, time.monotonic() - started, pipeline.runs,
+                      {p.spec.name: p.written for p in plants})
+    return pipeline, figures, verdict

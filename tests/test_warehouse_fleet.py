@@ -17,27 +17,13 @@ import contextlib
 import os
 import shutil
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests import mssql
-from tests.fleet import (
-    DATASET,
-    STAMP_DATE,
-    Figures,
-    Pipeline,
-    Plant,
-    PlantSpec,
-    compare,
-    mssql_plant,
-    plants_file,
-    scenario,
-    serving,
-    sqlite_plant,
-)
+from tests import fleet, mssql
+from tests.fleet import DATASET, STAMP_DATE, Pipeline, Plant, PlantSpec, compare, serving
 
 SPECS = (PlantSpec("north_mill", 300, "Asia/Jakarta", 0.1),
          PlantSpec("south_mill", 600, "Asia/Makassar", 0.05),
@@ -56,24 +42,11 @@ DOWN = "east_quarry"  # the plant stopped for a run
 
 
 @pytest.fixture
-def fleet(tmp_path: Path) -> Iterator[list[Plant]]:
+def plants(tmp_path: Path) -> Iterator[list[Plant]]:
     """The plants, served; the T-SQL ones only where JEMBATAN_TEST_MSSQL names a server."""
     odbc = mssql.connection_string()
-    specs = SPECS + (TSQL_SPECS if odbc else ())
-    plants = []
-    try:
-        for spec in specs:
-            work = tmp_path / spec.name
-            work.mkdir()
-            plants.append(mssql_plant(spec, work, odbc) if spec.engine == "mssql" and odbc
-                          else sqlite_plant(spec, work))
-        with serving(plants):
-            yield plants
-    finally:
-        for plant in plants:
-            if plant.spec.engine == "mssql":
-                assert odbc
-                mssql.drop_database(odbc, mssql.parts(plant.target.odbc)["database"])
+    with serving(SPECS + (TSQL_SPECS if odbc else ()), tmp_path, odbc) as plants:
+        yield plants
 
 
 def pipeline_command() -> tuple[str, ...]:
@@ -81,16 +54,11 @@ def pipeline_command() -> tuple[str, ...]:
     return (sys.executable, stand_in) if stand_in else ()
 
 
-def test_the_warehouse_holds_every_record_of_every_plant_once(fleet: list[Plant],
+def test_the_warehouse_holds_every_record_of_every_plant_once(plants: list[Plant],
                                                                tmp_path: Path) -> None:
-    started = time.monotonic()
-    pipeline = Pipeline(plants_file(fleet, tmp_path / "plants.toml", page_size=1000),
-                        tmp_path, pipeline_command())
-    down = next(p for p in fleet if p.spec.name == DOWN)
-    scenario(fleet, pipeline, down, WRITE_SECONDS)
-    verdict = compare(fleet, pipeline.duckdb)
-    figures = Figures(len(fleet), verdict.records, time.monotonic() - started, pipeline.runs,
-                      {p.spec.name: p.written for p in fleet})
+    down = next(p for p in plants if p.spec.name == DOWN)
+    pipeline, figures, verdict = fleet.run(plants, tmp_path, WRITE_SECONDS, down,
+                                           command=pipeline_command())
     print(figures.text())
     print(verdict.text())
     runs = pipeline.runs
@@ -101,16 +69,16 @@ def test_the_warehouse_holds_every_record_of_every_plant_once(fleet: list[Plant]
     for run in runs:
         assert run.killed or run.phase == "down" or run.code == 0, run.out
     assert runs[-1].phase == "final" and not runs[-1].records(STAMP_DATE), runs[-1].out
-    for plant in fleet:  # every plant's PCs inserted, weighed out and cancelled
+    for plant in plants:  # every plant's PCs inserted, weighed out and cancelled
         assert all(pc["inserted"] and pc["exited"] for pc in plant.written.values())
         assert sum(pc["cancelled"] for pc in plant.written.values()) > 0, plant.spec.name
     assert verdict.cancelled > 0
     assert verdict.ok, verdict.text()
-    assert_the_verdict_catches_a_loss_a_duplicate_and_a_stale_value(fleet, pipeline, tmp_path)
+    assert_the_verdict_catches_a_loss_a_duplicate_and_a_stale_value(plants, pipeline, tmp_path)
 
 
 def assert_the_verdict_catches_a_loss_a_duplicate_and_a_stale_value(
-        fleet: list[Plant], pipeline: Pipeline, tmp_path: Path) -> None:
+        plants: list[Plant], pipeline: Pipeline, tmp_path: Path) -> None:
     """The comparison can fail: a copy of the warehouse with one record gone, one twice and
     one ticket's cancellation undone is told apart, each as what it is."""
     import duckdb
@@ -129,7 +97,7 @@ def assert_the_verdict_catches_a_loss_a_duplicate_and_a_stale_value(
                              f"LIMIT 1").fetchone()
         con.execute(f"UPDATE {table} SET cancelled = false WHERE plant = ? AND id = ?",
                     list(voided))
-    verdict = compare(fleet, spoiled)
+    verdict = compare(plants, spoiled)
     assert verdict.missing == [f"transactions {(gone[0], gone[1])}"]
     assert verdict.twice == [f"transactions {(twice[0], twice[1])}"]
     assert verdict.differ == [f"transactions {(voided[0], voided[1])} cancelled: the plant has "
