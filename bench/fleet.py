@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     with tempfile.TemporaryDirectory() as work, \
             fleet.serving(specs(args.plants, args.smallest, args.largest, bool(args.mssql)),
-                          Path(work), args.mssql) as plants:
+                          Path(work), fleet.Servers(args.mssql)) as plants:
         _, figures, verdict = fleet.run(plants, Path(work), args.seconds, plants[len(plants) // 2],
                                         args.page_size)
         print(figures.text())

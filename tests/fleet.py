@@ -28,6 +28,7 @@ from app.commands.demo import build_demo_database
 from app.model import tables
 from bench.feed_soak import AHEAD, Target, target_args
 from tests import mssql
+from tests.postgres import OWNER, Cluster
 from tests.servers import JEMBATAN, Running, free_port, running
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -60,7 +61,8 @@ class PlantSpec:
     rows: int  # transactions in its demo database
     zone: str  # its [site] timezone, and its PCs' TZ; "": the database server's own clock
     scale: float  # its PCs' clock errors and holds (bench/feed_soak.py --scale)
-    engine: str = "sqlite"  # or "mssql": a database of its own on the T-SQL server
+    engine: str = "sqlite"  # "mssql": a database of its own on the T-SQL server;
+    # "postgresql": a schema of its own in a PostgreSQL cluster
 
 
 def key_of(collection: str) -> tuple[str, ...]:
@@ -92,7 +94,7 @@ class Plant:
         path = self.work / "jembatan.toml"
         zone = f'[site]\ntimezone = "{self.spec.zone}"\n' if self.spec.zone else ""
         database = ('[database]\nconnect_timeout = 2\nprove_on_first_read = false\n'
-                    if self.spec.engine == "mssql" else "")
+                    if self.spec.engine != "sqlite" else "")
         path.write_text(f"[feed]\nsettle_seconds = {SETTLE}\nlookback_seconds = {LOOKBACK}\n"
                         f'bookmark_secrets = ["fleet-secret-{self.spec.name}-0123456789"]\n'
                         f"{zone}{database}[collections]\nserve = {json.dumps(COLLECTIONS)}\n")
@@ -147,22 +149,36 @@ def sqlite_plant(spec: PlantSpec, work: Path) -> Plant:
     return Plant(spec, work, Target(sqlite=str(path)), {"JEMBATAN_SQLITE": str(path)})
 
 
-def mssql_plant(spec: PlantSpec, work: Path, odbc: str) -> Plant:
-    """A plant on a database of its own on the T-SQL server: a demo database's rows of the
-    fleet's collections, loaded there."""
+def demo_rows(spec: PlantSpec, work: Path) -> dict[str, list[dict[str, Any]]]:
+    """The rows of the fleet's collections in a demo database of the plant's size."""
     scratch = work / "demo.sqlite3"
     build_demo_database(scratch, rows=spec.rows, seed=spec.rows)
     with contextlib.closing(sqlite3.connect(scratch)) as con:
         con.row_factory = sqlite3.Row
         rows = {t: [dict(r) for r in con.execute(f'SELECT * FROM "{t}"')] for t in COLLECTIONS}
     scratch.unlink()
+    return rows
+
+
+def mssql_plant(spec: PlantSpec, work: Path, odbc: str) -> Plant:
+    """A plant on a database of its own on the T-SQL server, holding a demo database's
+    rows."""
     worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
     database = mssql.create_database(odbc, f"fleet_{spec.name}_{worker}")
     server = mssql.Server(database)
-    server.load(rows)
+    server.load(demo_rows(spec, work))
     server.close()
     return Plant(spec, work, Target(odbc=database, dialect="mssql"),
                  {"JEMBATAN_ODBC": database})
+
+
+def postgres_plant(spec: PlantSpec, work: Path, cluster: Cluster) -> Plant:
+    """A plant on a schema of its own in the PostgreSQL cluster (through its ODBC driver),
+    holding a demo database's rows; the service logs in read-only."""
+    schema = cluster.create_schema(demo_rows(spec, work))
+    return Plant(spec, work, Target(odbc=cluster.connection_string(schema=schema, user=OWNER),
+                                    dialect="postgresql"),
+                 {"JEMBATAN_ODBC": cluster.connection_string(schema=schema)})
 
 
 def plants_file(plants: Sequence[Plant], path: Path, page_size: int) -> Path:
@@ -397,17 +413,42 @@ def compare_collection(con: Any, collection: str, expected: Records, columns: di
                                       f"the warehouse {found[ident][name]!r}")
 
 
+@dataclass
+class Servers:
+    """The database servers some plants live on: a T-SQL server's ODBC string, a PostgreSQL
+    cluster."""
+
+    mssql: str | None = None
+    postgres: Cluster | None = None
+
+    def plant(self, spec: PlantSpec, work: Path) -> Plant:
+        """The plant built on its engine."""
+        work.mkdir()
+        if spec.engine == "mssql" and self.mssql:
+            return mssql_plant(spec, work, self.mssql)
+        if spec.engine == "postgresql" and self.postgres:
+            return postgres_plant(spec, work, self.postgres)
+        assert spec.engine == "sqlite", f"{spec.name}: no {spec.engine} server given"
+        return sqlite_plant(spec, work)
+
+    def drop(self, plant: Plant) -> None:
+        """Drop the plant's database or schema on its server."""
+        database = mssql.parts(plant.target.odbc) if plant.target.odbc else {}
+        if plant.spec.engine == "mssql" and self.mssql:
+            mssql.drop_database(self.mssql, database["database"])
+        elif plant.spec.engine == "postgresql" and self.postgres:
+            self.postgres.drop_schema(database["pqopt"].split("search_path=")[1].split("'")[0])
+
+
 @contextlib.contextmanager
-def serving(specs: Sequence[PlantSpec], work: Path, odbc: str | None
+def serving(specs: Sequence[PlantSpec], work: Path, servers: Servers
             ) -> Iterator[list[Plant]]:
-    """The plants built (those on the T-SQL server on `odbc`'s) and served; at the end every
-    writer ended, every service stopped, the T-SQL plants' databases dropped."""
+    """The plants built and served; at the end every writer ended, every service stopped,
+    the databases and schemas on servers dropped."""
     plants: list[Plant] = []
     try:
         for spec in specs:
-            (work / spec.name).mkdir()
-            plants.append(mssql_plant(spec, work / spec.name, odbc) if spec.engine == "mssql"
-                          and odbc else sqlite_plant(spec, work / spec.name))
+            plants.append(servers.plant(spec, work / spec.name))
             plants[-1].start()
         yield plants
     finally:
@@ -416,8 +457,7 @@ def serving(specs: Sequence[PlantSpec], work: Path, odbc: str | None
                 plant.writer.kill()
                 plant.writer.wait()
             plant.stop()
-            if plant.spec.engine == "mssql" and odbc:
-                mssql.drop_database(odbc, mssql.parts(plant.target.odbc)["database"])
+            servers.drop(plant)
 
 
 @dataclass

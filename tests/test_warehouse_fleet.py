@@ -23,7 +23,8 @@ from pathlib import Path
 import pytest
 
 from tests import fleet, mssql
-from tests.fleet import DATASET, STAMP_DATE, Pipeline, Plant, PlantSpec, compare, serving
+from tests.fleet import DATASET, STAMP_DATE, Pipeline, Plant, PlantSpec, Servers, compare, serving
+from tests.postgres import Cluster
 
 SPECS = (PlantSpec("north_mill", 300, "Asia/Jakarta", 0.1),
          PlantSpec("south_mill", 600, "Asia/Makassar", 0.05),
@@ -37,15 +38,17 @@ SPECS = (PlantSpec("north_mill", 300, "Asia/Jakarta", 0.1),
          PlantSpec("city_plant", 20000, "", 0.1))
 TSQL_SPECS = (PlantSpec("tsql_coast", 400, "", 0.1, "mssql"),
               PlantSpec("tsql_inland", 1200, "", 0.05, "mssql"))
+PG_SPEC = PlantSpec("pg_valley", 800, "", 0.08, "postgresql")
 WRITE_SECONDS = 40
 DOWN = "east_quarry"  # the plant stopped for a run
 
 
 @pytest.fixture
-def plants(tmp_path: Path) -> Iterator[list[Plant]]:
+def plants(tmp_path: Path, postgres_cluster: Cluster) -> Iterator[list[Plant]]:
     """The plants, served; the T-SQL ones only where JEMBATAN_TEST_MSSQL names a server."""
     odbc = mssql.connection_string()
-    with serving(SPECS + (TSQL_SPECS if odbc else ()), tmp_path, odbc) as plants:
+    specs = (*SPECS, PG_SPEC, *(TSQL_SPECS if odbc else ()))
+    with serving(specs, tmp_path, Servers(odbc, postgres_cluster)) as plants:
         yield plants
 
 
