@@ -111,7 +111,8 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     for planner in planners.values():
         api.register_blueprint(collection_blueprint(planner, answers, settings.api, keyed,
                                                       settings.feed, unmapped))
-    views = ServiceViews(served, runner, settings.site.name, unmapped, settings.feed.zone)
+    views = ServiceViews(served, runner, settings.site.name, unmapped, settings.feed.zone,
+                         settings.site.fields)
     api.register_blueprint(service_blueprint(views, settings.api, keyed))
     register_service_routes(app, prefix, metrics, settings.api.metrics_key, settings.site,
                             absent)

@@ -40,7 +40,9 @@ LAYERS: dict[str, set[str]] = {
     "http": GROUND | {"formats", "core"},
     "mcp": GROUND | {"formats", "core", "http"},
     FACTORY: CORE_LAYERS | {"commands", "http", "mcp"},
-    "console": CORE_LAYERS | {"commands", "http", "mcp", FACTORY},
+    # The company's pipeline (a client of the plants' HTTP API): the model's collections only.
+    "warehouse": {"model"},
+    "console": CORE_LAYERS | {"commands", "http", "mcp", "warehouse", FACTORY},
 }
 PACKAGES = tuple(p for p in LAYERS if p != FACTORY)
 

@@ -20,6 +20,7 @@ from flask import Flask
 
 from app import create_app
 from app.model.collections import COLLECTIONS
+from app.model.labels import FIELD_LABELS
 from app.ops.config import SHIPPED_SQL_DIR, ConfigError
 from tests.browser import Browser, needs_chromium
 from tests.conftest import MakeClient, build_database
@@ -61,8 +62,10 @@ def app_serving(tmp_path: Path, *serve: str, **settings: Any) -> Flask:
 
 
 def test_the_index_lists_exactly_the_served_in_the_table_order(tmp_path: Path) -> None:
-    # Given out of order: listed in the order of the table of collections.
-    client = app_serving(tmp_path, "biao1", "vehicles", "transactions").test_client()
+    # Given out of order: listed in the order of the table of collections. The labels: the
+    # defaults with the site's renames laid over (what a warehouse's `fields` table shows).
+    client = app_serving(tmp_path, "biao1", "vehicles", "transactions",
+                         site={"fields": {"weigh1": "Bruto (kg)"}}).test_client()
     r = client.get("/")
     assert r.status_code == 200
     assert r.get_json() == {
@@ -81,6 +84,7 @@ def test_the_index_lists_exactly_the_served_in_the_table_order(tmp_path: Path) -
         "dashboard": "http://localhost/dashboard",
         "report": "http://localhost/report",
         "site": None,
+        "labels": {**FIELD_LABELS, "weigh1": "Bruto (kg)"},
     }
 
 

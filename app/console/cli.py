@@ -5,6 +5,7 @@
     jembatan draft-mapping    draft sql/ for a table nobody here has seen
     jembatan demo-db          create the demo SQLite database
     jembatan mcp              the MCP tools on stdin and stdout, for an assistant to start
+    jembatan warehouse        every plant's records into the company's warehouse (dlt)
 
 Each takes `--config FILE` (else JEMBATAN_CONFIG, else ./config.toml) and answers `--help`
 before any database exists: the app is built only when a command runs. The same commands
@@ -25,6 +26,7 @@ from ..commands.mapping import draft_mapping_command
 from ..mcp.protocol import mcp_command
 from ..ops.config_option import FROM_SETTINGS, config_option
 from . import serving
+from .warehouse import warehouse
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -97,3 +99,4 @@ def with_config(command: click.Command) -> click.Command:
 
 for command in (check_sql_command, draft_mapping_command, demo_db, mcp_command):
     main.add_command(with_config(command))
+main.add_command(warehouse)

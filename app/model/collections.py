@@ -125,6 +125,13 @@ class Collection:
         """The groups of its summary that carry a master record's name, by group."""
         return {n.code: n for n in NAMINGS.get(self.summary or "", ())}
 
+    @property
+    def identity(self) -> tuple[str, ...]:
+        """The stored fields that tell its records apart, whatever their position: the key
+        order of its changes feed (docs/api.md §5.11; bricon2: no_produksi, no_produksi_),
+        the canonical order of one without dates. What a copy keeps each record once by."""
+        return self.range_order(self.feed_on) if self.dates else self.order
+
     def range_order(self, on: str) -> tuple[str, ...]:
         """What orders a range after its date and time: the canonical order less those."""
         return tuple(f for f in self.order if f not in DATE_PAIRS[on])

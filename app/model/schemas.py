@@ -399,3 +399,7 @@ class IndexSchema(ma.Schema):
         "description": "The daily report: today's; /report/YYYY-MM-DD for another day"})
     site = fields.String(required=True, allow_none=True, metadata={
         "description": "The site's name (site.name), null when none is configured"})
+    labels = fields.Dict(keys=fields.String(), values=fields.String(), required=True, metadata={
+        "description": "The site's label of each field and summary key that has one (its "
+                       "[site.fields] over the defaults): what a workbook heads its column "
+                       "with, and what a warehouse may call the field"})

@@ -1,0 +1,375 @@
+"""The company's warehouse (docs/warehouse.md): the dlt source over plants served for real,
+into DuckDB and PostgreSQL. The expected tables are read from each plant's own answers to
+its lists (`GET /<c>`), never from the feed the source reads, nor from the warehouse."""
+
+from __future__ import annotations
+
+import datetime as dt
+import sqlite3
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import dlt
+import duckdb
+import pytest
+import requests
+from click.testing import CliRunner
+from dlt.common.normalizers.naming.snake_case import NamingConvention
+
+from app import create_app
+from app.console.cli import main
+from app.console.warehouse import served
+from app.model.labels import FIELD_LABELS
+from app.warehouse import Fleet, FleetError, Plant, Tally, jembatan_source, load_fleet
+from tests.conftest import build_database
+from tests.helpers import exactly, name_of
+from tests.servers import JEMBATAN, ROOT, environment, free_port
+
+COLUMN = NamingConvention().normalize_identifier  # dlt's default names (its documented rule)
+KEYS = {"bricon2": ("no_produksi", "no_produksi_")}  # the rest: id (docs/warehouse.md)
+# Names beside codes (docs/api.md §7): code -> (name, master, master's code, master's name).
+NAMED = {"productcode": ("productname", "products", "ProductCode", "ProductName"),
+         "custcode": ("custname", "customers", "CustCode", "CustName"),
+         "transcode": ("transname", "transporters", "TransCode", "TransName"),
+         "TransCode": ("TransName", "transporters", "TransCode", "TransName")}
+MASTERS = {"products": [{"id": 1, "ProductCode": "P1", "ProductName": "Sand"},
+                        {"id": 2, "ProductCode": "P2", "ProductName": "Cement"}],
+           "customers": [{"id": 1, "CustCode": "C1", "CustName": "CV Maju"}],
+           "transporters": [{"id": 5, "TransCode": "T1", "TransName": "PT Angkut"},
+                            {"id": 4, "TransCode": "T1", "TransName": "PT Lama"}]}
+
+
+def ticket(n: int, update: str | None, **extra: Any) -> dict[str, Any]:
+    """A weighed ticket of 2026-11-20, its update stamp `update` (HH:MM:SS or None)."""
+    return {"id": n, "productcode": f"P{n % 2 + 1}", "custcode": "C1", "transcode": "T1",
+            "weigh1": 30000.0 + n, "weigh2": 10000.0, "adjustweigh": float(n),
+            "tgl_dt1": "2026-11-20", "jam_dt1": "07:00:00", "tgl_dt2": "2026-11-20",
+            "jam_dt2": "07:30:00", "tgl_create": "2026-11-20", "jam_create": "07:00:00",
+            "tgl_update": update and "2026-11-20", "jam_update": update, "cancelled": 0,
+            **extra}
+
+
+def moments_ago(seconds: int) -> tuple[str, str]:
+    """(date, time) of the plant's clock (this machine's local time, SQLite's) less `seconds`:
+    a stamp a writer puts on a change now, which the feed sends once it has settled."""
+    moment = dt.datetime.now() - dt.timedelta(seconds=seconds)
+    return moment.date().isoformat(), moment.strftime("%H:%M:%S")
+
+
+def plant_settings(database: Path, **more: Any) -> dict[str, Any]:
+    """A plant's service over a SQLite file; records settle at once (their stamps are old)."""
+    return {"database": {"sqlite": str(database)}, "feed": {"settle_seconds": 0}, **more}
+
+
+def json_value(value: Any) -> Any:
+    """A warehouse value as the API's JSON writes it."""
+    if isinstance(value, dt.datetime):
+        return value.replace(tzinfo=None).isoformat()
+    if isinstance(value, dt.date | dt.time):
+        return value.isoformat()
+    return value
+
+
+def expected_tables(url: str, plant: str) -> dict[str, dict[tuple[Any, ...], dict[str, Any]]]:
+    """Per collection the plant serves: (plant, key) -> the row the warehouse should hold,
+    from the plant's lists: every field (numberrow aside), names beside codes."""
+    index = requests.get(url + "/", timeout=30).json()
+    lists = {c["name"]: requests.get(f"{url}/{c['name']}", timeout=60).json()
+             for c in index["collections"]}
+    tables = {}
+    for name, records in lists.items():
+        rows = {}
+        for record in records:
+            row = {"plant": plant}
+            for field, value in record.items():
+                if field == "numberrow":
+                    continue
+                row[field] = value
+                if field in NAMED:
+                    named, master, code, master_name = NAMED[field]
+                    row[named] = name_of(value, lists.get(master, []), code, master_name,
+                                         exactly)
+            rows[(plant, *(record[k] for k in KEYS.get(name, ("id",))))] = row
+        tables[name] = rows
+    return tables
+
+
+def warehouse_tables(query: Any, shapes: dict[str, set[str]], dataset: str
+                     ) -> dict[str, dict[tuple[Any, ...], dict[str, Any]]]:
+    """The same from the warehouse, by the API's field names (dlt's snake_case of each);
+    `query(sql)` gives (column names, rows). A key twice fails here."""
+    tables = {}
+    for name, fields in shapes.items():
+        columns, found = query(f'SELECT * FROM {dataset}."{name}"')
+        by_column = {COLUMN(f): f for f in fields}
+        table = {}
+        for values in found:
+            record = {by_column[c]: json_value(v) for c, v in zip(columns, values, strict=True)
+                      if c in by_column}
+            key = (record["plant"], *(record[k] for k in KEYS.get(name, ("id",))))
+            assert key not in table, f"{name}: {key} twice in the warehouse"
+            table[key] = record
+        tables[name] = table
+    return tables
+
+
+def fields_of(rows: dict[tuple[Any, ...], dict[str, Any]]) -> set[str]:
+    """The fields a table's expected rows hold."""
+    return {f for row in rows.values() for f in row}
+
+
+def compare(expected: dict[str, dict], query: Any, dataset: str) -> None:
+    """The warehouse holds exactly the expected rows, value for value, once each."""
+    expected = {name: rows for name, rows in expected.items() if rows}  # dlt makes no
+    # table until a row comes
+    found = warehouse_tables(query, {n: fields_of(rows) for n, rows in expected.items()},
+                             dataset)
+    for name in expected:
+        assert sorted(found[name]) == sorted(expected[name]), name
+        for key, row in expected[name].items():
+            assert found[name][key] == row, (name, key)
+
+
+def duck(path: Path) -> Any:
+    """query(sql) -> (columns, rows) on a DuckDB file."""
+    def query(sql: str) -> tuple[list[str], list[tuple]]:
+        with duckdb.connect(str(path), read_only=True) as con:
+            cursor = con.execute(sql)
+            return [d[0] for d in cursor.description], cursor.fetchall()
+    return query
+
+
+@contextmanager
+def plant(database: Path, **settings: Any) -> Iterator[str]:
+    """A plant's Jembatan over the SQLite file, served over HTTP: its URL."""
+    with served(create_app(plant_settings(database, **settings))) as url:
+        yield url
+
+
+def run(fleet: Fleet, work: Path, destination: Any = None, dataset: str = "hq") -> Tally:
+    """One run of the documented pipeline (docs/warehouse.md, "From Python")."""
+    tally = Tally()
+    pipeline = dlt.pipeline(
+        pipeline_name="hq", dataset_name=dataset, pipelines_dir=str(work / "pipelines"),
+        destination=destination or dlt.destinations.duckdb(str(work / "warehouse.duckdb")))
+    pipeline.run(jembatan_source(fleet, tally))
+    return tally
+
+
+@pytest.fixture(autouse=True)
+def no_telemetry(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RUNTIME__DLTHUB_TELEMETRY", "false")
+
+
+# -- the plants file ------------------------------------------------------------------------
+
+
+def test_a_plants_file_lists_each_plant_with_its_key(tmp_path: Path) -> None:
+    path = tmp_path / "plants.toml"
+    path.write_text('page_size = 500\npause_seconds = 0.5\ncollections = ["transactions"]\n'
+                    '[plants.north_mill]\nurl = "http://10.0.0.5:8000/"\nkey_env = "NORTH"\n'
+                    '[plants."depot-2"]\nurl = "https://depot2.example/jembatan"\n')
+    assert load_fleet(path, {"NORTH": "s3cret"}) == Fleet(
+        plants=(Plant("north_mill", "http://10.0.0.5:8000", "s3cret"),
+                Plant("depot-2", "https://depot2.example/jembatan", None)),
+        collections=("transactions",), page_size=500, pause_seconds=0.5, timeout=30.0)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("", "no plants: add a [plants.<name>] table with its url"),
+    ('[plants.a]\nurl = "ftp://x"\n', "[plants.a]: url must be the plant's Jembatan address, "
+                                      "http://host:port or https://host/prefix"),
+    ('[plants.a]\nurl = "http://x"\nkey_env = "NOPE"\n',
+     "[plants.a]: key_env names 'NOPE', which is not set"),
+    ('[plants.a]\nurl = "http://x"\nkey = "k"\nkey_env = "K"\n',
+     "[plants.a]: give key or key_env, not both"),
+    ('[plants."a b"]\nurl = "http://x"\n',
+     "[plants.a b]: a plant's name is 1 to 64 letters, digits, '_', '.' or '-', starting "
+     "with a letter or digit"),
+    ('page_size = 20000\n[plants.a]\nurl = "http://x"\n',
+     "page_size must be a whole number from 1 to 10000"),
+    ('collections = ["trucks"]\n[plants.a]\nurl = "http://x"\n',
+     "collections must be a list of distinct collection names, of customers, products, "
+     "transporters, transactions, vehicles, bricon2, weighing, timbangan1, timbangan2, biao1"),
+    ('limit = 5\n[plants.a]\nurl = "http://x"\n', "unknown setting 'limit'; the settings are "
+     "collections, page_size, pause_seconds, plants, timeout"),
+])
+def test_a_bad_plants_file_is_refused_with_what_is_wrong(tmp_path: Path, text: str,
+                                                         message: str) -> None:
+    path = tmp_path / "plants.toml"
+    path.write_text(text)
+    with pytest.raises(FleetError) as refused:
+        load_fleet(path, {})
+    assert str(refused.value) == f"{path}: {message}"
+
+
+# -- one command: the demo plant into a DuckDB file ----------------------------------------
+
+
+def test_one_command_loads_the_demo_plant_into_a_duckdb_file(tmp_path: Path) -> None:
+    database = tmp_path / "demo.sqlite3"  # missing: the command makes it, as demo-db would
+    env = environment(tmp_path, {"JEMBATAN_SQLITE": str(database),
+                                 "RUNTIME__DLTHUB_TELEMETRY": "false"})
+    done = subprocess.run([str(JEMBATAN), "warehouse", "demo", "--pipelines-dir", "pipelines"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+                          check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.splitlines()[-1].startswith(
+        "loaded into duckdb (warehouse.duckdb), dataset jembatan, in ")
+    with plant(database) as url:
+        expected = expected_tables(url, "demo")
+    assert len(expected) == 10 and len(expected["transactions"]) == 3000
+    compare(expected, duck(tmp_path / "warehouse.duckdb"), "jembatan")
+
+
+# -- updates, cancellations, new tickets; the state; a plant down ----------------------------
+
+
+def test_a_change_a_cancellation_and_a_new_ticket_replace_or_add_their_rows(
+        tmp_path: Path) -> None:
+    database = build_database(tmp_path / "plant.sqlite3", {
+        "transactions": [ticket(n, "08:00:00" if n % 3 else None) for n in range(1, 8)],
+        **MASTERS})
+    labels = {"weigh1": "Bruto (kg)"}
+    with plant(database, site={"fields": labels}) as url:
+        fleet = Fleet((Plant("north", url),), page_size=2)
+        first = run(fleet, tmp_path)
+        # Every ticket in pages of two, through both feeds: by update stamp (the 5 with
+        # one), by creation (all 7).
+        assert first.records[("north", "transactions")] == 12 and not first.skipped
+        day, now = moments_ago(2)
+        with sqlite3.connect(database) as con:
+            con.execute("UPDATE transactions SET weigh2 = 9000, tgl_update = ?, "
+                        "jam_update = ? WHERE id = 2", (day, now))
+            con.execute("UPDATE transactions SET cancelled = 1, tgl_update = ?, "
+                        "jam_update = ? WHERE id = 3", (day, now))
+            row = ticket(8, now, tgl_update=day, tgl_create=day, jam_create=now)
+            con.execute(f"INSERT INTO transactions ({', '.join(row)}) VALUES "
+                        f"({', '.join('?' * len(row))})", list(row.values()))
+        second = run(fleet, tmp_path)
+        # Only what changed: 2, 3 and 8 by update, 8 by creation (and the masters, whole).
+        assert second.records[("north", "transactions")] == 4
+        expected = expected_tables(url, "north")
+    compare(expected, duck(tmp_path / "warehouse.duckdb"), "hq")
+    cancelled = expected["transactions"][("north", 3)]
+    assert cancelled["cancelled"] is True and expected["transactions"][("north", 2)][
+        "weigh2"] == 9000.0
+    # T1 is named by its smallest id, 4, as the plant's summaries name it.
+    assert expected["transactions"][("north", 8)]["transname"] == "PT Lama"
+    _, fields = duck(tmp_path / "warehouse.duckdb")(
+        'SELECT plant, "collection", field, "column", label FROM hq.fields '
+        "WHERE \"collection\" = 'transactions' ORDER BY field")
+    assert fields == sorted(
+        ("north", "transactions", f, COLUMN(f), {**FIELD_LABELS, **labels}.get(f))
+        for f in fields_of(expected["transactions"]) if f != "plant")
+
+
+def test_the_bookmarks_live_in_dlt_state_and_come_back_from_the_warehouse(
+        tmp_path: Path) -> None:
+    database = build_database(tmp_path / "plant.sqlite3", {
+        "transactions": [ticket(n, "08:00:00") for n in range(1, 6)]})
+    with plant(database, collections={"serve": ["transactions"]}) as url:
+        fleet = Fleet((Plant("north", url),))
+        assert run(fleet, tmp_path).records == {("north", "transactions"): 10}
+        # The pipeline's working folder lost (a new host, a wiped disk): dlt takes its
+        # state, the bookmarks among it, back from the warehouse, and nothing comes again.
+        subprocess.run(["rm", "-rf", str(tmp_path / "pipelines")], check=True)
+        again = run(fleet, tmp_path)
+        assert again.records == {("north", "transactions"): 0}
+        assert again.requests == {"north": 3}  # the index, one poll of each feed
+        expected = expected_tables(url, "north")
+    compare(expected, duck(tmp_path / "warehouse.duckdb"), "hq")
+    # No file of the source's own: dlt's working folder, the warehouse, the plant's.
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "proofs") == [
+        "pipelines", "plant.sqlite3", "warehouse.duckdb"]
+
+
+def test_a_plant_that_is_down_is_skipped_and_caught_up_when_it_is_back(
+        tmp_path: Path) -> None:
+    north = build_database(tmp_path / "north.sqlite3", {
+        "transactions": [ticket(n, "08:00:00") for n in range(1, 4)]})
+    south = build_database(tmp_path / "south.sqlite3", {
+        "transactions": [ticket(n, "08:00:00") for n in range(1, 6)]})
+    down = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+    plants = tmp_path / "plants.toml"
+    with plant(north, collections={"serve": ["transactions"]}) as url:
+        plants.write_text(f'[plants.north]\nurl = "{url}"\n[plants.south]\nurl = "{down}"\n')
+        said = CliRunner().invoke(main, [
+            "warehouse", "load", "--plants", str(plants), "--duckdb-file",
+            str(tmp_path / "warehouse.duckdb"), "--dataset", "hq", "--pipeline-name", "hq",
+            "--pipelines-dir",
+            str(tmp_path / "pipelines")])
+        assert said.exit_code == 3, said.output
+        assert said.stdout.splitlines()[:2] == [
+            "north: transactions 6; 3 requests",
+            "south: no records; 1 requests; NOT READ TO THE END: /: cannot connect (its "
+            "bookmarks are kept: a later run catches up)"]
+        with plant(south, collections={"serve": ["transactions"]}) as back:
+            fleet = Fleet((Plant("north", url), Plant("south", back)))
+            tally = run(fleet, tmp_path)
+            assert tally.records == {("north", "transactions"): 0,
+                                     ("south", "transactions"): 10}
+            expected = {"transactions": {**expected_tables(url, "north")["transactions"],
+                                         **expected_tables(back, "south")["transactions"]}}
+    compare(expected, duck(tmp_path / "warehouse.duckdb"), "hq")
+
+
+def test_a_bookmark_the_plant_no_longer_signs_starts_again_from_the_newest_stamp(
+        tmp_path: Path) -> None:
+    database = build_database(tmp_path / "plant.sqlite3", {
+        "transactions": [ticket(n, f"08:0{n}:00") for n in range(1, 6)]})
+    first, second = "first-secret-0123456789", "second-secret-0123456789"
+    serve = {"collections": {"serve": ["transactions"]}}
+    with plant(database, feed={"settle_seconds": 0, "bookmark_secrets": [first]}, **serve) as url:
+        run(Fleet((Plant("north", url),)), tmp_path)
+    with sqlite3.connect(database) as con:
+        con.execute("UPDATE transactions SET weigh2 = 9500, tgl_update = ?, jam_update = ? "
+                    "WHERE id = 5", moments_ago(2))
+    # The plant's secret replaced without keeping the old one: its bookmarks are refused.
+    with plant(database, feed={"settle_seconds": 0, "bookmark_secrets": [second]},
+               **serve) as url:
+        tally = run(Fleet((Plant("north", url),)), tmp_path)
+        assert not tally.skipped
+        expected = expected_tables(url, "north")
+    compare(expected, duck(tmp_path / "warehouse.duckdb"), "hq")
+    assert expected["transactions"][("north", 5)]["weigh2"] == 9500.0
+
+
+# -- PostgreSQL -------------------------------------------------------------------------------
+
+
+@pytest.mark.postgresql
+def test_the_same_pipeline_loads_into_postgresql(tmp_path: Path, postgres_cluster: Any
+                                                 ) -> None:
+    database = build_database(tmp_path / "plant.sqlite3", {
+        "transactions": [ticket(n, "08:00:00" if n % 2 else None) for n in range(1, 30)],
+        **MASTERS})
+    credentials = f"postgresql://postgres:trusted@127.0.0.1:{postgres_cluster.port}/jembatan"
+    with plant(database) as url:
+        fleet = Fleet((Plant("north", url), Plant("south", url)), page_size=10)
+        run(fleet, tmp_path, dlt.destinations.postgres(credentials), dataset="hq_pg")
+        with sqlite3.connect(database) as con:
+            con.execute("UPDATE transactions SET cancelled = 1, tgl_update = ?, jam_update = ? "
+                        "WHERE id = 7", moments_ago(2))
+        run(fleet, tmp_path, dlt.destinations.postgres(credentials), dataset="hq_pg")
+        expected = {name: {**rows, **expected_tables(url, "south")[name]}
+                    for name, rows in expected_tables(url, "north").items()}
+    import psycopg2
+
+    def query(sql: str) -> tuple[list[str], list[tuple]]:
+        with psycopg2.connect(credentials) as con, con.cursor() as cursor:
+            cursor.execute(sql)
+            return [d[0] for d in cursor.description], cursor.fetchall()
+    compare(expected, query, "hq_pg")
+    assert expected["transactions"][("south", 7)]["cancelled"] is True
+
+
+def test_the_command_line_does_not_import_dlt_until_a_warehouse_command_runs() -> None:
+    # dlt is an extra: `jembatan serve` and the others start without it.
+    done = subprocess.run([str(JEMBATAN.parent / "python"), "-c",
+                           "import sys, app.console.cli; print('dlt' in sys.modules)"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout == "False\n"
