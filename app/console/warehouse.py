@@ -111,6 +111,10 @@ def run_pipeline(fleet: Any, destination: str, duckdb_file: Path, dataset: str,
                             pipelines_dir=None if pipelines_dir is None else str(pipelines_dir))
     started = time.perf_counter()
     try:
+        if pipeline.has_pending_data:
+            # A run stopped mid-load left packages: dlt's run() then loads those and reads no
+            # plant, so they are loaded first and the plants read after.
+            pipeline.run()
         pipeline.run(modules.jembatan_source(fleet, tally))
     except PipelineStepFailed as exc:
         raise click.ClickException(f"the {exc.step} step failed: {exc.exception}") from None
