@@ -34,6 +34,7 @@ import argparse
 import datetime as dt
 import json
 import random
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -63,6 +64,9 @@ COMPARED = ("id", "weigh1", "weigh2", "tgl_dt1", "jam_dt1", "tgl_dt2", "jam_dt2"
             "tgl_update", "jam_update", "cancelled")
 CANCELLED = COMPARED.index("cancelled")
 CANCELS = 0.08  # the share of a PC's writes that cancel one of its tickets
+# Set by SIGTERM: the PCs end their current write and stop, and the writer reports (a caller
+# that does not know beforehand how long the writes must go on: tests/fleet.py).
+STOPPED = threading.Event()
 
 
 # -- the database, as the writer and the final comparison reach it ---------------------------
@@ -169,9 +173,10 @@ class Pc:
 
 def write(target: Target, seconds: float, scale: float, seed: int,
           copied: float, first_id: int = 0) -> dict[str, Any]:
-    """Run the three PCs for `seconds`; what they did. A ticket is cancelled only `copied`
-    seconds after its last commit, when the poller has copied it. The ids the PCs give
-    their tickets start after `first_id` (a table that holds tickets already)."""
+    """Run the three PCs for `seconds` (or until SIGTERM); what they did. A ticket is
+    cancelled only `copied` seconds after its last commit, when the poller has copied it.
+    The ids the PCs give their tickets start after `first_id` (a table that holds tickets
+    already)."""
     con = target.connect()
     skew = target.clock(con) - dt.datetime.now()  # the server's clock = ours + skew
     con.close()
@@ -180,6 +185,7 @@ def write(target: Target, seconds: float, scale: float, seed: int,
            Pc("behind", lambda r: -r.uniform(0, BEHIND * scale), range(first_id + 2, 10**9, 3)),
            Pc("ahead", lambda r: AHEAD * scale, range(first_id + 3, 10**9, 3))]
     deadline = time.monotonic() + seconds
+    signal.signal(signal.SIGTERM, lambda number, frame: STOPPED.set())
     threads = [threading.Thread(target=_run_pc, args=(target, pc, skew, scale, deadline,
                                                        random.Random(rng.random()), copied))
                for pc in pcs]
@@ -196,7 +202,7 @@ def _run_pc(target: Target, pc: Pc, skew: dt.timedelta, scale: float, deadline: 
             rng: random.Random, copied: float) -> None:
     con = target.connect()
     ids = iter(pc.ids)
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline and not STOPPED.is_set():
         now = dt.datetime.now() + skew
         stamp = (now + dt.timedelta(seconds=pc.offset(rng))).replace(microsecond=0)
         ready = [i for i, s in pc.open.items() if s < now - dt.timedelta(seconds=2 * scale)]

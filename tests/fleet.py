@@ -38,10 +38,11 @@ WRITER = ROOT / "bench" / "feed_soak.py"
 COLLECTIONS = ("customers", "products", "transporters", "transactions", "vehicles",
                "bricon2", "biao1")
 KEYS = {"bricon2": ("no_produksi", "no_produksi_")}  # the rest: ("id",)
-# The date each dated collection's feed follows by default (docs/api.md §5.11): a record whose
-# date is NULL is in no feed, so not in the warehouse either.
-STAMP_DATE = {"transactions": "tgl_update", "vehicles": "tgl_create", "bricon2": "tanggal",
-              "biao1": "tanggal"}
+# The dates of the feeds the pipeline reads each dated collection through (docs/api.md §5.11,
+# docs/warehouse.md: a weighing by its update stamp and by its creation): a record whose dates
+# are all NULL is in no feed, so not in the warehouse either.
+STAMP_DATE = {"transactions": ("tgl_update", "tgl_create"), "vehicles": ("tgl_create",),
+              "bricon2": ("tanggal",), "biao1": ("tanggal",)}
 # The names the pipeline puts beside codes: collection -> (code field, name field, master
 # collection, the master's code field, its name field).
 NAMES = {"transactions": (("productcode", "productname", "products", "ProductCode",
@@ -115,18 +116,19 @@ class Plant:
             self._serving.__exit__(None, None, None)
             self._serving = self.server = None
 
-    def write(self, seconds: float, seed: int) -> None:
-        """Start the plant's PCs for `seconds`, in the plant's zone (SQLite's localtime)."""
-        args = ["--seconds", str(seconds), "--scale", str(self.spec.scale), "--seed", str(seed),
+    def write(self, seed: int) -> None:
+        """Start the plant's PCs, in the plant's zone (SQLite's localtime), until stopped."""
+        args = ["--seconds", "3600", "--scale", str(self.spec.scale), "--seed", str(seed),
                 "--copied", str(SETTLE + AHEAD * self.spec.scale + 2),
                 "--first-id", str(self.first_id), *target_args(self.target)]
         env = os.environ | ({"TZ": self.spec.zone} if self.spec.zone else {})
         self.writer = subprocess.Popen([sys.executable, str(WRITER), "write", *args], env=env,
                                        stdout=subprocess.PIPE, text=True, cwd=ROOT)
 
-    def written_report(self) -> dict[str, Any]:
-        """Wait for the writer; what its PCs did."""
+    def stop_writing(self) -> dict[str, Any]:
+        """Stop the PCs (SIGTERM: each ends its write) and wait for them; what they did."""
         assert self.writer is not None
+        self.writer.terminate()
         out = self.writer.communicate(timeout=120)[0]
         assert self.writer.returncode == 0, f"{self.spec.name}: the writer failed"
         self.written = json.loads(out)
@@ -164,7 +166,7 @@ def mssql_plant(spec: PlantSpec, work: Path, odbc: str) -> Plant:
     """A plant on a database of its own on the T-SQL server, holding a demo database's
     rows."""
     worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
-    database = mssql.create_database(odbc, f"fleet_{spec.name}_{worker}")
+    database = mssql.create_database(odbc, f"fleet_{spec.name}_{mssql.driver()}_{worker}")
     server = mssql.Server(database)
     server.load(demo_rows(spec, work))
     server.close()
@@ -206,15 +208,16 @@ class Run:
     killed: bool
     phase: str = ""  # what the scenario was doing: first, plant down, writing, final
 
-    def polls(self) -> int:
-        """The polls its lines count (each plant and collection: records, polls)."""
-        return sum(int(n) for n in re.findall(r"(\d+) polls?\b", self.out))
+    def requests(self) -> int:
+        """The requests its lines count (a line per plant: "<plant>: <collection> <records>,
+        …; <n> requests")."""
+        return sum(int(n) for n in re.findall(r"(\d+) requests\b", self.out))
 
     def records(self, collections: Sequence[str]) -> int:
         """The records its lines count for these collections."""
         names = "|".join(collections)
-        return sum(int(n) for n in re.findall(rf"\b(?:{names})\b\W+(\d+) records?\b",
-                                              self.out))
+        return sum(int(n.replace(",", "")) for n in
+                   re.findall(rf"[:,] (?:{names}) ([\d,]*\d)\b", self.out))
 
 
 @dataclass
@@ -223,7 +226,6 @@ class Pipeline:
 
     plants: Path
     work: Path
-    command: Sequence[str] = ()  # instead of the installed command (a stand-in)
     runs: list[Run] = field(default_factory=list)
 
     @property
@@ -235,7 +237,7 @@ class Pipeline:
         return self.work / "pipelines"
 
     def argv(self) -> list[str]:
-        return [*(self.command or [str(JEMBATAN)]), "warehouse", "load", "--plants",
+        return [str(JEMBATAN), "warehouse", "load", "--plants",
                 str(self.plants), "--destination", "duckdb", "--duckdb-file", str(self.duckdb),
                 "--dataset", DATASET, "--pipelines-dir", str(self.pipelines_dir)]
 
@@ -277,8 +279,8 @@ def loading(pipelines_dir: Path, elapsed: float) -> bool:
 
 def normal(value: Any, sql_type: str, name: str) -> Any:
     """A value as the comparison holds it, read from a plant's table or from the warehouse:
-    dates and times as ISO text, numbers as floats, `cancelled` as a boolean (a NULL is
-    false, as the API sends it)."""
+    dates and times as ISO text, integers as int (unless they have a fraction) and other
+    numbers as floats, `cancelled` as a boolean (a NULL is false, as the API sends it)."""
     kind = sql_type.split("(")[0].upper()
     if name == "cancelled":
         return bool(value)
@@ -290,6 +292,8 @@ def normal(value: Any, sql_type: str, name: str) -> Any:
                 else value).isoformat()
     if kind == "TIME":
         return (dt.time.fromisoformat(value) if isinstance(value, str) else value).isoformat()
+    if kind == "INTEGER" and not (isinstance(value, float) and not value.is_integer()):
+        return int(value)
     if isinstance(value, int | float | Decimal) and not isinstance(value, bool):
         return float(value)
     return value
@@ -301,7 +305,9 @@ Records = dict[tuple[Any, ...], dict[str, Any]]  # (plant, *key) -> {field: valu
 def plant_records(plant: Plant, collection: str) -> Records:
     """What the warehouse must hold of `collection` from this plant, read with plain SQL."""
     columns = tables.column_types("sqlite")[collection]
-    where = f' WHERE "{STAMP_DATE[collection]}" IS NOT NULL' if collection in STAMP_DATE else ""
+    dated = " OR ".join(f'"{d}" IS NOT NULL' for d in STAMP_DATE.get(collection, ()))
+    keyed = " AND ".join(f'"{k}" IS NOT NULL' for k in key_of(collection))  # keyless: left out
+    where = f" WHERE {keyed}" + (f" AND ({dated})" if dated else "")
     quoted = ", ".join(f'"{c}"' for c in columns)
     with contextlib.closing(plant.target.connect()) as con:
         rows = con.execute(f'SELECT {quoted} FROM "{collection}"{where}').fetchall()
@@ -313,9 +319,11 @@ def plant_records(plant: Plant, collection: str) -> Records:
 
 
 def with_names(collection: str, records: Records, masters: dict[str, Records]) -> None:
-    """Put the names beside the codes, as the plant's master records of that plant say."""
+    """Put the names beside the codes, as the plant's master records of that plant say (the
+    record of the smallest id names a code, as in the summaries: docs/api.md §7)."""
     for code, name, master, master_code, master_name in NAMES.get(collection, ()):
-        named = {(k[0], r[master_code]): r[master_name] for k, r in masters[master].items()}
+        named = {(k[0], r[master_code]): r[master_name] for k, r in
+                 sorted(masters[master].items(), key=lambda item: -item[1]["id"])}
         for key, record in records.items():
             record[name] = named.get((key[0], record[code]))
 
@@ -475,50 +483,58 @@ class Figures:
         return max(r.peak_kib for r in self.runs)
 
     def text(self) -> str:
-        runs = ", ".join(f"{r.phase}:{'killed' if r.killed else r.code}/{r.seconds:.1f}s"
-                         for r in self.runs)
+        runs = ", ".join(f"{r.phase}: {'killed' if r.killed else r.code} {r.seconds:.1f} s "
+                         f"{r.peak_kib / 1024:.0f} MiB" for r in self.runs)
         return (f"{self.plants} plants, {self.records} records in the warehouse, "
                 f"{self.seconds:.0f} s wall time, {len(self.runs)} pipeline runs "
-                f"({sum(r.polls() for r in self.runs)} polls), pipeline peak RSS "
+                f"({sum(r.requests() for r in self.runs)} requests), pipeline peak RSS "
                 f"{self.peak_kib / 1024:.0f} MiB\nruns: {runs}\nwriters: "
                 + json.dumps(self.written))
 
 
 def scenario(plants: Sequence[Plant], pipeline: Pipeline, down: Plant, seconds: float,
              seed: int = 43) -> None:
-    """The writers write for `seconds` while the pipeline runs in a loop: the first run
-    SIGKILLed once a load package is in flight (again until one was), a run with `down`
-    stopped, runs until the writers end; then, past the windows, runs until one finds
-    nothing new."""
-    writing_until = time.monotonic() + seconds
+    """The writers write while the pipeline runs in a loop: its first run SIGKILLed once a
+    load package is being loaded (again until one was), a run that finishes it, a run with
+    `down` stopped, and runs with every plant up until the writers have written `seconds`
+    and two runs have followed the plant's return; then the writers stop and, past the
+    windows, runs until one finds nothing new."""
+    started = time.monotonic()
     for i, plant in enumerate(plants):
-        plant.write(seconds, seed + i)
-    for _ in range(3):
-        if pipeline.run(kill=loading).killed:
-            break
-    for run in pipeline.runs:
-        run.phase = "first"
+        plant.write(seed + i)
+    phase(pipeline, "first", kill=loading)
+    while not pipeline.runs[-1].killed and len(pipeline.runs) < 3:
+        phase(pipeline, "first", kill=loading)
+    phase(pipeline, "after the kill")
     down.stop()
-    pipeline.run().phase = "down"
+    phase(pipeline, "down")
     down.start()
-    while time.monotonic() < writing_until:
-        pipeline.run().phase = "writing"
+    phase(pipeline, "back")
+    phase(pipeline, "back")
+    while time.monotonic() < started + seconds:
+        phase(pipeline, "writing")
     for plant in plants:
-        plant.written_report()
+        plant.stop_writing()
     time.sleep(SETTLE + AHEAD * max(p.spec.scale for p in plants) + 1)
-    for _ in range(6):
-        run = pipeline.run()
-        run.phase = "final"
+    while len(pipeline.runs) < 20:
+        run = phase(pipeline, "final")
         if run.code == 0 and not run.records(STAMP_DATE):
             break
 
 
+def phase(pipeline: Pipeline, name: str,
+          kill: Callable[[Path, float], bool] = lambda d, s: False) -> Run:
+    """One run of the pipeline, named by the scenario's phase."""
+    run = pipeline.run(kill=kill)
+    run.phase = name
+    return run
+
+
 def run(plants: Sequence[Plant], work: Path, seconds: float, down: Plant,
-        page_size: int = 1000, command: Sequence[str] = ()
-        ) -> tuple[Pipeline, Figures, Verdict]:
+        page_size: int = 1000) -> tuple[Pipeline, Figures, Verdict]:
     """The scenario over these plants, then the verdict and the figures."""
     started = time.monotonic()
-    pipeline = Pipeline(plants_file(plants, work / "plants.toml", page_size), work, command)
+    pipeline = Pipeline(plants_file(plants, work / "plants.toml", page_size), work)
     scenario(plants, pipeline, down, seconds)
     verdict = compare(plants, pipeline.duckdb)
     figures = Figures(len(plants), verdict.records, time.monotonic() - started, pipeline.runs,
