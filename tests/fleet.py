@@ -496,8 +496,9 @@ def scenario(plants: Sequence[Plant], pipeline: Pipeline, down: Plant, seconds: 
              seed: int = 43) -> None:
     """The writers write while the pipeline runs in a loop: its first run SIGKILLed once a
     load package is being loaded (again until one was), a run that finishes it, a run with
-    `down` stopped, and runs with every plant up until the writers have written `seconds`
-    and two runs have followed the plant's return; then the writers stop and, past the
+    `down` stopped, and runs with every plant up (the second of them SIGKILLed in its load
+    as well) until the writers have written `seconds` and three runs have followed the
+    plant's return; then the writers stop and, past the
     windows, runs until one finds nothing new."""
     started = time.monotonic()
     for i, plant in enumerate(plants):
@@ -510,6 +511,7 @@ def scenario(plants: Sequence[Plant], pipeline: Pipeline, down: Plant, seconds: 
     phase(pipeline, "down")
     down.start()
     phase(pipeline, "back")
+    phase(pipeline, "back", kill=loading)  # a small load killed too, while the PCs write
     phase(pipeline, "back")
     while time.monotonic() < started + seconds:
         phase(pipeline, "writing")
