@@ -54,10 +54,13 @@ def test_a_wheel_installed_in_a_fresh_venv_serves(tmp_path: Path) -> None:
     assert {"app/http/static/dashboard.html", "app/http/static/report.html",
             "app/http/static/jembatan.js", "app/model/glossary.toml"} <= set(names)
     # The files docs/deploy.md shows: the nginx site and its snippet (section 4), the systemd
-    # unit (section 3), IIS's web.config (section 5), copied from the installed package.
+    # unit (section 3), IIS's web.config (section 5), and the warehouse's service and timer
+    # (docs/warehouse.md), copied from the installed package.
     deploy = {p.relative_to(ROOT).as_posix() for p in (ROOT / "app/ops/deploy").iterdir()}
     assert deploy == {"app/ops/deploy/nginx-site.conf", "app/ops/deploy/jembatan-proxy.conf",
-                      "app/ops/deploy/jembatan.service", "app/ops/deploy/web.config"}
+                      "app/ops/deploy/jembatan.service", "app/ops/deploy/web.config",
+                      "app/ops/deploy/jembatan-warehouse.service",
+                      "app/ops/deploy/jembatan-warehouse.timer"}
     assert deploy <= set(names)
 
     venv = tmp_path / "venv"

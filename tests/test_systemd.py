@@ -7,11 +7,18 @@ start a real gunicorn that tells systemd it is ready, and `systemctl reload` (th
 ExecReload lines in order) re-reads the settings and the mapping, or, when the settings file
 is bad, fails before the signal and leaves the service answering. No systemd runs here as
 PID 1, so `systemctl` itself was not run; the unit's lines were, with only the paths, the
-port and the settings file changed, mechanically (`local`)."""
+port and the settings file changed, mechanically (`local`).
+
+The warehouse's schedule of docs/warehouse.md, app/ops/deploy/jembatan-warehouse.service and
+its .timer, is held to the same: shown in the guide, verified, rated OK, every 5 minutes, and
+a oneshot, so that a start while a run is going joins it."""
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import datetime as dt
+import itertools
 import os
 import re
 import shlex
@@ -20,6 +27,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -29,6 +37,7 @@ import requests
 from app.ops.config import SHIPPED_SQL_DIR
 from tests.conftest import build_database
 from tests.helpers import records, sample_row
+from tests.postgres import Cluster
 from tests.servers import (
     JEMBATAN,
     ROOT,
@@ -36,12 +45,20 @@ from tests.servers import (
     children,
     eventually,
     free_port,
+    jembatan_serve,
     rss_kib,
     workers,
 )
 
-UNIT = ROOT / "app" / "ops" / "deploy" / "jembatan.service"
+DEPLOY = ROOT / "app" / "ops" / "deploy"
+UNIT = DEPLOY / "jembatan.service"
 DOCS = ROOT / "docs" / "deploy.md"
+WAREHOUSE = DEPLOY / "jembatan-warehouse.service"
+TIMER = DEPLOY / "jembatan-warehouse.timer"
+# Each shipped unit, the guide that shows it, and the limits of a service: MemoryHigh,
+# MemoryMax, TasksMax (jembatan.service's: docs/deploy.md, section 3).
+SHOWN = {UNIT: DOCS, WAREHOUSE: ROOT / "docs" / "warehouse.md",
+         TIMER: ROOT / "docs" / "warehouse.md"}
 SYSTEMD_ANALYZE = shutil.which("systemd-analyze")
 INSTALLED = "/opt/jembatan"  # where the unit expects the checkout and its .venv
 ROWS = 5
@@ -62,52 +79,85 @@ def service_lines(text: str) -> list[tuple[str, str]]:
 
 def local(text: str, work: Path, port: int) -> str:
     """The unit as this host runs it: the checkout's venv for /opt/jembatan/.venv, `work` for
-    the working directory, a free port for 8000, the test's settings file."""
+    the working directory, the state directory and /etc/jembatan (the settings, the plants
+    file, the environment file), a free port for 8000."""
     return (text.replace(f"{INSTALLED}/.venv/bin/", f"{JEMBATAN.parent}/")
             .replace(f"WorkingDirectory={INSTALLED}", f"WorkingDirectory={work}")
             .replace("127.0.0.1:8000", f"127.0.0.1:{port}")
-            .replace("/etc/jembatan/config.toml", str(work / "config.toml"))
+            .replace("/var/lib/jembatan-warehouse", str(work))
+            .replace("/etc/jembatan", str(work))
             .replace("TMPDIR=/var/tmp", f"TMPDIR={work}"))
 
 
-def test_the_docs_show_the_shipped_unit() -> None:
-    unit = UNIT.read_text()
-    assert f"```ini\n{unit}```\n" in DOCS.read_text()
+@pytest.mark.parametrize("shipped", SHOWN, ids=lambda p: p.name)
+def test_the_docs_show_the_shipped_unit(shipped: Path) -> None:
+    assert f"```ini\n{shipped.read_text()}```\n" in SHOWN[shipped].read_text()
 
 
-def test_systemd_analyze_verify_finds_nothing(tmp_path: Path) -> None:
+def verify(*units: Path) -> subprocess.CompletedProcess[str]:
+    """`systemd-analyze verify` of these unit files, side by side."""
     assert SYSTEMD_ANALYZE, "systemd-analyze is missing (Debian's systemd: make test installs it)"
-    unit = tmp_path / "jembatan.service"
-    unit.write_text(local(UNIT.read_text(), tmp_path, 8000))
-    done = subprocess.run([SYSTEMD_ANALYZE, "verify", str(unit)], capture_output=True,
+    return subprocess.run([SYSTEMD_ANALYZE, "verify", *map(str, units)], capture_output=True,
                           text=True, timeout=60)
+
+
+@pytest.mark.parametrize("shipped", [[UNIT], [WAREHOUSE, TIMER]],
+                         ids=lambda units: "+".join(p.name for p in units))
+def test_systemd_analyze_verify_finds_nothing(tmp_path: Path, shipped: list[Path]) -> None:
+    units = [tmp_path / p.name for p in shipped]
+    for unit, source in zip(units, shipped, strict=True):
+        unit.write_text(local(source.read_text(), tmp_path, 8000))
+    done = verify(*units)
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
     # It does speak: an ExecStart that is not there fails.
-    unit.write_text(UNIT.read_text())
-    done = subprocess.run([SYSTEMD_ANALYZE, "verify", str(unit)], capture_output=True,
-                          text=True, timeout=60)
+    units[0].write_text(shipped[0].read_text())
+    done = verify(*units)
     assert done.returncode != 0 and "/opt/jembatan/.venv/bin/jembatan" in done.stderr
 
 
-def test_systemd_analyze_security_scores_it_ok(tmp_path: Path) -> None:
+LIMITS = ("768M", "1G", "128")  # MemoryHigh, MemoryMax, TasksMax: docs/deploy.md, section 3
+WAREHOUSE_LIMITS = ("768M", "1G", "64")  # the same of a load: docs/warehouse.md
+
+
+@pytest.mark.parametrize(("shipped", "limits"), [(UNIT, LIMITS), (WAREHOUSE, WAREHOUSE_LIMITS)],
+                         ids=["jembatan.service", "jembatan-warehouse.service"])
+def test_systemd_analyze_security_scores_it_ok(tmp_path: Path, shipped: Path,
+                                               limits: tuple[str, str, str]) -> None:
     """The sandbox and its limits: `systemd-analyze security` rates the unit's exposure
-    below 4.0 ("OK"; it rated the unit of before 7.0 MEDIUM), and the unit caps the memory
-    and the tasks of the whole service (sized in docs/deploy.md, section 3)."""
+    below 4.0 ("OK"; it rated jembatan.service of before 7.0 MEDIUM), and the unit caps the
+    memory and the tasks of the whole service (sized in docs/deploy.md, section 3, and
+    docs/warehouse.md)."""
     assert SYSTEMD_ANALYZE, "systemd-analyze is missing (Debian's systemd: make test installs it)"
-    unit = tmp_path / "jembatan.service"
-    unit.write_text(local(UNIT.read_text(), tmp_path, 8000))
+    unit = tmp_path / shipped.name
+    unit.write_text(local(shipped.read_text(), tmp_path, 8000))
     done = subprocess.run([SYSTEMD_ANALYZE, "security", "--offline=yes", "--no-pager",
                            str(unit)], capture_output=True, text=True, timeout=60)
     print(done.stdout.splitlines()[-1])
-    [(score, rating)] = re.findall(r"Overall exposure level for jembatan\.service: "
+    [(score, rating)] = re.findall(rf"Overall exposure level for {re.escape(shipped.name)}: "
                                    r"(\d+\.\d) (\w+)", done.stdout)
     assert float(score) < 4.0 and rating == "OK", done.stdout
-    assert f"scores it {score} {rating}" in UNIT.read_text()  # the unit's comment says so
-    lines = dict(service_lines(UNIT.read_text()))
-    assert (lines["MemoryHigh"], lines["MemoryMax"], lines["TasksMax"]) == LIMITS
+    assert f"scores it {score} {rating}" in shipped.read_text()  # the unit's comment says so
+    lines = dict(service_lines(shipped.read_text()))
+    assert (lines["MemoryHigh"], lines["MemoryMax"], lines["TasksMax"]) == limits
 
 
-LIMITS = ("768M", "1G", "128")  # MemoryHigh, MemoryMax, TasksMax: docs/deploy.md, section 3
+def test_the_warehouse_loads_every_5_minutes_one_run_at_a_time() -> None:
+    """The timer starts its service (the one of its own name) every 5 minutes, as
+    `systemd-analyze calendar` reads its OnCalendar, and the service is a oneshot: its start
+    lasts until the load ends, and a start asked for meanwhile joins it."""
+    assert SYSTEMD_ANALYZE, "systemd-analyze is missing (Debian's systemd: make test installs it)"
+    timer = dict(line.split("=", 1) for line in TIMER.read_text().splitlines()
+                 if "=" in line and not line.startswith("#"))
+    assert "Unit" not in timer and TIMER.with_suffix(".service") == WAREHOUSE
+    done = subprocess.run([SYSTEMD_ANALYZE, "calendar", "--iterations=4", timer["OnCalendar"]],
+                          capture_output=True, text=True, timeout=60, env={"TZ": "UTC"})
+    times = [dt.datetime.strptime(m, "%Y-%m-%d %H:%M:%S") for m in
+             re.findall(r"(?:Next elapse|Iter\. #\d): \w+ (\S+ \S+) UTC", done.stdout)]
+    assert len(times) == 4, done.stdout
+    assert {b - a for a, b in itertools.pairwise(times)} == {dt.timedelta(minutes=5)}
+    assert all(t.minute % 5 == 0 and t.second == 0 for t in times)
+    lines = dict(service_lines(WAREHOUSE.read_text()))
+    assert lines["Type"] == "oneshot" and "Restart" not in lines
 PR_SET_MDWE, PR_MDWE_REFUSE_EXEC_GAIN = 65, 1  # linux/prctl.h (Linux 6.3)
 
 
@@ -149,14 +199,19 @@ def tasks(pids: set[int]) -> int:
 class Service:
     """The unit's ExecStart running, as systemd would start it."""
 
-    def __init__(self, work: Path) -> None:
+    def __init__(self, work: Path, unit: Path = UNIT) -> None:
         self.work = work
         self.port = free_port()
-        self.lines = service_lines(local(UNIT.read_text(), work, self.port))
+        self.lines = service_lines(local(unit.read_text(), work, self.port))
         self.env = {k: v for k, v in os.environ.items() if not k.startswith("JEMBATAN_")}
         for key, value in self.lines:
-            if key == "Environment":
-                name, _, setting = value.partition("=")
+            if key == "EnvironmentFile":
+                path = Path(value.removeprefix("-"))
+                settings = path.read_text().splitlines() if path.exists() else []
+            else:
+                settings = [value] if key == "Environment" else []
+            for setting in settings:
+                name, _, setting = setting.partition("=")
                 self.env[name] = setting
         self.cwd = dict(self.lines)["WorkingDirectory"]
         self.base = f"http://127.0.0.1:{self.port}"
@@ -261,3 +316,74 @@ def test_reload_reads_the_mapping_again(started: Started) -> None:
     stop = int(dict(service.lines)["TimeoutStopSec"])
     process.send_signal(signal.SIGTERM)
     assert process.wait(timeout=stop) == 0
+
+
+PLANT_KEY = "head-office-key-0123456789"
+
+
+def served_plant(work: Path, rows: list[dict]) -> dict[str, str]:
+    """A plant's database holding these transactions, served with its customers behind a
+    named key `warehouse` (docs/warehouse.md, "A key from each plant"); its environment."""
+    work.mkdir()
+    database = build_database(work / "plant.sqlite3", {
+        "transactions": rows, "customers": [sample_row("customers", 1)]})
+    (work / "config.toml").write_text(
+        f'[database]\nsqlite = "{database}"\n[collections]\n'
+        f'serve = ["transactions", "customers"]\n[auth.keys.warehouse]\n'
+        f'key = "{PLANT_KEY}"\ncollections = ["transactions", "customers"]\nmax_concurrent = 1\n')
+    return {"JEMBATAN_CONFIG": str(work / "config.toml")}
+
+
+def run_load(service: Service) -> tuple[int, str, int]:
+    """The unit's ExecStart as systemd runs it (its environment, its working directory, no new
+    privileges, no W+X memory): the exit status, the output, the peak RSS in KiB."""
+    [start] = service.values("ExecStart")
+    with open(service.work / "load.log", "w+b") as log:
+        process = subprocess.Popen(shlex.split(start), cwd=service.cwd, env=service.env,
+                                   stdout=log, stderr=subprocess.STDOUT, preexec_fn=sandboxed)
+        stop = threading.Timer(600, process.kill)
+        stop.start()
+        _, status, usage = os.wait4(process.pid, 0)
+        stop.cancel()
+        process.returncode = os.waitstatus_to_exitcode(status)
+        log.seek(0)
+        return process.returncode, log.read().decode(), usage.ru_maxrss
+
+
+def test_the_warehouse_unit_loads_the_plants(tmp_path: Path, postgres_cluster: Cluster) -> None:
+    """jembatan-warehouse.service's command line, run as systemd runs it, with the plants'
+    keys and PostgreSQL's credentials from its environment file: every transaction of the
+    plant once in the warehouse; run again, the same; the plant down, exit 3."""
+    rows = [sample_row("transactions", n) for n in range(1, 31)]
+    rows[4]["cancelled"] = 1
+    expected = {("north_mill", r["id"], r["weigh1"], r["weigh2"], r["cancelled"]) for r in rows}
+    (tmp_path / "plants.toml").write_text(
+        '[plants.north_mill]\nurl = "{url}"\nkey_env = "NORTH_MILL_KEY"\n')
+    (tmp_path / "warehouse.env").write_text(
+        f"NORTH_MILL_KEY={PLANT_KEY}\nDESTINATION__POSTGRES__CREDENTIALS=postgresql://"
+        f"postgres:trusted@127.0.0.1:{postgres_cluster.port}/jembatan\n")
+    postgres_cluster.drop_schema("jembatan")
+    with jembatan_serve(tmp_path / "plant", served_plant(tmp_path / "plant", rows)) as plant:
+        plants = tmp_path / "plants.toml"
+        plants.write_text(plants.read_text().replace("{url}", plant.base))
+        service = Service(tmp_path, WAREHOUSE)
+        assert service.env["NORTH_MILL_KEY"] == PLANT_KEY
+        for _ in range(2):  # the second run finds nothing new, and changes nothing
+            code, output, peak = run_load(service)
+            print(output, f"peak RSS {peak / 1024:.0f} MiB", sep="\n")
+            assert code == 0, output
+            assert warehouse_transactions(postgres_cluster) == expected
+    code, output, _ = run_load(service)
+    print(output)
+    assert code == 3 and "north_mill: no records; " in output, output
+    assert "NOT READ TO THE END: /: cannot connect" in output, output
+    assert warehouse_transactions(postgres_cluster) == expected
+    postgres_cluster.drop_schema("jembatan")
+
+
+def warehouse_transactions(cluster: Cluster) -> set[tuple]:
+    """(plant, id, weigh1, weigh2, cancelled) of every row of the warehouse's transactions."""
+    with contextlib.closing(cluster.connect()) as con:
+        rows = con.execute("SELECT plant, id, weigh1, weigh2, CAST(cancelled AS integer) "
+                           "FROM jembatan.transactions").fetchall()
+    return {tuple(row) for row in rows}

@@ -23,7 +23,15 @@ from app import create_app
 from app.console.cli import main
 from app.console.warehouse import served
 from app.model.labels import FIELD_LABELS
-from app.warehouse import Fleet, FleetError, Plant, Tally, jembatan_source, load_fleet
+from app.warehouse import (
+    Fleet,
+    FleetError,
+    Plant,
+    Tally,
+    jembatan_source,
+    load_fleet,
+    run_fleet,
+)
 from tests.conftest import build_database
 from tests.helpers import exactly, name_of
 from tests.servers import JEMBATAN, ROOT, environment, free_port
@@ -151,12 +159,10 @@ def plant(database: Path, **settings: Any) -> Iterator[str]:
 
 def run(fleet: Fleet, work: Path, destination: Any = None, dataset: str = "hq") -> Tally:
     """One run of the documented pipeline (docs/warehouse.md, "From Python")."""
-    tally = Tally()
     pipeline = dlt.pipeline(
         pipeline_name="hq", dataset_name=dataset, pipelines_dir=str(work / "pipelines"),
         destination=destination or dlt.destinations.duckdb(str(work / "warehouse.duckdb")))
-    pipeline.run(jembatan_source(fleet, tally))
-    return tally
+    return run_fleet(pipeline, fleet)
 
 
 @pytest.fixture(autouse=True)
@@ -246,9 +252,7 @@ def test_a_change_a_cancellation_and_a_new_ticket_replace_or_add_their_rows(
                         "jam_update = ? WHERE id = 2", (day, now))
             con.execute("UPDATE transactions SET cancelled = 1, tgl_update = ?, "
                         "jam_update = ? WHERE id = 3", (day, now))
-            row = ticket(8, now, tgl_update=day, tgl_create=day, jam_create=now)
-            con.execute(f"INSERT INTO transactions ({', '.join(row)}) VALUES "
-                        f"({', '.join('?' * len(row))})", list(row.values()))
+        add_ticket(database, 8)
         second = run(fleet, tmp_path)
         # Only what changed: 2, 3 and 8 by update, 8 by creation (and the masters, whole).
         assert second.records[("north", "transactions")] == 4
@@ -285,6 +289,39 @@ def test_the_bookmarks_live_in_dlt_state_and_come_back_from_the_warehouse(
     # No file of the source's own: dlt's working folder, the warehouse, the plant's.
     assert sorted(p.name for p in tmp_path.iterdir() if p.name != "proofs") == [
         "pipelines", "plant.sqlite3", "warehouse.duckdb"]
+
+
+def add_ticket(database: Path, n: int) -> None:
+    """A new ticket, weighed and saved just now."""
+    day, now = moments_ago(2)
+    row = ticket(n, now, tgl_update=day, tgl_create=day, jam_create=now)
+    with sqlite3.connect(database) as con:
+        con.execute(f"INSERT INTO transactions ({', '.join(row)}) VALUES "
+                    f"({', '.join('?' * len(row))})", list(row.values()))
+
+
+def test_a_load_a_killed_run_left_unfinished_is_finished_before_the_next_read(
+        tmp_path: Path) -> None:
+    database = build_database(tmp_path / "plant.sqlite3", {
+        "transactions": [ticket(n, "08:00:00") for n in range(1, 4)]})
+    with plant(database, collections={"serve": ["transactions"]}) as url:
+        fleet = Fleet((Plant("north", url),))
+        pipeline = dlt.pipeline(pipeline_name="hq", dataset_name="hq",
+                                pipelines_dir=str(tmp_path / "pipelines"),
+                                destination=dlt.destinations.duckdb(str(tmp_path / "w.duckdb")))
+        assert run_fleet(pipeline, fleet).records == {("north", "transactions"): 6}
+        add_ticket(database, 4)
+        # What a run killed in its load step leaves: ticket 4 read, its bookmarks in the
+        # package's state, nothing of it in the warehouse yet.
+        pipeline.extract(jembatan_source(fleet, Tally()))
+        pipeline.normalize()
+        add_ticket(database, 5)
+        tally = run_fleet(pipeline, fleet)
+        # The package loaded, then only ticket 5 read (by both feeds).
+        assert tally.resumed and tally.records == {("north", "transactions"): 2}
+        expected = expected_tables(url, "north")
+    assert len(expected["transactions"]) == 5
+    compare(expected, duck(tmp_path / "w.duckdb"), "hq")
 
 
 def test_a_plant_that_is_down_is_skipped_and_caught_up_when_it_is_back(
@@ -373,3 +410,41 @@ def test_the_command_line_does_not_import_dlt_until_a_warehouse_command_runs() -
                            "import sys, app.console.cli; print('dlt' in sys.modules)"],
                           cwd=ROOT, capture_output=True, text=True, timeout=60, check=True)
     assert done.stdout == "False\n"
+
+
+# -- the DuckDB file --------------------------------------------------------------------------
+
+
+def test_a_duckdb_file_named_as_the_dataset_is_refused(tmp_path: Path) -> None:
+    # DuckDB calls the file's catalog after it: a catalog and a schema both `jembatan` made
+    # its binder refuse the load ("Ambiguous reference to catalog or schema").
+    plants = tmp_path / "plants.toml"
+    plants.write_text(f'[plants.north]\nurl = "http://127.0.0.1:{free_port()}"\n')
+    said = CliRunner().invoke(main, ["warehouse", "load", "--plants", str(plants),
+                                     "--duckdb-file", str(tmp_path / "jembatan.duckdb")])
+    assert said.exit_code == 2
+    assert said.output.splitlines()[-1] == (
+        f"Error: --duckdb-file {tmp_path / 'jembatan.duckdb'}: a DuckDB file cannot be named "
+        "as the dataset (jembatan); name it otherwise")
+    assert not (tmp_path / "jembatan.duckdb").exists()
+
+
+def test_a_relative_duckdb_file_is_in_the_directory_the_command_runs_in(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # One pipeline (its name and directory), run from two directories: each run's file is
+    # the one of its own directory, never the directory of the pipeline's first run.
+    database = build_database(tmp_path / "plant.sqlite3", {
+        "transactions": [ticket(n, "08:00:00") for n in range(1, 4)]})
+    plants = tmp_path / "plants.toml"
+    with plant(database, collections={"serve": ["transactions"]}) as url:
+        plants.write_text(f'[plants.north]\nurl = "{url}"\n')
+        for name in ("first", "second"):
+            (tmp_path / name).mkdir()
+            monkeypatch.chdir(tmp_path / name)
+            said = CliRunner().invoke(main, [
+                "warehouse", "load", "--plants", str(plants), "--pipelines-dir",
+                str(tmp_path / "pipelines")])
+            assert said.exit_code == 0, said.output
+        expected = expected_tables(url, "north")
+    for name in ("first", "second"):
+        compare(expected, duck(tmp_path / name / "warehouse.duckdb"), "jembatan")

@@ -103,21 +103,26 @@ def run_pipeline(fleet: Any, destination: str, duckdb_file: Path, dataset: str,
     from dlt.pipeline.exceptions import PipelineStepFailed
 
     modules = warehouse_modules()
+    if destination == "duckdb" and duckdb_file.stem == dataset:
+        # DuckDB names the file's catalog after it, and a catalog and a schema of one name
+        # make its binder refuse the load ("Ambiguous reference to catalog or schema").
+        raise click.UsageError(f"--duckdb-file {duckdb_file}: a DuckDB file cannot be named "
+                               f"as the dataset ({dataset}); name it otherwise")
     tally = modules.Tally()
-    target = dlt.destinations.duckdb(str(duckdb_file)) if destination == "duckdb" \
-        else destination
+    # An absolute path: dlt would take a relative one from the directory of the pipeline's
+    # first run, not from this one.
+    target = dlt.destinations.duckdb(str(duckdb_file.resolve())) \
+        if destination == "duckdb" else destination
     pipeline = dlt.pipeline(pipeline_name=pipeline_name, destination=target,
                             dataset_name=dataset,
                             pipelines_dir=None if pipelines_dir is None else str(pipelines_dir))
     started = time.perf_counter()
     try:
-        if pipeline.has_pending_data:
-            # A run stopped mid-load left packages: dlt's run() then loads those and reads no
-            # plant, so they are loaded first and the plants read after.
-            pipeline.run()
-        pipeline.run(modules.jembatan_source(fleet, tally))
+        modules.run_fleet(pipeline, fleet, tally)
     except PipelineStepFailed as exc:
         raise click.ClickException(f"the {exc.step} step failed: {exc.exception}") from None
+    if tally.resumed:
+        click.echo("finished first the load an earlier run had left unfinished")
     for line in said(fleet, tally):
         click.echo(line)
     where = f" ({duckdb_file})" if destination == "duckdb" else ""

@@ -212,11 +212,13 @@ class Result:
     """An executed query: its column names and its rows in batches; close() when done."""
 
     def __init__(self, db: Database, conn: _Connection, cursor: Any, what: str,
-                 values: Mapping[str, Any], query: QueryName):
+                 values: Mapping[str, Any], query: QueryName, started: float):
         self._db, self._conn, self._cursor, self.what = db, conn, cursor, what
         self.query = query  # the query it answers, whose kind its metrics are counted by
         self._values = values
-        self._started = time.monotonic()
+        # When the query was sent (time.monotonic()): execute() itself is the database's
+        # work for a sort or a scan before the first row (sqlite3 steps to the first row).
+        self._started = started
         self._closed = False
         self.columns: tuple[str, ...] = tuple(map(itemgetter(0), cursor.description or ()))
         self._ahead: list[list[tuple[Any, ...]]] = []  # batches read before they are asked
@@ -454,6 +456,7 @@ class Database:
                 log.warning("query %s: no cursor (%s)", what, mask_password(str(exc)))
                 conn.broken = True
                 error = DatabaseUnavailable("connection lost")
+            started = time.monotonic()
             if cursor is not None:
                 with self.deadline(conn, cursor) as timed_out:
                     try:
@@ -466,7 +469,7 @@ class Database:
                             error = self.failure(exc, what, conn, name, timed_out(), conn.used)
             if error is None:
                 conn.used = True
-                return Result(self, conn, cursor, what, values or {}, name)
+                return Result(self, conn, cursor, what, values or {}, name, started)
             if cursor is not None:
                 try:
                     cursor.close()
