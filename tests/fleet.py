@@ -51,6 +51,7 @@ NAMES = {"transactions": (("productcode", "productname", "products", "ProductCod
                           ("transcode", "transname", "transporters", "TransCode", "TransName")),
          "vehicles": (("TransCode", "TransName", "transporters", "TransCode", "TransName"),)}
 SETTLE, LOOKBACK = 1, 15  # the plants' feed windows, seconds
+FINAL_RUNS = 10  # at most, once the writers have stopped: until one finds nothing new
 DATASET = "jembatan"
 
 
@@ -518,7 +519,7 @@ def scenario(plants: Sequence[Plant], pipeline: Pipeline, down: Plant, seconds: 
     for plant in plants:
         plant.stop_writing()
     time.sleep(SETTLE + AHEAD * max(p.spec.scale for p in plants) + 1)
-    while len(pipeline.runs) < 20:
+    for _ in range(FINAL_RUNS):
         run = phase(pipeline, "final")
         if run.code == 0 and not run.records(STAMP_DATE):
             break
