@@ -29,7 +29,7 @@ from app.model import tables
 from bench.feed_soak import AHEAD, Target, target_args
 from tests import mssql
 from tests.postgres import OWNER, Cluster
-from tests.servers import JEMBATAN, Running, free_port, running
+from tests.servers import JEMBATAN, Running, free_port, rss_kib, running
 
 ROOT = Path(__file__).resolve().parent.parent
 WRITER = ROOT / "bench" / "feed_soak.py"
@@ -204,7 +204,9 @@ class Run:
 
     code: int  # its exit status; -9 when killed
     seconds: float
-    peak_kib: int  # its peak resident memory (and its children's), from wait4
+    # Its peak resident memory (VmHWM, read every 20 ms while it runs; not wait4's
+    # ru_maxrss, which counts the memory of the process it was forked from).
+    peak_kib: int
     out: str
     killed: bool
     phase: str = ""  # what the scenario was doing: first, plant down, writing, final
@@ -250,21 +252,29 @@ class Pipeline:
         with open(log, "w") as out:
             process = subprocess.Popen(self.argv(), stdout=out, stderr=subprocess.STDOUT,
                                        cwd=self.work, env=os.environ | {"PYTHONUNBUFFERED": "1"})
-        killed = False
+        killed, peak = False, 0
         while True:
-            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            pid, status, _ = os.wait4(process.pid, os.WNOHANG)
             if pid:
                 break
+            peak = max(peak, peak_kib(process.pid))
             elapsed = time.monotonic() - started
             if not killed and (kill(self.pipelines_dir, elapsed) or elapsed > timeout):
                 os.kill(process.pid, signal.SIGKILL)
                 killed = True
             time.sleep(0.02)
         process.returncode = os.waitstatus_to_exitcode(status)
-        done = Run(process.returncode, time.monotonic() - started, usage.ru_maxrss,
+        done = Run(process.returncode, time.monotonic() - started, peak,
                    log.read_text(errors="replace"), killed)
         self.runs.append(done)
         return done
+
+
+def peak_kib(pid: int) -> int:
+    """The peak resident memory of a running process so far, in KiB; 0 once it has ended."""
+    with contextlib.suppress(OSError, AssertionError):
+        return rss_kib(pid, "VmHWM")
+    return 0
 
 
 def loading(pipelines_dir: Path, elapsed: float) -> bool:
