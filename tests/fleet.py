@@ -76,8 +76,10 @@ class Plant:
     """One plant: its database, its service (stopped and started again on the same port)
     and its writer."""
 
-    def __init__(self, spec: PlantSpec, work: Path, target: Target, read: dict[str, str]):
+    def __init__(self, spec: PlantSpec, work: Path, target: Target, read: dict[str, str],
+                 place: str = ""):
         self.spec, self.work, self.target, self.read = spec, work, target, read
+        self.place = place  # its database (T-SQL) or schema (PostgreSQL) on its server
         self.port = free_port()
         self.key = f"fleet-key-{spec.name}-0123456789"
         self.first_id = max_id(target)
@@ -172,7 +174,7 @@ def mssql_plant(spec: PlantSpec, work: Path, odbc: str) -> Plant:
     server.load(demo_rows(spec, work))
     server.close()
     return Plant(spec, work, Target(odbc=database, dialect="mssql"),
-                 {"JEMBATAN_ODBC": database})
+                 {"JEMBATAN_ODBC": database}, mssql.parts(database)["database"])
 
 
 def postgres_plant(spec: PlantSpec, work: Path, cluster: Cluster) -> Plant:
@@ -181,7 +183,7 @@ def postgres_plant(spec: PlantSpec, work: Path, cluster: Cluster) -> Plant:
     schema = cluster.create_schema(demo_rows(spec, work))
     return Plant(spec, work, Target(odbc=cluster.connection_string(schema=schema, user=OWNER),
                                     dialect="postgresql"),
-                 {"JEMBATAN_ODBC": cluster.connection_string(schema=schema)})
+                 {"JEMBATAN_ODBC": cluster.connection_string(schema=schema)}, schema)
 
 
 def plants_file(plants: Sequence[Plant], path: Path, page_size: int) -> Path:
@@ -452,11 +454,10 @@ class Servers:
 
     def drop(self, plant: Plant) -> None:
         """Drop the plant's database or schema on its server."""
-        database = mssql.parts(plant.target.odbc) if plant.target.odbc else {}
         if plant.spec.engine == "mssql" and self.mssql:
-            mssql.drop_database(self.mssql, database["database"])
+            mssql.drop_database(self.mssql, plant.place)
         elif plant.spec.engine == "postgresql" and self.postgres:
-            self.postgres.drop_schema(database["pqopt"].split("search_path=")[1].split("'")[0])
+            self.postgres.drop_schema(plant.place)
 
 
 @contextlib.contextmanager
