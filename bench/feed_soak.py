@@ -34,6 +34,7 @@ import argparse
 import datetime as dt
 import json
 import random
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -63,6 +64,9 @@ COMPARED = ("id", "weigh1", "weigh2", "tgl_dt1", "jam_dt1", "tgl_dt2", "jam_dt2"
             "tgl_update", "jam_update", "cancelled")
 CANCELLED = COMPARED.index("cancelled")
 CANCELS = 0.08  # the share of a PC's writes that cancel one of its tickets
+# Set by SIGTERM: the PCs end their current write and stop, and the writer reports (a caller
+# that does not know beforehand how long the writes must go on: tests/fleet.py).
+STOPPED = threading.Event()
 
 
 # -- the database, as the writer and the final comparison reach it ---------------------------
@@ -168,17 +172,20 @@ class Pc:
 
 
 def write(target: Target, seconds: float, scale: float, seed: int,
-          copied: float) -> dict[str, Any]:
-    """Run the three PCs for `seconds`; what they did. A ticket is cancelled only `copied`
-    seconds after its last commit, when the poller has copied it."""
+          copied: float, first_id: int = 0) -> dict[str, Any]:
+    """Run the three PCs for `seconds` (or until SIGTERM); what they did. A ticket is
+    cancelled only `copied` seconds after its last commit, when the poller has copied it.
+    The ids the PCs give their tickets start after `first_id` (a table that holds tickets
+    already)."""
     con = target.connect()
     skew = target.clock(con) - dt.datetime.now()  # the server's clock = ours + skew
     con.close()
     rng = random.Random(seed)
-    pcs = [Pc("normal", lambda r: 0.0, range(1, 10**9, 3)),
-           Pc("behind", lambda r: -r.uniform(0, BEHIND * scale), range(2, 10**9, 3)),
-           Pc("ahead", lambda r: AHEAD * scale, range(3, 10**9, 3))]
+    pcs = [Pc("normal", lambda r: 0.0, range(first_id + 1, 10**9, 3)),
+           Pc("behind", lambda r: -r.uniform(0, BEHIND * scale), range(first_id + 2, 10**9, 3)),
+           Pc("ahead", lambda r: AHEAD * scale, range(first_id + 3, 10**9, 3))]
     deadline = time.monotonic() + seconds
+    signal.signal(signal.SIGTERM, lambda number, frame: STOPPED.set())
     threads = [threading.Thread(target=_run_pc, args=(target, pc, skew, scale, deadline,
                                                        random.Random(rng.random()), copied))
                for pc in pcs]
@@ -195,7 +202,7 @@ def _run_pc(target: Target, pc: Pc, skew: dt.timedelta, scale: float, deadline: 
             rng: random.Random, copied: float) -> None:
     con = target.connect()
     ids = iter(pc.ids)
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline and not STOPPED.is_set():
         now = dt.datetime.now() + skew
         stamp = (now + dt.timedelta(seconds=pc.offset(rng))).replace(microsecond=0)
         ready = [i for i, s in pc.open.items() if s < now - dt.timedelta(seconds=2 * scale)]
@@ -393,7 +400,7 @@ def run(target: Target, read: dict[str, str], work: Path, seconds: float, scale:
     # whose clock runs ahead, and two polls.
     copied = settle + AHEAD * scale + 2 * POLL
     writer_args = ["--seconds", str(seconds), "--scale", str(scale), "--seed", str(seed),
-                   "--copied", str(copied), *_target_args(target)]
+                   "--copied", str(copied), *target_args(target)]
     with gunicorn(work, {"JEMBATAN_CONFIG": str(config), **read}, *DEPLOYED) as server:
         try:
             written = _follow(server.base, copy, writer_args)
@@ -433,7 +440,8 @@ def _follow(base: str, copy: Copy, writer_args: list[str]) -> dict[str, Any]:
     return written
 
 
-def _target_args(target: Target) -> list[str]:
+def target_args(target: Target) -> list[str]:
+    """The writer's arguments that name `target`."""
     if target.sqlite:
         return ["--sqlite", target.sqlite]
     return ["--odbc", target.odbc, "--dialect", target.dialect]
@@ -457,6 +465,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=23)
     p.add_argument("--copied", type=float, default=60,
                    help="(the writer) seconds after its last commit a ticket may be cancelled")
+    p.add_argument("--first-id", type=int, default=0,
+                   help="(the writer) its tickets' ids start after this one")
     args = p.parse_args(argv)
     if args.odbc:
         target = Target(odbc=args.odbc, dialect=args.dialect, grant=args.grant)
@@ -465,7 +475,8 @@ def main(argv: list[str] | None = None) -> int:
         path = args.sqlite or str(Path(tempfile.mkdtemp()) / "feed-soak.sqlite3")
         target, read = Target(sqlite=path), {"JEMBATAN_SQLITE": path}
     if args.mode == "write":
-        print(json.dumps(write(target, args.seconds, args.scale, args.seed, args.copied)))
+        print(json.dumps(write(target, args.seconds, args.scale, args.seed, args.copied,
+                               args.first_id)))
         return 0
     if args.odbc and not args.drop_and_create_transactions:
         p.error("--odbc needs --drop-and-create-transactions: the soak replaces that table")

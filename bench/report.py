@@ -599,14 +599,16 @@ COST = "## Cost of a request"
 TSQL = "## The TDS path (T-SQL server, both drivers)"  # written by `make bench-tsql` alone
 READ_CORE = "## MCP and the read core"  # by hand: bench/before_after.py's figures
 RECYCLING = "## Records by key under recycling"  # by hand: bench/recycling.py's
-KEPT = (COST, TSQL, READ_CORE, RECYCLING, EARLIER)  # the sections no `make bench` run writes
+FLEET = "## The warehouse over a fleet of plants"  # by hand: bench/fleet.py's
+KEPT = (COST, TSQL, READ_CORE, RECYCLING, FLEET, EARLIER)  # no `make bench` run writes them
 
 
 def earlier_studies(published: Path) -> list[str]:
     """The hand-written sections of the published RESULTS.md (KEPT), carried into the one
     being written: "Cost of a request" (the profiles and the changes they led to),
     "MCP and the read core" (the runs of bench/before_after.py), "Records by key
-    under recycling" (the runs of bench/recycling.py) and "Earlier studies"
+    under recycling" (the runs of bench/recycling.py), "The warehouse over a fleet of
+    plants" (bench/fleet.py's) and "Earlier studies"
     (the findings of studies whose code has left bench/), which no run can measure again."""
     if not published.is_file():
         return []

@@ -386,7 +386,7 @@ def pytest_report_header() -> str | None:
 # The slow groups, by file, each a marker of its own (setup.cfg): a developer's inner loop
 # leaves them out (`make test-quick`); `make test` runs everything.
 SLOW_GROUPS: dict[str, tuple[str, ...]] = {
-    "soak": ("test_soak.py", "test_feed_soak.py"),
+    "soak": ("test_soak.py", "test_feed_soak.py", "test_warehouse_fleet.py"),
     "faults": ("test_faults.py", "test_fault_load.py", "test_tsql_faults.py"),
     "browser": ("test_dashboard.py", "test_report.py", "test_docs_browser.py"),
     "fuzz": ("test_fuzz.py",),

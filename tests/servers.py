@@ -209,12 +209,13 @@ def proving(pid: int) -> bool:
         return False
 
 
-def rss_kib(pid: int) -> int:
-    """The resident memory of process `pid` (VmRSS in /proc/PID/status), in KiB."""
+def rss_kib(pid: int, field: str = "VmRSS") -> int:
+    """The resident memory of process `pid` (VmRSS in /proc/PID/status; `field` VmHWM: its
+    peak since it started its program), in KiB."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith(f"{field}:"):
             return int(line.split()[1])
-    raise AssertionError(f"no VmRSS for process {pid}")
+    raise AssertionError(f"no {field} for process {pid}")
 
 
 class PeakRss:
