@@ -67,6 +67,15 @@ def moments_ago(seconds: int) -> tuple[str, str]:
     return moment.date().isoformat(), moment.strftime("%H:%M:%S")
 
 
+def tickets_file(path: Path, count: int) -> Path:
+    """A plant's SQLite file of `count` tickets saved on 2026-11-20 at 08:00, nothing else."""
+    return build_database(path, {"transactions": [ticket(n, "08:00:00")
+                                                  for n in range(1, count + 1)]})
+
+
+ONLY_TICKETS = {"collections": {"serve": ["transactions"]}}
+
+
 def plant_settings(database: Path, **more: Any) -> dict[str, Any]:
     """A plant's service over a SQLite file; records settle at once (their stamps are old)."""
     return {"database": {"sqlite": str(database)}, "feed": {"settle_seconds": 0}, **more}
@@ -273,9 +282,8 @@ def test_a_change_a_cancellation_and_a_new_ticket_replace_or_add_their_rows(
 
 def test_the_bookmarks_live_in_dlt_state_and_come_back_from_the_warehouse(
         tmp_path: Path) -> None:
-    database = build_database(tmp_path / "plant.sqlite3", {
-        "transactions": [ticket(n, "08:00:00") for n in range(1, 6)]})
-    with plant(database, collections={"serve": ["transactions"]}) as url:
+    database = tickets_file(tmp_path / "plant.sqlite3", 5)
+    with plant(database, **ONLY_TICKETS) as url:
         fleet = Fleet((Plant("north", url),))
         assert run(fleet, tmp_path).records == {("north", "transactions"): 10}
         # The pipeline's working folder lost (a new host, a wiped disk): dlt takes its
@@ -302,9 +310,8 @@ def add_ticket(database: Path, n: int) -> None:
 
 def test_a_load_a_killed_run_left_unfinished_is_finished_before_the_next_read(
         tmp_path: Path) -> None:
-    database = build_database(tmp_path / "plant.sqlite3", {
-        "transactions": [ticket(n, "08:00:00") for n in range(1, 4)]})
-    with plant(database, collections={"serve": ["transactions"]}) as url:
+    database = tickets_file(tmp_path / "plant.sqlite3", 3)
+    with plant(database, **ONLY_TICKETS) as url:
         fleet = Fleet((Plant("north", url),))
         pipeline = dlt.pipeline(pipeline_name="hq", dataset_name="hq",
                                 pipelines_dir=str(tmp_path / "pipelines"),
@@ -326,13 +333,11 @@ def test_a_load_a_killed_run_left_unfinished_is_finished_before_the_next_read(
 
 def test_a_plant_that_is_down_is_skipped_and_caught_up_when_it_is_back(
         tmp_path: Path) -> None:
-    north = build_database(tmp_path / "north.sqlite3", {
-        "transactions": [ticket(n, "08:00:00") for n in range(1, 4)]})
-    south = build_database(tmp_path / "south.sqlite3", {
-        "transactions": [ticket(n, "08:00:00") for n in range(1, 6)]})
+    north = tickets_file(tmp_path / "north.sqlite3", 3)
+    south = tickets_file(tmp_path / "south.sqlite3", 5)
     down = f"http://127.0.0.1:{free_port()}"  # nothing listens there
     plants = tmp_path / "plants.toml"
-    with plant(north, collections={"serve": ["transactions"]}) as url:
+    with plant(north, **ONLY_TICKETS) as url:
         plants.write_text(f'[plants.north]\nurl = "{url}"\n[plants.south]\nurl = "{down}"\n')
         said = CliRunner().invoke(main, [
             "warehouse", "load", "--plants", str(plants), "--duckdb-file",
@@ -344,7 +349,7 @@ def test_a_plant_that_is_down_is_skipped_and_caught_up_when_it_is_back(
             "north: transactions 6; 3 requests",
             "south: no records; 1 requests; NOT READ TO THE END: /: cannot connect (its "
             "bookmarks are kept: a later run catches up)"]
-        with plant(south, collections={"serve": ["transactions"]}) as back:
+        with plant(south, **ONLY_TICKETS) as back:
             fleet = Fleet((Plant("north", url), Plant("south", back)))
             tally = run(fleet, tmp_path)
             assert tally.records == {("north", "transactions"): 0,
@@ -359,15 +364,15 @@ def test_a_bookmark_the_plant_no_longer_signs_starts_again_from_the_newest_stamp
     database = build_database(tmp_path / "plant.sqlite3", {
         "transactions": [ticket(n, f"08:0{n}:00") for n in range(1, 6)]})
     first, second = "first-secret-0123456789", "second-secret-0123456789"
-    serve = {"collections": {"serve": ["transactions"]}}
-    with plant(database, feed={"settle_seconds": 0, "bookmark_secrets": [first]}, **serve) as url:
+    with plant(database, feed={"settle_seconds": 0, "bookmark_secrets": [first]},
+               **ONLY_TICKETS) as url:
         run(Fleet((Plant("north", url),)), tmp_path)
     with sqlite3.connect(database) as con:
         con.execute("UPDATE transactions SET weigh2 = 9500, tgl_update = ?, jam_update = ? "
                     "WHERE id = 5", moments_ago(2))
     # The plant's secret replaced without keeping the old one: its bookmarks are refused.
     with plant(database, feed={"settle_seconds": 0, "bookmark_secrets": [second]},
-               **serve) as url:
+               **ONLY_TICKETS) as url:
         tally = run(Fleet((Plant("north", url),)), tmp_path)
         assert not tally.skipped
         expected = expected_tables(url, "north")
@@ -433,10 +438,9 @@ def test_a_relative_duckdb_file_is_in_the_directory_the_command_runs_in(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # One pipeline (its name and directory), run from two directories: each run's file is
     # the one of its own directory, never the directory of the pipeline's first run.
-    database = build_database(tmp_path / "plant.sqlite3", {
-        "transactions": [ticket(n, "08:00:00") for n in range(1, 4)]})
+    database = tickets_file(tmp_path / "plant.sqlite3", 3)
     plants = tmp_path / "plants.toml"
-    with plant(database, collections={"serve": ["transactions"]}) as url:
+    with plant(database, **ONLY_TICKETS) as url:
         plants.write_text(f'[plants.north]\nurl = "{url}"\n')
         for name in ("first", "second"):
             (tmp_path / name).mkdir()
