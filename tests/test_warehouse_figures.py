@@ -230,7 +230,8 @@ def wanted(plants: list[Plant]) -> dict[str, list[tuple[Any, ...]]]:
     return want
 
 
-def test_figures_on_duckdb_equal_the_plants_summaries(plants, wanted, tmp_path):
+def test_figures_on_duckdb_equal_the_plants_summaries(
+        plants: list[Plant], wanted: dict[str, list[tuple[Any, ...]]], tmp_path: Path) -> None:
     import duckdb
 
     out = load(tmp_path, plants, "--destination", "duckdb", "--duckdb-file",
@@ -243,8 +244,9 @@ def test_figures_on_duckdb_equal_the_plants_summaries(plants, wanted, tmp_path):
     assert got == wanted, out
 
 
-def test_figures_on_postgresql_equal_the_plants_summaries(plants, wanted, tmp_path,
-                                                           postgres_cluster: Cluster):
+def test_figures_on_postgresql_equal_the_plants_summaries(
+        plants: list[Plant], wanted: dict[str, list[tuple[Any, ...]]], tmp_path: Path,
+        postgres_cluster: Cluster) -> None:
     # dlt's postgres destination takes a URL with a password; the cluster trusts 127.0.0.1.
     url = f"postgresql://{OWNER}:trusted@127.0.0.1:{postgres_cluster.port}/jembatan"
     out = load(tmp_path, plants, "--destination", "postgres",
@@ -275,7 +277,8 @@ def requests_printed(out: str, plant: str) -> int:
     return int(found[0])
 
 
-def test_the_pipeline_is_counted_under_its_own_key_and_the_erps_is_not(plants, tmp_path):
+def test_the_pipeline_is_counted_under_its_own_key_and_the_erps_is_not(
+        plants: list[Plant], tmp_path: Path) -> None:
     plant = plants[0]
     for path in ("/transactions/page/1", "/customers"):  # the ERP reads too
         assert requests.get(plant.server.base + path, headers={"X-API-Key": ERP_KEY},
