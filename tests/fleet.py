@@ -28,6 +28,7 @@ from app.commands.demo import build_demo_database
 from app.model import tables
 from bench.feed_soak import AHEAD, Target, target_args
 from tests import mssql
+from tests.helpers import NAMES, exactly, name_of, warehouse_key
 from tests.postgres import OWNER, Cluster
 from tests.servers import JEMBATAN, Running, free_port, rss_kib, running
 
@@ -37,19 +38,11 @@ WRITER = ROOT / "bench" / "feed_soak.py"
 # each run) and the four dated ones (read through /<c>/changes).
 COLLECTIONS = ("customers", "products", "transporters", "transactions", "vehicles",
                "bricon2", "biao1")
-KEYS = {"bricon2": ("no_produksi", "no_produksi_")}  # the rest: ("id",)
 # The dates of the feeds the pipeline reads each dated collection through (docs/api.md §5.11,
 # docs/warehouse.md: a weighing by its update stamp and by its creation): a record whose dates
 # are all NULL is in no feed, so not in the warehouse either.
 STAMP_DATE = {"transactions": ("tgl_update", "tgl_create"), "vehicles": ("tgl_create",),
               "bricon2": ("tanggal",), "biao1": ("tanggal",)}
-# The names the pipeline puts beside codes: collection -> (code field, name field, master
-# collection, the master's code field, its name field).
-NAMES = {"transactions": (("productcode", "productname", "products", "ProductCode",
-                           "ProductName"),
-                          ("custcode", "custname", "customers", "CustCode", "CustName"),
-                          ("transcode", "transname", "transporters", "TransCode", "TransName")),
-         "vehicles": (("TransCode", "TransName", "transporters", "TransCode", "TransName"),)}
 SETTLE, LOOKBACK = 1, 15  # the plants' feed windows, seconds
 FINAL_RUNS = 10  # at most, once the writers have stopped: until one finds nothing new
 DATASET = "jembatan"
@@ -65,11 +58,6 @@ class PlantSpec:
     scale: float  # its PCs' clock errors and holds (bench/feed_soak.py --scale)
     engine: str = "sqlite"  # "mssql": a database of its own on the T-SQL server;
     # "postgresql": a schema of its own in a PostgreSQL cluster
-
-
-def key_of(collection: str) -> tuple[str, ...]:
-    """The fields that identify a record of `collection` in the warehouse, after `plant`."""
-    return KEYS.get(collection, ("id",))
 
 
 class Plant:
@@ -319,7 +307,8 @@ def plant_records(plant: Plant, collection: str) -> Records:
     """What the warehouse must hold of `collection` from this plant, read with plain SQL."""
     columns = tables.column_types("sqlite")[collection]
     dated = " OR ".join(f'"{d}" IS NOT NULL' for d in STAMP_DATE.get(collection, ()))
-    keyed = " AND ".join(f'"{k}" IS NOT NULL' for k in key_of(collection))  # keyless: left out
+    # A record without a key is left out (docs/warehouse.md, "What the load does not see").
+    keyed = " AND ".join(f'"{k}" IS NOT NULL' for k in warehouse_key(collection))
     where = f" WHERE {keyed}" + (f" AND ({dated})" if dated else "")
     quoted = ", ".join(f'"{c}"' for c in columns)
     with contextlib.closing(plant.target.connect()) as con:
@@ -327,18 +316,26 @@ def plant_records(plant: Plant, collection: str) -> Records:
     out: Records = {}
     for row in rows:
         record = {c: normal(v, t, c) for (c, t), v in zip(columns.items(), row, strict=True)}
-        out[(plant.spec.name, *(record[k] for k in key_of(collection)))] = record
+        out[(plant.spec.name, *(record[k] for k in warehouse_key(collection)))] = record
     return out
 
 
-def with_names(collection: str, records: Records, masters: dict[str, Records]) -> None:
-    """Put the names beside the codes, as the plant's master records of that plant say (the
-    record of the smallest id names a code, as in the summaries: docs/api.md §7)."""
-    for code, name, master, master_code, master_name in NAMES.get(collection, ()):
-        named = {(k[0], r[master_code]): r[master_name] for k, r in
-                 sorted(masters[master].items(), key=lambda item: -item[1]["id"])}
-        for key, record in records.items():
-            record[name] = named.get((key[0], record[code]))
+def with_names(records: Records, masters: dict[str, Records]) -> None:
+    """Put the names beside the codes, as the plant's own master records name them
+    (tests/helpers.py name_of: the summaries' rule, docs/api.md §7)."""
+    rows: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for master in {m for _, m, _, _ in NAMES.values()}:
+        for key, row in masters[master].items():
+            rows.setdefault((key[0], master), []).append(row)
+    named: dict[tuple[Any, ...], Any] = {}
+    for (plant, *_), record in records.items():
+        for code in [c for c in NAMES if c in record]:
+            name, master, master_code, master_name = NAMES[code]
+            memo = (plant, code, record[code])
+            if memo not in named:
+                named[memo] = name_of(record[code], rows.get((plant, master), []),
+                                      master_code, master_name, exactly)
+            record[name] = named[memo]
 
 
 def truth(plants: Sequence[Plant]) -> dict[str, Records]:
@@ -347,8 +344,8 @@ def truth(plants: Sequence[Plant]) -> dict[str, Records]:
     for plant in plants:
         for collection in COLLECTIONS:
             out[collection].update(plant_records(plant, collection))
-    for collection in NAMES:
-        with_names(collection, out[collection], out)
+    for collection in COLLECTIONS:
+        with_names(out[collection], out)
     return out
 
 
@@ -419,7 +416,7 @@ def compare_collection(con: Any, collection: str, expected: Records, columns: di
     found: Records = {}
     for row in rows:
         record = {f: normal(v, types.get(f, ""), f) for f, v in zip(fields, row[1:], strict=True)}
-        ident = (row[0], *(record[k] for k in key_of(collection)))
+        ident = (row[0], *(record[k] for k in warehouse_key(collection)))
         if ident in found:
             verdict.twice.append(f"{collection} {ident}")
         found[ident] = record

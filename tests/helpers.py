@@ -185,6 +185,14 @@ NAMES = {"productcode": ("productname", "products", "ProductCode", "ProductName"
          "transcode": ("transname", "transporters", "TransCode", "TransName"),
          "TransCode": ("TransName", "transporters", "TransCode", "TransName")}
 Masters = dict[str, list[dict[str, Any]]]
+# What identifies a record in the company's warehouse after its `plant` (docs/warehouse.md,
+# "The tables"): bricon2 its batch numbers, every other collection its id.
+WAREHOUSE_KEYS = {"bricon2": ("no_produksi", "no_produksi_")}
+
+
+def warehouse_key(collection: str) -> tuple[str, ...]:
+    """The fields of a record of `collection` that key its warehouse row, after `plant`."""
+    return WAREHOUSE_KEYS.get(collection, ("id",))
 
 
 def name_of(code: Any, rows: list[dict[str, Any]], code_field: str, name_field: str,

@@ -33,16 +33,10 @@ from app.warehouse import (
     run_fleet,
 )
 from tests.conftest import build_database
-from tests.helpers import exactly, name_of
+from tests.helpers import NAMES, exactly, name_of, warehouse_key
 from tests.servers import JEMBATAN, ROOT, environment, free_port
 
 COLUMN = NamingConvention().normalize_identifier  # dlt's default names (its documented rule)
-KEYS = {"bricon2": ("no_produksi", "no_produksi_")}  # the rest: id (docs/warehouse.md)
-# Names beside codes (docs/api.md §7): code -> (name, master, master's code, master's name).
-NAMED = {"productcode": ("productname", "products", "ProductCode", "ProductName"),
-         "custcode": ("custname", "customers", "CustCode", "CustName"),
-         "transcode": ("transname", "transporters", "TransCode", "TransName"),
-         "TransCode": ("TransName", "transporters", "TransCode", "TransName")}
 MASTERS = {"products": [{"id": 1, "ProductCode": "P1", "ProductName": "Sand"},
                         {"id": 2, "ProductCode": "P2", "ProductName": "Cement"}],
            "customers": [{"id": 1, "CustCode": "C1", "CustName": "CV Maju"}],
@@ -105,11 +99,11 @@ def expected_tables(url: str, plant: str) -> dict[str, dict[tuple[Any, ...], dic
                 if field == "numberrow":
                     continue
                 row[field] = value
-                if field in NAMED:
-                    named, master, code, master_name = NAMED[field]
+                if field in NAMES:
+                    named, master, code, master_name = NAMES[field]
                     row[named] = name_of(value, lists.get(master, []), code, master_name,
                                          exactly)
-            rows[(plant, *(record[k] for k in KEYS.get(name, ("id",))))] = row
+            rows[(plant, *(record[k] for k in warehouse_key(name)))] = row
         tables[name] = rows
     return tables
 
@@ -126,7 +120,7 @@ def warehouse_tables(query: Any, shapes: dict[str, set[str]], dataset: str
         for values in found:
             record = {by_column[c]: json_value(v) for c, v in zip(columns, values, strict=True)
                       if c in by_column}
-            key = (record["plant"], *(record[k] for k in KEYS.get(name, ("id",))))
+            key = (record["plant"], *(record[k] for k in warehouse_key(name)))
             assert key not in table, f"{name}: {key} twice in the warehouse"
             table[key] = record
         tables[name] = table
