@@ -112,7 +112,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
         api.register_blueprint(collection_blueprint(planner, answers, settings.api, keyed,
                                                       settings.feed, unmapped))
     views = ServiceViews(served, runner, settings.site.name, unmapped, settings.feed.zone,
-                         settings.site.fields)
+                         dict(settings.site.fields))
     api.register_blueprint(service_blueprint(views, settings.api, keyed))
     register_service_routes(app, prefix, metrics, settings.api.metrics_key, settings.site,
                             absent)

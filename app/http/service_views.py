@@ -37,7 +37,7 @@ class ServiceViews:
     site: str = ""  # site.name: the plant's name on the report; "" when none is configured
     unmapped: Unmapped = field(default_factory=Unmapped)  # the collections not mapped yet
     zone: ZoneInfo | None = None  # [site] timezone: what /health advises of stamps ahead
-    labels: Mapping[str, str] = field(default_factory=dict)  # [site.fields] over the defaults
+    labels: dict[str, str] = field(default_factory=dict)  # [site.fields] over the defaults
 
 
 def index(service: ServiceViews) -> Any:
@@ -65,7 +65,7 @@ def index(service: ServiceViews) -> Any:
         "dashboard": url_for("dashboard.dashboard", _external=True),
         "report": url_for("report.report_today", _external=True),
         "site": service.site or None,
-        "labels": dict(service.labels),
+        "labels": service.labels,
     }
 
 
