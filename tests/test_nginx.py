@@ -312,6 +312,37 @@ def test_under_a_sub_path_passed_unchanged(tmp_path: Path) -> None:
         assert requests.get(server.base + "/jembatan/health", timeout=10).status_code == 200
 
 
+def test_head_office_loads_the_plant_through_nginx(small: Site, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The company's pipeline (docs/warehouse.md) reads the plant at its public https URL,
+    the plant's certificate trusted as requests is told to (REQUESTS_CA_BUNDLE), and under
+    the existing site's sub-path: each plant's every ticket lands once."""
+    import dlt
+    import duckdb
+
+    from app.warehouse import Fleet, Plant, run_fleet
+
+    monkeypatch.setenv("RUNTIME__DLTHUB_TELEMETRY", "false")
+    fleet = Fleet((Plant("public", small.base),
+                   Plant("sub_path", f"http://127.0.0.1:{small.sub_port}/jembatan")))
+    warehouse = tmp_path / "warehouse.duckdb"
+    pipeline = dlt.pipeline(pipeline_name="hq", dataset_name="hq",
+                            pipelines_dir=str(tmp_path / "pipelines"),
+                            destination=dlt.destinations.duckdb(str(warehouse)))
+    # Not yet trusted: that plant is skipped, saying why; the other loads.
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", "")
+    assert run_fleet(pipeline, fleet).skipped == {"public": (
+        "/: TLS refused: the plant's certificate is not one this host trusts (set "
+        "REQUESTS_CA_BUNDLE to the company's CA file, docs/warehouse.md)")}
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(small.cert))
+    assert run_fleet(pipeline, fleet).skipped == {}
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        found = con.execute("SELECT plant, id, vehno, weigh1 FROM hq.transactions "
+                            "ORDER BY plant, id").fetchall()
+    assert found == [(plant, r["id"], r["vehno"], r["weigh1"])
+                     for plant in ("public", "sub_path") for r in small_rows()]
+
+
 def error_body(code: int, status: str, message: str) -> dict[str, Any]:
     return {"code": code, "status": status, "message": message}
 

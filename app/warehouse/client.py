@@ -124,6 +124,9 @@ def _message(answer: requests.Response) -> str:
 
 
 def _reason(exc: requests.RequestException) -> str:
+    if isinstance(exc, requests.exceptions.SSLError):
+        return ("TLS refused: the plant's certificate is not one this host trusts (set "
+                "REQUESTS_CA_BUNDLE to the company's CA file, docs/warehouse.md)")
     if isinstance(exc, requests.Timeout):
         return "no answer within the timeout"
     if isinstance(exc, requests.ConnectionError):
