@@ -63,6 +63,8 @@ class Score:
     # per field missed: the drafted source, the expected one, whether a TODO names its column
     misses: dict[str, tuple[str, Form, bool]] = field(default_factory=dict)
     filled: dict[str, str] = field(default_factory=dict)  # unmapped fields drafted from a column
+    # the fields whose drafted line is wrong and says nothing (no `-- TODO`): silently wrong
+    wrong: list[str] = field(default_factory=list)
 
     @property
     def percent(self) -> float:
@@ -207,7 +209,12 @@ def render(form: Form) -> list[str]:
         return [_weighing(form, "first_weighing_of" in form)]
     if "number_of" in form:
         return [f"CAST({text} AS REAL)" for text in render(form["number_of"])]
+    if "when" in form:
+        return [f"CASE WHEN {form['when']} THEN 1 ELSE 0 END"]
     raise ValueError(f"no such form of source: {form!r}")
+
+
+_QUOTED = re.compile(r'"((?:[^"]|"")+)"')
 
 
 def columns_of(form: Form) -> list[str]:
@@ -216,7 +223,9 @@ def columns_of(form: Form) -> list[str]:
         return [form]
     out: list[str] = []
     for key, value in form.items():
-        if key in ("date_of", "time_of", "digits_of", "number_of"):
+        if key == "when":  # a condition: the columns it quotes
+            out += [name.replace('""', '"') for name in _QUOTED.findall(value)]
+        elif key in ("date_of", "time_of", "digits_of", "number_of"):
             out += columns_of(value)
         elif key in ("first_weighing_of", "second_weighing_of", "by"):
             out += value
@@ -287,28 +296,33 @@ def score(case: Case, directory: Path) -> Score:
         else:
             named = any(_q(c) in line.note for c in columns_of(form))
             result.misses[name] = (line.source, form, "TODO" in line.note and named)
+            if "TODO" not in line.note:
+                result.wrong.append(name)
     for name in case.unmapped:
         line = drafted.get(name)
         if line is not None and not is_null(line.source):
             result.filled[name] = line.source
+            if "TODO" not in line.note:
+                result.wrong.append(name)
     return result
 
 
 def report(scores: list[Score], misses: bool = True) -> str:
     """The figures per table and over the corpus, as text; each miss below its table."""
     out = [f"{'table':<20} {'collection':<13} {'right':>11} {'%':>6}  {'TODO-hinted':>11} "
-           f"{'filled-unmapped':>15}"]
+           f"{'filled-unmapped':>15} {'wrong':>5}"]
     for s in scores:
         hinted = sum(1 for *_, ok in s.misses.values() if ok)
         out.append(f"{s.case.name:<20} {s.case.collection:<13} "
                    f"{len(s.right):>4} / {len(s.case.expected):<4} {s.percent:>6.1f}  "
-                   f"{hinted:>4} / {len(s.misses):<4} {len(s.filled):>15}")
+                   f"{hinted:>4} / {len(s.misses):<4} {len(s.filled):>15} {len(s.wrong):>5}")
         if misses:
             for name, (source, form, ok) in s.misses.items():
                 out.append(f"    miss {name}: drafted {source!s} ; expected {form!r}"
                            f"{'' if ok else ' ; NOT a TODO naming it'}")
             for name, source in s.filled.items():
-                out.append(f"    filled {name} (no source here): {source}")
+                out.append(f"    filled {name} (no source here): {source}"
+                           f"{' ; NOT a TODO' if name in s.wrong else ''}")
     got = sum(len(s.right) for s in scores)
     total = sum(len(s.case.expected) for s in scores)
     out.append(f"{'TOTAL':<34} {got:>4} / {total:<4} {100.0 * got / total:>6.1f}")
