@@ -28,6 +28,10 @@ VOID_CODES = ("X", "V", "BATAL", "DIBATALKAN", "BTL", "VOID", "VOIDED", "CANCEL"
 VOID = "batal"  # the concept of a name that says a row is void (IsDeleted, TglBatal, VoidDate)
 STATUS = "status"  # the concept of a status column's name
 MAX_CODES = 6  # a code column holds a few distinct values
+# A flag's two values, the one that sets it first, as programs write them (compared without
+# case): a void flag is 'Y' on a void ticket, a bit or a number 1, a boolean TRUE.
+FLAGS = (("Y", "N"), ("T", "F"), ("1", "0"), ("YES", "NO"), ("TRUE", "FALSE"))
+BOOLEAN_TYPES = ("bool", "boolean")
 
 
 class Way(NamedTuple):
@@ -78,9 +82,48 @@ def _void_code(column: Column, words: Words) -> str:
     return ""
 
 
+def _flag(column: Column) -> str:
+    """The SQL of a flag that is set on a void ticket: `= 'Y'` (or 'T', 'YES', 'TRUE', '1',
+    as the sample writes it) for text holding one of FLAGS' pairs, `= TRUE` for a boolean,
+    `= 1` for a bit or a number holding 0 and 1; '' for anything else."""
+    values = {str(v).strip(): str(v).strip().upper() for v in column.profile.values}
+    declared = column.type.strip().lower()
+    if declared in BOOLEAN_TYPES:
+        return "= TRUE"
+    if is_text(column) and values:
+        for on, off in FLAGS:
+            if set(values.values()) <= {on, off}:
+                return "= '" + next((v for v, up in values.items() if up == on), on) + "'"
+        return ""
+    if is_number(column) and set(values.values()) <= {"0", "1", "TRUE", "FALSE"}:
+        return "= 1"
+    return ""
+
+
+def _named_void(column: Column, words: Words) -> Proposal | None:
+    """The condition of a flag (IsDeleted, IS_DEL 'Y'/'N', a bit) or a stamp (DeletedAt,
+    DEL_DATE, TglBatal) whose name says void."""
+    named = {words.concepts.get(p) for p in split_name(column.name, words.concepts)}
+    if VOID not in named:
+        return None
+    name = quote(column.name)
+    if is_dated(column):
+        return Proposal(column, f"CASE WHEN {name} IS NOT NULL THEN 1 ELSE 0 END",
+                        f"{name}, a stamp named for a void, is set on a void ticket")
+    test = _flag(column)
+    if not test:
+        return None
+    held = "', '".join(dict.fromkeys(str(v).strip() for v in column.profile.values))
+    seen = f" (holds '{held}', sampled)" if held else " (no value sampled)"
+    return Proposal(column, f"CASE WHEN {name} {test} THEN 1 ELSE 0 END",
+                    f"{name}, a flag named for a void{seen}, is {test.removeprefix('= ')} "
+                    f"on a void ticket")
+
+
 def cancelled(columns: Sequence[Column], used: set[str], words: Words) -> Proposal | None:
-    """The condition of a void ticket: a status column's void code, else a stamp or a flag
-    whose name says void (DeletedAt IS NOT NULL, IsDeleted = 1)."""
+    """The condition of a void ticket: a status column's void code, else a flag whose name
+    says void (IsDeleted = 1, IS_DEL = 'Y'), else a stamp whose name says so (DeletedAt IS
+    NOT NULL); the other columns named for a void are said beside it."""
     free = [col for col in columns if col.name not in used]
     for column in free:
         code = _void_code(column, words)
@@ -89,16 +132,28 @@ def cancelled(columns: Sequence[Column], used: set[str], words: Words) -> Propos
             return Proposal(column, f"CASE WHEN {name} = '{code}' THEN 1 ELSE 0 END",
                             f"{name} holds '{listed}' (sampled): '{code}', the rare one, "
                             f"reads as a void code")
-    for column in free:
+    found = [p for p in map(lambda col: _named_void(col, words), free) if p]
+    found.sort(key=lambda p: is_dated(p.column))  # a flag first, then a stamp
+    if not found:
+        return None
+    others = [quote(p.column.name) for p in found[1:]]
+    also = f"; also named for a void: {', '.join(others)}" if others else ""
+    return found[0]._replace(note=found[0].note + also)
+
+
+def void_hint(columns: Sequence[Column], used: set[str], words: Words) -> str:
+    """Where no condition is proposed: the status columns and what they hold, for the TODO
+    line of `cancelled` (a person knows which code voids a ticket)."""
+    said = []
+    for column in columns:
         named = {words.concepts.get(p) for p in split_name(column.name, words.concepts)}
-        if VOID not in named:
+        if column.name in used or STATUS not in named:
             continue
-        name = quote(column.name)
-        if is_dated(column):
-            return Proposal(column, f"CASE WHEN {name} IS NOT NULL THEN 1 ELSE 0 END",
-                            f"{name}, a stamp named for a void, is set on a void ticket")
-        flags = {str(v).strip() for v in column.profile.values}
-        if is_number(column) and flags <= {"0", "1", "True", "False"}:
-            return Proposal(column, f"CASE WHEN {name} = 1 THEN 1 ELSE 0 END",
-                            f"{name}, a flag named for a void, is 1 on a void ticket")
-    return None
+        held = "', '".join(_codes(column))
+        said.append(f"{quote(column.name)} holds '{held}' (sampled)" if held
+                    else quote(column.name))
+    if not said:
+        return ""
+    return (f"{'; '.join(said)}: if one of its codes voids a ticket, write CASE WHEN "
+            f"<column> = '<code>' THEN 1 ELSE 0 END; else 0 where the program deletes "
+            f"a void ticket's row")

@@ -1,8 +1,14 @@
-"""check-sql on the deduction (docs/adapting.md "The deduction's sign"): `adjustweigh` is the
-kilograms deducted from a ticket's net, a positive number (docs/api.md §7). The sampled
-records' deductions are read against their nets; a mapping that cannot be right (every
-deduction negative, or every one larger than its net) is an error, one that may be wrong (a
-few negative or larger than the net, or values that look like a percent) a warning.
+"""The deduction (docs/adapting.md "Net after deduction"): `adjustweigh` is the kilograms
+deducted from a ticket's net, a positive number (docs/api.md §7).
+
+check-sql reads the sampled records' deductions against their nets: a mapping that cannot be
+right (every deduction negative, or every one larger than its net, or a column named for a
+percent given as it is) is an error, one that may be wrong (a few negative or larger than
+the net, or values that look like a percent) a warning.
+
+draft-mapping asks `percent_column` whether the table keeps its deduction as a percent (a
+column named so, POT_PERSEN, or a deduction column whose sampled values look like one) and
+then drafts the kilograms it means, on a line marked TODO.
 """
 
 from __future__ import annotations
@@ -13,7 +19,15 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from ..database.sqltext import quote
+from ..ops.config import SHIPPED_SQL_DIR
+from .matching import Column, Pick
+from .words import Words, load_words, split_name
+
 FIELD = "adjustweigh"
+PERCENT = "persen"  # the words file's concept of a percent (PERSEN, PCT, PERCENT)
+DEDUCTION = "potongan"  # ... of a deduction (POTONGAN, POT, SORTASI, REFRAKSI)
+KILOGRAMS = "berat"  # ... of a weight (BERAT, KG): POT_KG is kilograms, whatever else it says
 # A percent hint needs this many sampled deductions: one small value tells nothing.
 PERCENT_EVIDENCE = 3
 PERCENT_CEILING = 100.0  # a percent of a load is at most this
@@ -101,3 +115,79 @@ def _percent_hint(pairs: list[tuple[str, float, float]], said: str) -> list[str]
             f"the program stores a percent, map the kilograms it means, e.g. "
             f"ABS(<weigh1's column> - <weigh2's column>) * <its column> / 100.0 AS \"{FIELD}\" "
             f"(docs/adapting.md, \"Net after deduction\"); {said}"]
+
+
+# -- a percent, by its name or its values ---------------------------------------------
+
+def _concepts(name: str, words: Words) -> set[str | None]:
+    return {words.concepts.get(p) for p in split_name(name, words.concepts)}
+
+
+def percent_name(name: str, words: Words) -> bool:
+    """Whether a column's name says it holds a percent (POT_PERSEN, nSortasiPct), not
+    kilograms (PERSEN_KG names both: kilograms)."""
+    held = _concepts(name, words)
+    return PERCENT in held and KILOGRAMS not in held
+
+
+def _cuts(column: Column) -> list[float]:
+    return [float(v) for v in column.profile.values if _number(v) and float(v) != 0]
+
+
+def percent_values(column: Column, weights: Sequence[Column]) -> str:
+    """How a deduction column's sampled values read as a percent: at least PERCENT_EVIDENCE
+    of them, all positive and at most 100, while the weights are thousands of kg; '' when
+    they do not."""
+    cuts = _cuts(column)
+    loads = [float(v) for w in weights for v in w.profile.values if _number(v)]
+    if (len(cuts) < PERCENT_EVIDENCE or min(cuts) <= 0 or max(cuts) > PERCENT_CEILING
+            or not loads or statistics.median(loads) < THOUSANDS):
+        return ""
+    return (f"its values are {_kg(min(cuts))} to {_kg(max(cuts))} (sampled) while the "
+            f"weights are thousands of kg")
+
+
+def percent_column(columns: Sequence[Column], found: dict[str, Pick], words: Words
+                   ) -> tuple[Column, str] | None:
+    """The column that keeps the deduction as a percent, and why it reads as one: the
+    deduction's own column where its name or its values say percent, else, where no column
+    gives the deduction, a column named for a deduction in percent (POT_PERSEN)."""
+    weights = [found[f].column for f in ("weigh1", "weigh2") if f in found]
+    pick = found.get(FIELD)
+    if pick and not pick.sql:
+        if percent_name(pick.column.name, words):
+            return pick.column, "a percent by its name"
+        said = percent_values(pick.column, weights)
+        return (pick.column, said) if said else None
+    used = {p.column.name for p in found.values()} | {n for p in found.values() for n in p.uses}
+    for column in columns:
+        if column.name not in used and not pick and percent_name(column.name, words) \
+                and DEDUCTION in _concepts(column.name, words):
+            return column, "a deduction in percent by its name"
+    return None
+
+
+def beside(columns: Sequence[Column], found: dict[str, Pick], words: Words) -> Column | None:
+    """A column named for a deduction in percent beside the deduction's kilograms
+    (nSortasiPersen beside nSortasiKg)."""
+    used = {p.column.name for p in found.values()}
+    return next((col for col in columns if col.name not in used
+                 and percent_name(col.name, words)
+                 and DEDUCTION in _concepts(col.name, words)), None)
+
+
+def kilograms_of(percent: Column, net: str, why: str) -> tuple[str, str]:
+    """The SQL of the kilograms a percent means of the net, and the TODO that says so."""
+    name = quote(percent.name)
+    fraction = _cuts(percent) and max(_cuts(percent)) <= 1
+    also = ("; its values are at most 1: if they are fractions (0.05 for 5 %), drop the "
+            "/ 100.0" if fraction else "")
+    return (f"{net} * {name} / 100.0",
+            f"confirm: {name} is {why}, drafted as the kilograms it means of the net, "
+            f"as adjustweigh is the kilograms deducted (docs/api.md §7); where it holds "
+            f"kilograms, write {name} alone{also}")
+
+
+def shipped_words() -> Words:
+    """The shipped words, for check-sql's reading of a column's name."""
+    return load_words(SHIPPED_SQL_DIR)

@@ -54,8 +54,10 @@ from ..model.collections import CANCELLED, COLLECTIONS, Collection
 from ..model.schemas import Boolean, Date, Integer, Number, String, Time
 from ..ops.config import SHIPPED_SQL_DIR, ConfigError, load_settings
 from ..ops.config_option import FROM_SETTINGS
-from .codes import Way, cancelled, direction
+from .codes import Way, cancelled, direction, void_hint
 from .dates import NO_INDEX, text_date_sql, text_time_sql
+from .deduction import FIELD as DEDUCTION
+from .deduction import beside, kilograms_of, percent_column
 from .matching import (
     Column,
     Named,
@@ -157,6 +159,8 @@ class Plan:
             unix_time(c, self.found, refused)
         self.key_advice = text_key_id(c, self.found, dialect, sampled)
         codes_that_are_names(c, self.found)
+        if DEDUCTION in c.fields:
+            _percent(c, columns, self.found, refused, words, dialect)
         self.refused = {f: r for f, r in refused.items() if f not in self.found}
         self.names: list[Named] = names_beside(c, self.found, columns, words)
         used = {p.column.name for p in self.found.values()} | {
@@ -164,6 +168,41 @@ class Plan:
         self.way = direction(columns, used)
         # A weighing's condition of a void ticket; no other record has the field.
         self.cancelled = cancelled(columns, used, words) if CANCELLED in c.fields else None
+        self.void_hint = void_hint(columns, used, words) if CANCELLED in c.fields \
+            and not self.cancelled else ""
+
+
+def _weight(c: Collection, field: str, pick: Pick, dialect: str | None) -> str:
+    """A weight as a percent's net reads it: its column (the gross or the tare where the
+    pick orders a pair: the net is the same either way), cast where it is text."""
+    return _source(c, field, pick._replace(sql=""), dialect)
+
+
+def _percent(c: Collection, columns: Sequence[Column], found: dict[str, Pick],
+             refused: Refused, words: Words, dialect: str | None) -> None:
+    """A deduction kept as a percent is drafted as the kilograms it means, on a TODO line
+    (or, without both weights, named on adjustweigh's TODO line); a percent beside the
+    kilograms is said on their line."""
+    seen = percent_column(columns, found, words)
+    if seen is None:
+        pick, other = found.get(DEDUCTION), beside(columns, found, words)
+        if pick and other and not pick.check:
+            found[DEDUCTION] = pick._replace(check=(
+                f"{quote(other.name)} beside it is a deduction in percent: where the program "
+                f"deducts both, add the kilograms that percent means of the net"))
+        return
+    column, why = seen
+    if "weigh1" not in found or "weigh2" not in found:
+        found.pop(DEDUCTION, None)
+        refused.setdefault(DEDUCTION, []).append((column, (
+            f"{quote(column.name)} is {why}: map the kilograms it means, "
+            f"ABS(<weigh1> - <weigh2>) * {quote(column.name)} / 100.0")))
+        return
+    net = "ABS({} - {})".format(*(_weight(c, f, found[f], dialect)
+                                  for f in ("weigh1", "weigh2")))
+    sql, todo = kilograms_of(column, net, why)
+    uses = tuple(found[f].column.name for f in ("weigh1", "weigh2"))
+    found[DEDUCTION] = Pick(column, "", sql, "", uses, todo)
 
 
 def plan(c: Collection, columns: Sequence[Column], words: Words | None = None
@@ -250,6 +289,7 @@ def _todo_note(c: Collection, field: str, plan: Plan, free: Sequence[Column],
     """What a TODO line says: why `id` is open where the key is text; the columns named
     for it whose type or values do not fit; then the nearest columns no word claims."""
     parts = [plan.key_advice] if field == "id" and plan.key_advice else []
+    parts += [plan.void_hint] if field == CANCELLED and plan.void_hint else []
     parts += [said for _, said in plan.refused.get(field, [])]
     named = {col.name for col, _ in plan.refused.get(field, [])}
     near = [n for n in hints(c, field, free, words) if n not in named]
@@ -320,6 +360,8 @@ def draft(c: Collection, schema: str, table: str, columns: Sequence[Column],
     found = drafted.found
     taken = {p.column.name for p in found.values()} | {
         name for p in found.values() for name in p.uses}
+    if drafted.cancelled:
+        taken.add(drafted.cancelled.column.name)
     unused = [col for col in columns if col.name not in taken]
     word_of = {normalized(w.text): f.replace("_", " ") if f == NO_FIELD else f
                for f, listed in section.items() for w in listed}
@@ -329,7 +371,7 @@ def draft(c: Collection, schema: str, table: str, columns: Sequence[Column],
     free = [col for col in unused if normalized(col.name) not in word_of
             and col.name not in refused]
     target = qualified((schema, table))
-    todo = [f for f in c.fields if f not in found]
+    todo = [f for f in c.fields if f not in found or found[f].todo]
     named = [quote(col.name) + (f" (a word for {word_of[normalized(col.name)]})"
                                 if normalized(col.name) in word_of else "") for col in unused]
     lines = [*_header(c, target, len(todo), named, sampled, unsampled, drafted.names),
@@ -340,6 +382,10 @@ def draft(c: Collection, schema: str, table: str, columns: Sequence[Column],
             proposal = drafted.cancelled
             lines.append(f"    {proposal.sql} AS {quote(field)}{comma} -- TODO confirm the "
                          f"void code with the plant: {proposal.note}")
+        elif field in found and found[field].todo:
+            pick = found[field]
+            lines.append(f"    {_source(c, field, pick, dialect)} AS {quote(field)}{comma} "
+                         f"-- TODO {pick.todo}")
         elif field in found:
             pick = found[field]
             note = _filled_note(c, field, pick, unused, section.get(field, []))

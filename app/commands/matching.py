@@ -64,6 +64,7 @@ class Pick(NamedTuple):
     sql: str = ""
     check: str = ""  # what a person must check on this line (said after the note)
     uses: tuple[str, ...] = ()  # other columns its SQL reads
+    todo: str = ""  # what a person must confirm before it is served: the line is a TODO
 
 
 Refused = dict[str, list[tuple[Column, str]]]  # field -> (column, what the TODO says of it)
