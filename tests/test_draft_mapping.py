@@ -1225,7 +1225,23 @@ VOIDS = [
      "\"DeletedAt\", a stamp named for a void, is set on a void ticket"),
     ("IsCancel", "BIT", [0, 0, 1],
      "CASE WHEN \"IsCancel\" = 1 THEN 1 ELSE 0 END",
-     "\"IsCancel\", a flag named for a void, is 1 on a void ticket"),
+     "\"IsCancel\", a flag named for a void (holds '0', '1', sampled), is 1 on a void ticket"),
+    ("IS_DEL", "CHAR(1)", ["N", "Y", "N"],
+     "CASE WHEN \"IS_DEL\" = 'Y' THEN 1 ELSE 0 END",
+     "\"IS_DEL\", a flag named for a void (holds 'N', 'Y', sampled), is 'Y' on a void ticket"),
+    ("FlagBatal", "CHAR(1)", ["f", "f"],  # no void ticket sampled: the form still says which
+     "CASE WHEN \"FlagBatal\" = 't' THEN 1 ELSE 0 END",
+     "\"FlagBatal\", a flag named for a void (holds 'f', sampled), is 't' on a void ticket"),
+    ("del", "INTEGER", [0, 1, 0],
+     "CASE WHEN \"del\" = 1 THEN 1 ELSE 0 END",
+     "\"del\", a flag named for a void (holds '0', '1', sampled), is 1 on a void ticket"),
+    ("is_deleted", "BOOLEAN", [0, 0, 1],
+     "CASE WHEN \"is_deleted\" = TRUE THEN 1 ELSE 0 END",
+     "\"is_deleted\", a flag named for a void (holds '0', '1', sampled), is TRUE on a void "
+     "ticket"),
+    ("DEL_DATE", "SMALLDATETIME", [None, "2026-11-24 10:02:00", None],
+     "CASE WHEN \"DEL_DATE\" IS NOT NULL THEN 1 ELSE 0 END",
+     "\"DEL_DATE\", a stamp named for a void, is set on a void ticket"),
 ]
 
 
@@ -1322,3 +1338,148 @@ def test_a_text_date_and_time_in_one_column_on_each_engine(
     assert (response.status_code, response.get_json()) == (200, [
         {"id": n, "tgl_dt1": m.date().isoformat(), "jam_dt1": m.time().isoformat()}
         for n, m in enumerate(moments, 1)])
+
+
+def test_a_status_with_no_void_code_is_named_on_cancelled_todo_line(tmp_path: Path) -> None:
+    """A status column whose sampled codes read as no void code: no condition is proposed,
+    and cancelled's TODO line names the column and its codes for a person who knows them."""
+    rows = [{"ID": 1, "StatusTiket": "A"}, {"ID": 2, "StatusTiket": "D"},
+            {"ID": 3, "StatusTiket": "A"}]
+    database, _ = plant_database(None, "sqlite3", tmp_path, "TIMBANG",  # type: ignore[arg-type]
+                                 [("ID", "INTEGER", "", ""), ("StatusTiket", "CHAR(1)", "", "")],
+                                 rows)
+    done = draft(database, "TIMBANG", "--collection", "transactions")
+    assert done.exit_code == 0, done.output
+    assert selected(done.stdout)["cancelled"] == (
+        "NULL", "TODO \"StatusTiket\" holds 'A', 'D' (sampled): if one of its codes voids a "
+        "ticket, write CASE WHEN <column> = '<code>' THEN 1 ELSE 0 END; else 0 where the "
+        "program deletes a void ticket's row")
+
+
+# -- the quarry's vendor table: a deduction in percent, a void flag and stamp ---------------
+
+# A quarry and ready-mix plant's vendor table on SQL Server 2008 R2: NUMERIC(18,0) keys and
+# weights, SMALLDATETIME moments, the dirt deduction kept as a percent (POT_PERSEN, 0.25 to
+# 7.5), a void flag IS_DEL 'Y'/'N' with the moment it was set, DEL_DATE.
+QUARRY = "TR_TIMBANG"
+_N18 = ("NUMERIC(18,0)", "NUMERIC(18,0)", "numeric(18,0)")
+_SMALLDATETIME = ("SMALLDATETIME", "TIMESTAMP(0)", "smalldatetime")
+QUARRY_COLUMNS: Spec = [
+    ("ID_TRANS", *_N18), ("NO_TIKET", "VARCHAR(15)", "VARCHAR(15)", "varchar(15)"),
+    ("NOPOL", *_VARCHAR), ("KD_CUST", *_CHAR[10]), ("KD_BRG", *_CHAR[10]),
+    ("BRT_MASUK", *_N18), ("BRT_KELUAR", *_N18), ("NETTO", *_N18),
+    ("POT_PERSEN", "NUMERIC(5,2)", "NUMERIC(5,2)", "numeric(5,2)"),
+    ("TGL_MASUK", *_SMALLDATETIME), ("TGL_KELUAR", *_SMALLDATETIME),
+    ("IS_DEL", *_CHAR[1]), ("DEL_DATE", *_SMALLDATETIME)]
+_QUARRY_NAMES = [name for name, *_ in QUARRY_COLUMNS]
+# Each percent of its net a whole or a binary fraction of a kilogram, so that every engine's
+# arithmetic gives the same number.
+QUARRY_ROWS = [dict(zip(_QUARRY_NAMES, row, strict=True)) for row in [
+    (1, "Q2611-0001", "B 1234 AB", "C001", "SPL05", 31250, 11200, 20050, 0.25,
+     "2026-11-24 07:05:00", "2026-11-24 07:31:00", "N", None),
+    (2, "Q2611-0002", "B 9017 XA", "C002", "SPL10", 28900, 10950, 17950, 7.5,
+     "2026-11-24 08:10:00", "2026-11-24 08:40:00", "N", None),
+    (3, "Q2611-0003", "B 5678 CD", "C001", "SPL05", 30100, 11180, 18920, 2.5,
+     "2026-11-24 09:00:00", "2026-11-24 09:25:00", "Y", "2026-11-24 10:02:00"),
+    (4, "Q2611-0004", "B 4410 EF", "C003", "ABU", 26400, 10020, 16380, 1.25,
+     "2026-11-25 10:15:00", "2026-11-25 10:44:00", "N", None),
+]]
+
+
+def quarry_record(row: dict[str, Any]) -> dict[str, Any]:
+    """The record served for a row of the quarry's table: the deduction the kilograms its
+    percent means of the net; cancelled where IS_DEL is 'Y'."""
+    (day1, clock1), (day2, clock2) = (row[n].split() for n in ("TGL_MASUK", "TGL_KELUAR"))
+    return expected("transactions", {
+        "id": row["ID_TRANS"], "recno": row["NO_TIKET"], "vehno": row["NOPOL"],
+        "custcode": row["KD_CUST"], "productcode": row["KD_BRG"],
+        "weigh1": row["BRT_MASUK"], "weigh2": row["BRT_KELUAR"],
+        "adjustweigh": abs(row["BRT_MASUK"] - row["BRT_KELUAR"]) * row["POT_PERSEN"] / 100,
+        "tgl_dt1": day1, "jam_dt1": clock1, "tgl_dt2": day2, "jam_dt2": clock2,
+        "cancelled": 1 if row["IS_DEL"] == "Y" else 0})
+
+
+def test_a_quarry_table_with_a_percent_and_a_void_flag(
+        request: pytest.FixtureRequest, engine: str, tmp_path: Path) -> None:
+    """The percent is drafted as the kilograms it means of the net and the void flag as the
+    cancelled condition, each on a TODO line saying why (the collection is not served until a
+    person confirms them); confirmed, every record is the rows' own."""
+    database, schema = plant_database(request, engine, tmp_path, QUARRY, QUARRY_COLUMNS,
+                                      QUARRY_ROWS)
+    done = draft(database, f"{schema}.{QUARRY}" if schema else QUARRY, "--collection",
+                 "transactions")
+    assert done.exit_code == 0, done.output
+    text = done.stdout
+    lines = selected(text)
+    assert lines["adjustweigh"] == (
+        'ABS("BRT_MASUK" - "BRT_KELUAR") * "POT_PERSEN" / 100.0',
+        'TODO confirm: "POT_PERSEN" holds a percent (its name says a deduction in percent), '
+        "drafted as the kilograms it means of the net, as adjustweigh is the kilograms deducted "
+        '(docs/api.md §7); where it holds kilograms, write "POT_PERSEN" alone')
+    assert lines["cancelled"] == (
+        "CASE WHEN \"IS_DEL\" = 'Y' THEN 1 ELSE 0 END",
+        "TODO confirm the void code with the plant: \"IS_DEL\", a flag named for a void (holds "
+        "'N', 'Y', sampled), is 'Y' on a void ticket; also named for a void: \"DEL_DATE\"")
+    assert {"adjustweigh", "cancelled"} <= set(todo_fields(text))
+    assert '"DEL_DATE"' not in "".join(note for f, (_, note) in lines.items()
+                                       if f != "cancelled")  # no other field's hint
+
+    sql_dir = tmp_path / "site-sql"
+    shutil.copytree(SHIPPED_SQL_DIR, sql_dir)
+    settled = "\n".join(line.split(" -- TODO")[0] for line in text.splitlines()) + "\n"
+    (sql_dir / "transactions.sql").write_text(settled, encoding="utf-8")
+    app = create_app({"database": database | SERVED | {"sql_dir": str(sql_dir)},
+                      "collections": {"serve": ["transactions"]}})
+    checked = app.test_cli_runner().invoke(args=["check-sql", "transactions"])
+    assert checked.exit_code == 0, checked.output
+    response = app.test_client().get("/transactions")
+    assert (response.status_code, response.get_json()) == (
+        200, [quarry_record(row) for row in QUARRY_ROWS])
+
+
+def _deduction_line(columns: list[Column]) -> tuple[str, str]:
+    transactions = next(c for c in COLLECTIONS if c.name == "transactions")
+    text = draft_text(transactions, "", "T", columns, "sqlite", load_words(SHIPPED_SQL_DIR), 5)
+    return selected(text)["adjustweigh"]
+
+
+def _weights() -> list[Column]:
+    return [Column("BERAT_MASUK", "REAL", profile([31250.0, 28900.0, 30100.0])),
+            Column("BERAT_KELUAR", "REAL", profile([11200.0, 10950.0, 11180.0]))]
+
+
+@pytest.mark.parametrize(("name", "values", "sql", "todo"), [
+    ("POTONGAN", [0.25, 7.5, 2.5, 0],
+     'ABS("BERAT_MASUK" - "BERAT_KELUAR") * "POTONGAN" / 100.0',
+     'TODO confirm: "POTONGAN" holds a percent (its values are 0.25 to 7.5 (sampled) while the '
+     "weights are thousands of kg), drafted as the kilograms it means of the net, as "
+     "adjustweigh is the kilograms deducted (docs/api.md §7); where it holds kilograms, write "
+     '"POTONGAN" alone'),
+    ("PotPercent", [0.02, 0.035, 0.05],
+     'ABS("BERAT_MASUK" - "BERAT_KELUAR") * "PotPercent" / 100.0',
+     'TODO confirm: "PotPercent" holds a percent (its name says a deduction in percent), '
+     "drafted as the kilograms it means of the net, as adjustweigh is the kilograms deducted "
+     '(docs/api.md §7); where it holds kilograms, write "PotPercent" alone; its values are at '
+     "most 1: if they are fractions (0.05 for 5 %), drop the / 100.0"),
+    ("POTONGAN", [246.0, 384.0, 0, 73.0], '"POTONGAN"', "trade word (POTONGAN)"),
+])
+def test_a_deduction_in_percent_is_drafted_as_its_kilograms(
+        name: str, values: list[float], sql: str, todo: str) -> None:
+    """By its name or by its values (at least three, all at most 100, beside weights of
+    thousands of kg) a deduction is a percent; kilograms stay as they are."""
+    assert _deduction_line([*_weights(), Column(name, "REAL", profile(values))]) == (sql, todo)
+
+
+def test_a_percent_without_both_weights_is_named_on_the_todo_line() -> None:
+    line = _deduction_line([_weights()[0], Column("POT_PERSEN", "REAL", profile([2.5, 7.5]))])
+    assert line == ("NULL", 'TODO "POT_PERSEN" holds a percent (its name says a deduction in '
+                            'percent): map the kilograms it means, ABS(<weigh1> - <weigh2>) * '
+                            '"POT_PERSEN" / 100.0')
+
+
+def test_a_percent_beside_the_kilograms_is_said_on_their_line() -> None:
+    line = _deduction_line([*_weights(), Column("nSortasiPersen", "REAL", profile([2.0, 3.5])),
+                            Column("nSortasiKg", "REAL", profile([246.0, 418.0]))])
+    assert line == ('"nSortasiKg"', 'parts (n+sortasi+kg); CHECK "nSortasiPersen" beside it is '
+                    "a deduction in percent: where the program deducts both, add the kilograms "
+                    "that percent means of the net")

@@ -93,18 +93,26 @@ def _flag(column: Column) -> str:
     if is_text(column) and values:
         for on, off in FLAGS:
             if set(values.values()) <= {on, off}:
-                return "= '" + next((v for v, up in values.items() if up == on), on) + "'"
+                lower = all(v == v.lower() for v in values)  # 'n' sampled: 'y' sets it
+                written = next((v for v, up in values.items() if up == on),
+                               on.lower() if lower else on)
+                return f"= '{written}'"
         return ""
     if is_number(column) and set(values.values()) <= {"0", "1", "TRUE", "FALSE"}:
         return "= 1"
     return ""
 
 
+def named_for_void(column: Column, words: Words) -> bool:
+    """Whether a column's name says void (IsDeleted, IS_DEL, DEL_DATE, TglBatal): it is
+    cancelled's, never another field's hint."""
+    return VOID in {words.concepts.get(p) for p in split_name(column.name, words.concepts)}
+
+
 def _named_void(column: Column, words: Words) -> Proposal | None:
     """The condition of a flag (IsDeleted, IS_DEL 'Y'/'N', a bit) or a stamp (DeletedAt,
     DEL_DATE, TglBatal) whose name says void."""
-    named = {words.concepts.get(p) for p in split_name(column.name, words.concepts)}
-    if VOID not in named:
+    if not named_for_void(column, words):
         return None
     name = quote(column.name)
     if is_dated(column):

@@ -13,6 +13,7 @@ then drafts the kilograms it means, on a line marked TODO.
 
 from __future__ import annotations
 
+import re
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -53,13 +54,22 @@ def _some(pairs: Sequence[tuple[str, float, float]]) -> str:
 
 
 def deduction_findings(columns: Sequence[str], rows: Sequence[Sequence[Any]], key: str,
-                       line: str) -> Findings:
+                       line: str, words: Words | None = None) -> Findings:
     """The findings on the sampled `rows` (with `columns`) of a weighing collection whose
     records carry the deduction; `key` names a record ("id"), `line` is where the mapping
-    gives adjustweigh ('file:line: text')."""
+    gives adjustweigh ('file:line: text'); `words` read a column's name (the shipped ones
+    by default)."""
     found = Findings()
     if not {FIELD, "weigh1", "weigh2"} <= set(columns):
         return found
+    percent = _percent_as_is(line, words or shipped_words())
+    if percent:
+        found.errors.append(
+            f"{FIELD}: {percent} is a percent by its name, given as it is: {FIELD} is the "
+            f"kilograms deducted, so every summary's deduction and net_after_deduction would "
+            f"take its percents for kilograms; map the kilograms it means, ABS(<weigh1's "
+            f"column> - <weigh2's column>) * {percent} / 100.0 AS \"{FIELD}\" "
+            f"(docs/adapting.md, \"Net after deduction\"); it comes from {line}")
     at = {name: columns.index(name) for name in (FIELD, "weigh1", "weigh2")}
     named = columns.index(key) if key in columns else None
     pairs = []  # (record, net, deduction) of each weighed record with a deduction
@@ -93,8 +103,24 @@ def deduction_findings(columns: Sequence[str], rows: Sequence[Sequence[Any]], ke
         found.warnings.append(
             f"{FIELD}: {len(larger)} of {len(pairs)} sampled deductions are more than their "
             f"ticket's net ({_some(larger)}), so its net after deduction is negative; {said}")
-    found.warnings += _percent_hint(pairs, said)
+    found.warnings += [] if percent else _percent_hint(pairs, said)
     return found
+
+
+# A mapping line's source given as one column: "X", [X] or X, before AS "adjustweigh".
+_AS_IS = re.compile(r'^\s*(?:"((?:[^"]|"")+)"|\[([^\]]+)\]|(\w+))\s+AS\s+"?' + FIELD + r'\b',
+                    re.IGNORECASE)
+
+
+def _percent_as_is(line: str, words: Words) -> str:
+    """The column a mapping's line gives adjustweigh as it is, quoted, where its name says
+    it holds a percent (POT_PERSEN); '' otherwise. `line` is 'file:line: text'."""
+    text = line.split(": ", 1)[1] if ": " in line else ""
+    m = _AS_IS.match(text)
+    if not m:
+        return ""
+    name = (m.group(1) or "").replace('""', '"') or m.group(2) or m.group(3)
+    return quote(name) if percent_name(name, words) else ""
 
 
 def _number(*values: Any) -> bool:
@@ -156,14 +182,14 @@ def percent_column(columns: Sequence[Column], found: dict[str, Pick], words: Wor
     pick = found.get(FIELD)
     if pick and not pick.sql:
         if percent_name(pick.column.name, words):
-            return pick.column, "a percent by its name"
+            return pick.column, "its name says so"
         said = percent_values(pick.column, weights)
         return (pick.column, said) if said else None
     used = {p.column.name for p in found.values()} | {n for p in found.values() for n in p.uses}
     for column in columns:
         if column.name not in used and not pick and percent_name(column.name, words) \
                 and DEDUCTION in _concepts(column.name, words):
-            return column, "a deduction in percent by its name"
+            return column, "its name says a deduction in percent"
     return None
 
 
@@ -183,7 +209,8 @@ def kilograms_of(percent: Column, net: str, why: str) -> tuple[str, str]:
     also = ("; its values are at most 1: if they are fractions (0.05 for 5 %), drop the "
             "/ 100.0" if fraction else "")
     return (f"{net} * {name} / 100.0",
-            f"confirm: {name} is {why}, drafted as the kilograms it means of the net, "
+            f"confirm: {name} holds a percent ({why}), drafted as the kilograms it means of "
+            f"the net, "
             f"as adjustweigh is the kilograms deducted (docs/api.md §7); where it holds "
             f"kilograms, write {name} alone{also}")
 

@@ -54,7 +54,7 @@ from ..model.collections import CANCELLED, COLLECTIONS, Collection
 from ..model.schemas import Boolean, Date, Integer, Number, String, Time
 from ..ops.config import SHIPPED_SQL_DIR, ConfigError, load_settings
 from ..ops.config_option import FROM_SETTINGS
-from .codes import Way, cancelled, direction, void_hint
+from .codes import Way, cancelled, direction, named_for_void, void_hint
 from .dates import NO_INDEX, text_date_sql, text_time_sql
 from .deduction import FIELD as DEDUCTION
 from .deduction import beside, kilograms_of, percent_column
@@ -195,7 +195,7 @@ def _percent(c: Collection, columns: Sequence[Column], found: dict[str, Pick],
     if "weigh1" not in found or "weigh2" not in found:
         found.pop(DEDUCTION, None)
         refused.setdefault(DEDUCTION, []).append((column, (
-            f"{quote(column.name)} is {why}: map the kilograms it means, "
+            f"{quote(column.name)} holds a percent ({why}): map the kilograms it means, "
             f"ABS(<weigh1> - <weigh2>) * {quote(column.name)} / 100.0")))
         return
     net = "ABS({} - {})".format(*(_weight(c, f, found[f], dialect)
@@ -365,11 +365,12 @@ def draft(c: Collection, schema: str, table: str, columns: Sequence[Column],
     unused = [col for col in columns if col.name not in taken]
     word_of = {normalized(w.text): f.replace("_", " ") if f == NO_FIELD else f
                for f, listed in section.items() for w in listed}
-    # Hints name only columns no word claims and none named for a field it cannot fill (its
-    # own TODO line names it): one that means another field never misleads.
+    # Hints name only columns no word claims, none named for a field it cannot fill (its own
+    # TODO line names it) and none named for a void (cancelled's): one that means another
+    # field never misleads.
     refused = {col.name for listed in drafted.refused.values() for col, _ in listed}
     free = [col for col in unused if normalized(col.name) not in word_of
-            and col.name not in refused]
+            and col.name not in refused and not named_for_void(col, words)]
     target = qualified((schema, table))
     todo = [f for f in c.fields if f not in found or found[f].todo]
     named = [quote(col.name) + (f" (a word for {word_of[normalized(col.name)]})"
