@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -26,10 +27,11 @@ def _ticket(n: int, w1: float | None, w2: float | None, cut: float | None) -> di
             "weigh2": w2, "adjustweigh": cut}
 
 
-def check(tmp_path: Path, tickets: list[dict[str, Any]], line: str = SHIPPED_LINE
-          ) -> tuple[int, str, str]:
+def check(tmp_path: Path, tickets: list[dict[str, Any]], line: str = SHIPPED_LINE,
+          copy: str = "") -> tuple[int, str, str]:
     """(exit code, output, where the mapping gives adjustweigh) of check-sql transactions
-    over these tickets, the site's adjustweigh written as `line`."""
+    over these tickets, the site's adjustweigh written as `line`; `copy` names a column the
+    site's table has beside, holding each ticket's adjustweigh."""
     site = tmp_path / "site-sql"
     site.mkdir()
     text = (SHIPPED_SQL_DIR / "transactions.sql").read_text()
@@ -41,6 +43,11 @@ def check(tmp_path: Path, tickets: list[dict[str, Any]], line: str = SHIPPED_LIN
     number = next(i for i, text in enumerate(lines, 1) if text == line)
     where = f"{site / 'transactions.sql'}:{number}: {line.strip()}"
     database = build_database(tmp_path / "site.sqlite3", {"transactions": tickets})
+    if copy:
+        with sqlite3.connect(database) as con:
+            con.execute(f'ALTER TABLE transactions ADD COLUMN "{copy}" NUMERIC')
+            con.execute(f'UPDATE transactions SET "{copy}" = adjustweigh')
+        con.close()
     app = create_app({"database": {"sqlite": str(database), "sql_dir": str(site)},
                       "collections": {"serve": ["transactions"]}})
     result = app.test_cli_runner().invoke(args=["check-sql", "transactions"])
@@ -147,3 +154,26 @@ def test_two_small_deductions_say_nothing(tmp_path: Path) -> None:
     """Fewer than three: 40 kg on a truck is a deduction as likely as a percent."""
     code, output, _ = check(tmp_path, PERCENT[1:])
     assert code == 0 and said(output) == [], output
+
+
+@pytest.mark.parametrize("tickets", [PERCENT, KG], ids=["percents", "kilograms"])
+def test_a_column_named_for_a_percent_given_as_it_is_is_an_error(
+        tmp_path: Path, tickets: list[dict[str, Any]]) -> None:
+    """POT_PERSEN as adjustweigh: whatever its values, a percent taken for kilograms."""
+    code, output, where = check(tmp_path, tickets, '    "POT_PERSEN" AS "adjustweigh",',
+                                copy="POT_PERSEN")
+    assert code == 1, output
+    assert records_status(output) == "ERROR"
+    assert said(output) == [
+        'adjustweigh: "POT_PERSEN" is a percent by its name, given as it is: adjustweigh is '
+        "the kilograms deducted, so every summary's deduction and net_after_deduction would "
+        "take its percents for kilograms; map the kilograms it means, ABS(<weigh1's column> - "
+        '<weigh2\'s column>) * "POT_PERSEN" / 100.0 AS "adjustweigh" (docs/adapting.md, "Net '
+        f'after deduction"); it comes from {where}']
+
+
+def test_the_kilograms_a_named_percent_means_pass(tmp_path: Path) -> None:
+    line = '    ABS("weigh1" - "weigh2") * "POT_PERSEN" / 100.0 AS "adjustweigh",'
+    code, output, _ = check(tmp_path, PERCENT, line, copy="POT_PERSEN")
+    assert code == 0, output
+    assert said(output) == []
