@@ -68,6 +68,7 @@ from .matching import (
     by_word,
     codes_that_are_names,
     date_from_time,
+    descriptions,
     fits,
     fitting,
     gross_and_tare,
@@ -159,6 +160,7 @@ class Plan:
             unix_time(c, self.found, refused)
         self.key_advice = text_key_id(c, self.found, dialect, sampled)
         codes_that_are_names(c, self.found)
+        descriptions(c, self.found, refused)
         if DEDUCTION in c.fields:
             _percent(c, columns, self.found, refused, words, dialect)
         self.refused = {f: r for f, r in refused.items() if f not in self.found}

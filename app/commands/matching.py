@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from ..database.sqltext import quote
 from ..model.collections import DATE_PAIRS, Collection, Naming
-from ..model.schemas import Date, Integer, Number, String, Time
+from ..model.schemas import Boolean, Date, Integer, Number, String, Time
 from .sampling import Profile, any_plate, key_expression, text_key
 from .words import NO_FIELD, Pattern, Word, Words, normalized, section_of, split_name
 
@@ -27,6 +27,8 @@ _GUID_TYPE = re.compile(r"(?i)^(uuid|uniqueidentifier)$")
 _DATE_TYPE = re.compile(r"(?i)^date$")
 _TIME_TYPE = re.compile(r"(?i)^time\b")  # time, time(0), time without time zone
 _TEXT_TYPE = re.compile(r"(?i)^(n?(var)?char|n?text|character|varchar2|string|clob)\b")
+# A flag: true or false, never a text, a measure or a moment (has_empty_weight_ticket).
+_FLAG_TYPE = re.compile(r"(?i)^(bool|boolean|bit)$")
 _INTEGER_TYPE = re.compile(r"(?i)^(int|integer|bigint|smallint|tinyint|int[248])\b")
 # Declared types of numbers (SQL Server's, PostgreSQL's, SQLite's): never a date, unless its
 # sampled values are seconds since 1970.
@@ -120,6 +122,8 @@ def fits(kind: type, column: Column) -> bool:
     numbers for a number), a number for a date only where its values are Unix time. Text
     with no value sampled fits a date or time, never a number."""
     t = column.type.strip()
+    if _FLAG_TYPE.match(t):
+        return kind in (Boolean, Integer)
     if kind is String:
         return not is_dated(column)
     if kind in (Integer, Number) and (_GUID_TYPE.match(t) or column.profile.kind == "guid"):
@@ -516,9 +520,11 @@ def _moment(columns: Sequence[Column], words: Words, which: str, weight: Column
 
 
 def _by_moments(c: Collection, found: dict[str, Pick], gross: Column, tare: Column,
-                moments: tuple[Column, Column], dialect: str | None) -> None:
+                moments: tuple[Column, Column], dialect: str | None, words: Words) -> None:
     """weigh1 is the weight weighed first: the tare where it was weighed before the gross
-    or the gross is not weighed yet; dt1 and dt2 the moments of the two weighings."""
+    or the gross is not weighed yet; dt1 and dt2 the moments of the two weighings, unless a
+    column named for that weighing (TGL_MASUK, WaktuTimbang2) gives them: a date of the
+    ticket alone (dtmTicketDateTime) is no weighing's moment."""
     g, t, sg, st = (quote(col.name) for col in (gross, tare, *moments))
     first = f"{sg} IS NULL OR {st} < {sg}"
     uses = (gross.name, tare.name, *(m.name for m in moments))
@@ -529,14 +535,31 @@ def _by_moments(c: Collection, found: dict[str, Pick], gross: Column, tare: Colu
                            f"CASE WHEN {first} THEN {g} ELSE {t} END", "", uses)
     for pair, (a, b), nth in (("dt1", (st, sg), "first"), ("dt2", (sg, st), "second")):
         date_field, time_field = DATE_PAIRS[pair]
-        if any(found[f].column not in moments for f in (date_field, time_field)
-               if f in found):
+        weighing = "masuk" if pair == "dt1" else "keluar"
+        if any(found[f].column not in moments and weighing in _concepts(found[f].column, words)
+               for f in (date_field, time_field) if f in found):
             continue  # the pair has a column of its own
         moment = f"CASE WHEN {first} THEN {a} ELSE {b} END"
         for field, part in ((date_field, "date"), (time_field, "time")):
             sql = f"{part}({moment})" if dialect == "sqlite" else f"CAST({moment} AS {part})"
             found[field] = Pick(moments[0], f"the moment of the {nth} weighing ({sg} or "
                                             f"{st}), its {part} part", sql, "", uses)
+
+
+def _lone(found: dict[str, Pick], words: Words) -> None:
+    """A gross or a tare with no weight beside it (empty_weight, no full one found): nothing
+    says which weighing it was, so its line is a TODO."""
+    field = "weigh1" if "weigh1" in found else "weigh2"
+    pick = found[field]
+    held = _concepts(pick.column, words)
+    what = "gross" if "bruto" in held else "tare" if "tara" in held else ""
+    if what and not pick.sql:
+        other = "tare" if what == "gross" else "gross"
+        nth = "first" if field == "weigh1" else "second"
+        found[field] = pick._replace(todo=(
+            f"confirm: {quote(pick.column.name)} is a {what} weight and no {other} was "
+            f"found beside it: nothing says it was the {nth} weighing (docs/adapting.md "
+            f"\"Gross and tare\")"))
 
 
 def gross_and_tare(c: Collection, columns: Sequence[Column], found: dict[str, Pick],
@@ -547,6 +570,8 @@ def gross_and_tare(c: Collection, columns: Sequence[Column], found: dict[str, Pi
     them, else a column that says which way the truck went; else they are flagged with
     what by=direction then answers."""
     one, two = found.get("weigh1"), found.get("weigh2")
+    if bool(one) != bool(two):
+        _lone(found, words)
     if not (one and two) or one.sql or two.sql:
         return
     if "bruto" not in _concepts(one.column, words) or "tara" not in _concepts(two.column,
@@ -558,7 +583,7 @@ def gross_and_tare(c: Collection, columns: Sequence[Column], found: dict[str, Pi
     sg = _moment(columns, words, "bruto", one.column)
     st = _moment(columns, words, "tara", two.column)
     if sg and st:
-        _by_moments(c, found, one.column, two.column, (sg, st), dialect)
+        _by_moments(c, found, one.column, two.column, (sg, st), dialect, words)
         return
     found_way = _direction(columns, used)
     if found_way is None:
@@ -579,6 +604,18 @@ def gross_and_tare(c: Collection, columns: Sequence[Column], found: dict[str, Pi
                            (way.name,))
     found["weigh2"] = Pick(two.column, f"the other of weigh1's pair ({gross}, {tare})",
                            f"CASE WHEN {test} THEN {gross} ELSE {tare} END", "", (way.name,))
+
+
+def descriptions(c: Collection, found: dict[str, Pick], refused: Refused) -> None:
+    """A vehicle number from a column named for the vehicle whose values read as words, not
+    registrations ('2019 Ford F-150, blue'): left on vehno's TODO line, saying so."""
+    pick = found.get("vehno")
+    if pick and not pick.sql and pick.note.startswith("parts") \
+            and pick.column.profile.kind == "name":
+        del found["vehno"]
+        refused.setdefault("vehno", []).append((pick.column, (
+            f"{quote(pick.column.name)} is named for the vehicle, but its values read as a "
+            f"description ('{pick.column.profile.example}', sampled), not registrations")))
 
 
 def codes_that_are_names(c: Collection, found: dict[str, Pick]) -> None:
