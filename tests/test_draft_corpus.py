@@ -91,9 +91,17 @@ def test_no_table_is_drafted_under_sixty_per_cent(scores: list[Score]) -> None:
 
 # The misses whose TODO line does not name the expected column: nothing in their names,
 # types or values says what they are to a draft (the cane variety as the product, the
-# delivery contractor as the transporter, beside kode_kontraktor, the estate's contractor),
-# and no word was added for the corpus alone. A new one fails; one mended fails too.
-UNHINTED = {"pns_weight_scale.productcode": "NULL", "pns_weight_scale.transcode": "NULL"}
+# delivery contractor as the transporter, beside kode_kontraktor, the estate's contractor;
+# i21's dtmTransactionDateTime, stamped when the row is written, named for no entry; the
+# mover's empty and full weights, a tare and a weight no word calls a gross, in an order
+# only the program knows, each on a TODO line), and no word was added for the corpus alone.
+# One is drafted as a column and says nothing: pks_pb_harian's createdById for operator1
+# (the user who keyed the ticket in, where the person who wrote its mapping chose the
+# weighman, penimbang). A new one fails; one mended fails too.
+UNHINTED = {"pns_weight_scale.productcode": "NULL", "pns_weight_scale.transcode": "NULL",
+            "i21_scale_ticket.tgl_create": "NULL", "i21_scale_ticket.jam_create": "NULL",
+            "ppm_weight_tickets.weigh1": "NULL", "ppm_weight_tickets.weigh2": '"empty_weight"',
+            "pks_pb_harian.operator1": '"createdById"'}
 
 
 def test_every_miss_is_a_todo_naming_the_expected_column(scores: list[Score]) -> None:

@@ -263,9 +263,9 @@ def by_parts(c: Collection, columns: Sequence[Column], words: Words,
     used = {p.column.name for p in found.values()} | {
         col.name for col in columns if normalized(col.name) in claimed
         and col.name not in misfits}
-    for _, field, column, pattern in part_candidates([*c.fields, NO_FIELD], columns, words,
-                                                     section):
-        field = _time_of_pair(c, field, column)
+    candidates = part_candidates([*c.fields, NO_FIELD], columns, words, section)
+    for rank, named, column, pattern in candidates:
+        field = _time_of_pair(c, named, column)
         if column.name in used or field in found or column.profile.kind == "guid":
             continue  # a GUID identifies a row to a program, not to a person: no field's
         if field == NO_FIELD:
@@ -282,7 +282,13 @@ def by_parts(c: Collection, columns: Sequence[Column], words: Words,
         typed = f" of a {column.type}" if not is_text(column) \
             and type_concept(column) in pattern.present \
             and type_concept(column) not in _concepts(column, words) else ""
-        found[field] = Pick(column, f"{origin} ({parts}){typed}")
+        rivals = [quote(col.name) for r, f, col, _ in candidates
+                  if f == named and r[:3] == rank[:3] and col != column
+                  and col.name not in used and fits(kind_of(c, field), col)
+                  and not by_type(kind_of(c, field), col) and col.profile.kind != "guid"]
+        todo = (f"confirm: {', '.join(rivals)} fit{'s' if len(rivals) == 1 else ''} it as "
+                f"well, by the same parts: keep the one it is") if rivals else ""
+        found[field] = Pick(column, f"{origin} ({parts}){typed}", todo=todo)
         used.add(column.name)
 
 
