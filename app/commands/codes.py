@@ -1,12 +1,15 @@
 """Columns draft-mapping recognises by their sampled values rather than their names: the
-code of the way a truck went (`T`/`K`, `M`/`K`, `I`/`O`, `IN`/`OUT`) and the status that
-voids a ticket (`X` among `I`/`S`/`X`, `BATAL`, `VOID`, a deleted-at stamp, a cancel flag).
+code of the way a truck went (`T`/`K`, `M`/`K`, `I`/`O`, `IN`/`OUT`) and what voids a
+ticket: a status's void code (`X` among `I`/`S`/`X`, `BATAL`, `VOID`), a flag named for a
+void (`IS_DEL` 'Y'/'N', `IsDeleted` a bit, a boolean) or a stamp (`DeletedAt`, `DEL_DATE`).
 
 The weighing record has no direction field (the summaries work it out from weigh1 > weigh2,
 docs/api.md §7): the draft names the direction column in its header for a person to check
-against the weights. A status gives the `cancelled` condition, proposed as
-`CASE WHEN "cStatus" = 'X' THEN 1 ELSE 0 END`, always for the plant to confirm (`-- TODO`):
-the void code is the rare value that reads as one, and the sample may hold none.
+against the weights. A void marker gives the `cancelled` condition, proposed as
+`CASE WHEN "cStatus" = 'X' THEN 1 ELSE 0 END` (`"IS_DEL" = 'Y'`, `"DEL_DATE" IS NOT NULL`),
+always for the plant to confirm (`-- TODO`): the void code is the rare value that reads as
+one, and the sample may hold none; where none is found, the status columns and their codes
+are named on cancelled's TODO line.
 """
 
 from __future__ import annotations
@@ -140,7 +143,7 @@ def cancelled(columns: Sequence[Column], used: set[str], words: Words) -> Propos
             return Proposal(column, f"CASE WHEN {name} = '{code}' THEN 1 ELSE 0 END",
                             f"{name} holds '{listed}' (sampled): '{code}', the rare one, "
                             f"reads as a void code")
-    found = [p for p in map(lambda col: _named_void(col, words), free) if p]
+    found = [p for p in (_named_void(col, words) for col in free) if p]
     found.sort(key=lambda p: is_dated(p.column))  # a flag first, then a stamp
     if not found:
         return None

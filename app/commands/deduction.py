@@ -185,18 +185,14 @@ def percent_column(columns: Sequence[Column], found: dict[str, Pick], words: Wor
             return pick.column, "its name says so"
         said = percent_values(pick.column, weights)
         return (pick.column, said) if said else None
-    used = {p.column.name for p in found.values()} | {n for p in found.values() for n in p.uses}
-    for column in columns:
-        if column.name not in used and not pick and percent_name(column.name, words) \
-                and DEDUCTION in _concepts(column.name, words):
-            return column, "its name says a deduction in percent"
-    return None
+    column = None if pick else beside(columns, found, words)
+    return (column, "its name says a deduction in percent") if column else None
 
 
 def beside(columns: Sequence[Column], found: dict[str, Pick], words: Words) -> Column | None:
     """A column named for a deduction in percent beside the deduction's kilograms
     (nSortasiPersen beside nSortasiKg)."""
-    used = {p.column.name for p in found.values()}
+    used = {p.column.name for p in found.values()} | {n for p in found.values() for n in p.uses}
     return next((col for col in columns if col.name not in used
                  and percent_name(col.name, words)
                  and DEDUCTION in _concepts(col.name, words)), None)
