@@ -17,8 +17,12 @@ field only where its type and sampled values can hold it. A date kept as text in
 form (`24/11/2026`) is read as that date in the engine's words (app/commands/dates.py);
 numbered pairs go together (UserID2 with UserID1); a plant's code (KdSite) is offered for
 location on its TODO line only; the direction and the status that voids a ticket are read
-from their values (app/commands/codes.py) and said in the header, the status as the
-`cancelled` condition, a TODO line where the record has that field. Each column serves one
+from their values (app/commands/codes.py) and said in the header, the status (else a void
+flag or stamp: IS_DEL 'Y', DEL_DATE) as the `cancelled` condition, a TODO line where the
+record has that field. A deduction kept as a percent (POT_PERSEN, or values that read as
+one) is drafted as the kilograms it means of the net (app/commands/deduction.py), and a
+line the draft is not sure of (two columns fitting by the same parts, a gross or a tare
+alone) is a TODO even where it writes a column. Each column serves one
 field, but for a datetime (or text holding date-times) that fills the date of a pair: it
 fills the pair's time too, cast to each part in the engine's text
 (`CAST("TGL_MASUK" AS date)`, on SQLite `date("TGL_MASUK")`). A gross and a tare are
