@@ -1484,3 +1484,16 @@ def test_a_percent_beside_the_kilograms_is_said_on_their_line() -> None:
     assert line == ('"nSortasiKg"', 'parts (n+sortasi+kg); CHECK "nSortasiPersen" beside it is '
                     "a deduction in percent: where the program deducts both, add the kilograms "
                     "that percent means of the net")
+
+
+def test_the_quarry_drafted_for_sql_server_is_sql_server_2008_r2() -> None:
+    """The quarry's draft for SQL Server (the percent's kilograms, the void flag's condition)
+    uses nothing SQL Server 2008 R2 lacks (tests/tsql_rules.py)."""
+    transactions = next(c for c in COLLECTIONS if c.name == "transactions")
+    columns = [Column(name, sql_server, profile([row[name] for row in QUARRY_ROWS]))
+               for name, _, _, sql_server in QUARRY_COLUMNS]
+    text = draft_text(transactions, "dbo", QUARRY, columns, None, load_words(SHIPPED_SQL_DIR),
+                      len(QUARRY_ROWS))
+    assert 'ABS("BRT_MASUK" - "BRT_KELUAR") * "POT_PERSEN" / 100.0 AS "adjustweigh"' in text
+    assert "CASE WHEN \"IS_DEL\" = 'Y' THEN 1 ELSE 0 END AS \"cancelled\"" in text
+    assert violations("SELECT\n" + text.split("\nSELECT\n", 1)[1]) == []
