@@ -1497,3 +1497,36 @@ def test_the_quarry_drafted_for_sql_server_is_sql_server_2008_r2() -> None:
     assert 'ABS("BRT_MASUK" - "BRT_KELUAR") * "POT_PERSEN" / 100.0 AS "adjustweigh"' in text
     assert "CASE WHEN \"IS_DEL\" = 'Y' THEN 1 ELSE 0 END AS \"cancelled\"" in text
     assert violations("SELECT\n" + text.split("\nSELECT\n", 1)[1]) == []
+
+
+# A void flag as each engine declares one: SQLite's and PostgreSQL's BOOLEAN, SQL Server's bit.
+FLAG_COLUMNS: Spec = [("ID", "INTEGER", "INTEGER", "int"),
+                      ("WaktuTimbang1", *DATETIME), ("IsDeleted", "BOOLEAN", "BOOLEAN", "bit")]
+FLAG_ROWS = [{"ID": 1, "WaktuTimbang1": "2026-11-24 07:05:00", "IsDeleted": False},
+             {"ID": 2, "WaktuTimbang1": "2026-11-24 08:10:00", "IsDeleted": True},
+             {"ID": 3, "WaktuTimbang1": "2026-11-24 09:00:00", "IsDeleted": False}]
+
+
+def test_a_void_flag_is_served_as_cancelled_on_each_engine(
+        request: pytest.FixtureRequest, engine: str, tmp_path: Path) -> None:
+    """The condition proposed for a boolean (= TRUE) or a bit (= 1) runs on its engine, and
+    confirmed, marks the flagged ticket cancelled and no other."""
+    database, schema = plant_database(request, engine, tmp_path, "TIMBANG", FLAG_COLUMNS,
+                                      FLAG_ROWS)
+    done = draft(database, f"{schema}.TIMBANG" if schema else "TIMBANG", "--collection",
+                 "transactions")
+    assert done.exit_code == 0, done.output
+    test = "= 1" if engine == "mssql" else "= TRUE"
+    assert selected(done.stdout)["cancelled"][0] == \
+        f'CASE WHEN "IsDeleted" {test} THEN 1 ELSE 0 END'
+    sql_dir = tmp_path / "site-sql"
+    shutil.copytree(SHIPPED_SQL_DIR, sql_dir)
+    settled = "\n".join(line.split(" -- TODO")[0] for line in done.stdout.splitlines()) + "\n"
+    (sql_dir / "transactions.sql").write_text(settled, encoding="utf-8")
+    app = create_app({"database": database | SERVED | {"sql_dir": str(sql_dir)},
+                      "collections": {"serve": ["transactions"]}})
+    response = app.test_client().get("/transactions")
+    assert (response.status_code, response.get_json()) == (200, [expected("transactions", {
+        "id": row["ID"], "tgl_dt1": row["WaktuTimbang1"].split()[0],
+        "jam_dt1": row["WaktuTimbang1"].split()[1], "cancelled": int(row["IsDeleted"])})
+        for row in FLAG_ROWS])
