@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..database.db import Database, DatabaseUnavailable, QueryFailed
-from ..database.sqlfiles import parse_file
+from ..database.sqlfiles import is_name_line, parse_file
 from ..database.sqltext import null_fields, todo_fields
 from ..model.collections import DATE_PAIRS, Collection
 from . import proof, verdicts
@@ -142,6 +142,21 @@ def left_to_map(path: Path, c: Collection) -> tuple[str, ...]:
     marked = {f for block in parse_file(path) if block.name == "records"
               for f in todo_fields(block.text)}
     return tuple(f for f in c.fields if f in marked)
+
+
+def marked_line(path: Path, field: str, marks: Callable[[str], list[str]]) -> int | None:
+    """The first line of a `records` query of `path` (any dialect's text) on which `marks`
+    (todo_fields, null_fields) finds `field`: where the operator corrects it; else None."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for block in parse_file(path):
+        if block.name != "records":
+            continue
+        n = int(block.source.rpartition(":")[2]) + 1
+        while n <= len(lines) and not is_name_line(lines[n - 1]):
+            if field in marks(lines[n - 1]):
+                return n
+            n += 1
+    return None
 
 
 def main_date(c: Collection) -> str | None:
