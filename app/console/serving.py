@@ -14,10 +14,18 @@ from typing import Any
 from flask import Flask
 
 from .. import create_app
-from ..core.mapped import REFUSED, Refusal, tried
+from ..core.mapped import Refusal, tried
 from ..core.reads import DatabaseUnavailable
 from ..core.services import services
-from ..core.unmapped import MAIN_DATE_NULL, TODO, UNPROVEN, Proving, Reason, marked_line
+from ..core.unmapped import (
+    MAIN_DATE_NULL,
+    REFUSED,
+    TODO,
+    UNPROVEN,
+    Proving,
+    Reason,
+    marked_line,
+)
 from ..database.queries import QueryFileError
 from ..database.sqltext import null_fields, todo_fields
 from ..ops.config import ConfigError
@@ -38,8 +46,8 @@ def built() -> Flask:
     commands (check-sql, draft-mapping, mcp), which report a mapping's faults themselves."""
     try:
         return create_app()
-    except (ConfigError, QueryFileError) as exc:
-        sys.exit(f"jembatan: {exc}")
+    except (ConfigError, QueryFileError, FileNotFoundError) as exc:  # FileNotFoundError:
+        sys.exit(f"jembatan: {exc}")  # database.sqlite names no file (app/database/db.py)
 
 
 def application() -> Flask:

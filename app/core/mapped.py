@@ -26,12 +26,11 @@ from ..database.db import Database, DatabaseUnavailable, QueryFailed
 from ..database.failures import MappingFault
 from ..database.queries import MAPPED
 from ..model.collections import Collection
-from .unmapped import NOT_MAPPED, NotMapped, Reason, Unmapped
+from .unmapped import NOT_MAPPED, REFUSED, NotMapped, Reason, Unmapped
+
+__all__ = ["REFUSED", "Refusal", "Refusals", "mark", "refusal", "tried"]
 
 log = logging.getLogger("jembatan")
-
-# The problem of a collection whose records query the database refuses (Reason.problem).
-REFUSED = "the database refuses"
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,12 @@ MAIN_DATE_NULL = ("given as NULL where the main date belongs (the default `on` o
                   "ranges and summaries, and the report's)")
 # The problem of fields the proof found mapped wrong (app/core/proof.py).
 UNPROVEN = "mapped so that a read misses or repeats the site's own records"
+# The problem of a collection whose records query the database refuses (app/core/mapped.py).
+REFUSED = "the database refuses"
+# Every reason a served collection answers 503 "not mapped yet" for (Reason.problem): what
+# `serve --check-config` says, each in its words (app/console/serving.py `unserved`), and
+# tests/test_check_config.py tries, each on every engine. Unmapped.add takes no other.
+PROBLEMS = (TODO, MAIN_DATE_NULL, UNPROVEN, REFUSED)
 # Records each collection's reads are asked for at its first read: check-sql asks for
 # proof.PROVEN; this is the part that is cheap enough before a request's answer.
 FIRST_READ_RECORDS = 3
@@ -83,6 +89,8 @@ class Unmapped:
     def add(self, collection: str, reason: Reason) -> bool:
         """Mark `collection` not mapped yet for `reason` (one more, if it has some); False
         when it has that problem already."""
+        if reason.problem not in PROBLEMS:
+            raise ValueError(f"{reason.problem!r} is not one of unmapped.PROBLEMS")
         with self._lock:
             had = self._reasons.get(collection, [])
             if any(r.problem == reason.problem for r in had):
