@@ -252,8 +252,10 @@ def unreachable(request: pytest.FixtureRequest, engine: str, tmp_path: Path) -> 
     if engine == "odbc":
         return {"odbc": odbc_string(tmp_path / "later.sqlite3"), "connect_timeout": 1}
     database = open_database(request, engine, TABLES, tmp_path / "plant.sqlite3")
-    port = free_port()
-    return {"odbc": re.sub(r"Port=\d+", f"Port={port}", database["odbc"]), "connect_timeout": 2}
+    port = free_port()  # FreeTDS's Port=N, Driver 18's Server=host,N
+    odbc = re.sub(r"(Port=|Server=[^;,]+,)\d+", rf"\g<1>{port}", database["odbc"])
+    assert odbc != database["odbc"]
+    return {"odbc": odbc, "connect_timeout": 2}
 
 
 REASONS = {"sqlite3": "database file unreadable", "odbc": "cannot connect to the database",
