@@ -131,12 +131,13 @@ def unserved(collection: str, reason: Reason, refusal: Refusal | None,
         return [f"jembatan: {collection}: {path}"
                 + (f" line {n}" if (n := marked_line(path, f, marks)) else "")
                 + f": {f} {what}" for f in reason.fields]
-    verdict = proving.keeper.read(collection, proving.mappings[collection]) if proving else None
-    if reason.problem == UNPROVEN and verdict is not None and not verdict.right:
+    verdict = proving.refused.get(collection) if proving else None
+    if reason.problem == UNPROVEN and proving is not None and verdict is not None:
+        kept = ("" if proving.keeper.unwritable else
+                f" (the verdict kept in {proving.keeper.path(collection)})")
         return [f"jembatan: {collection}: {path}: {', '.join(reason.fields)} {UNPROVEN}, "
-                f"proven on {verdict.records} of its records by {verdict.by} at {verdict.at} "
-                f"(the verdict kept in {proving.keeper.path(collection)}):",
-                *(f"  {finding}" for finding in verdict.findings)]
+                f"proven on {verdict.records} of its records by {verdict.by} at "
+                f"{verdict.at}{kept}:", *(f"  {finding}" for finding in verdict.findings)]
     return [f"jembatan: {collection}: {reason.said(full_path=True)}"]
 
 

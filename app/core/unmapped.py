@@ -217,6 +217,7 @@ class Proving:
         self.lock = threading.Lock()  # one proof at a time in a process
         self.starting = threading.Lock()  # guards `running`
         self.running: dict[str, tuple[threading.Event, float]] = {}  # decided, wait until
+        self.refused: dict[str, verdicts.Verdict] = {}  # the wrong verdicts it acted on
 
     def refuse_kept(self) -> None:
         """At start: each collection whose kept verdict, on this mapping, is wrong is refused
@@ -314,6 +315,7 @@ class Proving:
 
     def refuse(self, collection: str, verdict: verdicts.Verdict) -> None:
         """Mark `collection` not mapped yet for a wrong verdict, and say why in the log."""
+        self.refused[collection] = verdict
         self.unmapped.add(collection, Reason(verdict.fields, UNPROVEN, self.files[collection]))
         log.warning("%s is %s: proven on %d of its records by %s at %s, %s. Every route of "
                     "%s answers 503: run `jembatan check-sql %s` for every finding, correct "
