@@ -11,6 +11,9 @@ app/database/failures.py), never a 500.
   collection not mapped (`Unmapped`, app/core/unmapped.py): its routes answer 503 saying
   where and what, /health is degraded and lists it, the log says it once. It stays so until
   the operator corrects the mapping (or the database) and restarts Jembatan.
+- On SQLite, which reads a double-quoted name that is no column as a string, the mapping is
+  sent (to be tried, and in every read) with its names [bracketed] (app/database/loading.py),
+  so that a column the table lacks is refused there as on the other engines.
 - A database that cannot be reached decides nothing: the start goes on (its reads answer
   503 as the database's state), and the first read or /health that reaches it tries again.
 """
