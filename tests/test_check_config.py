@@ -23,7 +23,8 @@ import pytest
 from flask import Flask
 
 from app.console import serving
-from app.core.unmapped import MAIN_DATE_NULL, PROBLEMS, REFUSED, TODO, UNPROVEN
+from app.core.services import services
+from app.core.unmapped import MAIN_DATE_NULL, PROBLEMS, REFUSED, TODO, UNPROVEN, Proving
 from app.ops.config import SHIPPED_SQL_DIR
 from tests.conftest import FILE_ENGINES, odbc_string, open_database
 from tests.helpers import make_row
@@ -231,6 +232,9 @@ def served_as_said(monkeypatch: pytest.MonkeyPatch, config: Path, case: Case,
     body = response.get_json()
     assert (body["code"], body["unmapped"]) == (503, list(case.unmapped))
     assert body["message"].startswith(f"{case.collection} is not mapped yet: ")
+    proving = services(app).proving  # its proofs end before the database is dropped
+    for decided, _ in (proving.running.values() if isinstance(proving, Proving) else ()):
+        assert decided.wait(120)
 
 
 def test_the_shipped_mapping_is_good_to_serve(request: pytest.FixtureRequest, engine: str,
