@@ -94,10 +94,17 @@ def test_every_read_is_a_shape_reading_the_records(tmp_path: Path) -> None:
     assert queries.names("things") == ["records", *THING_READS, "mapped"]
     assert queries.get("things", "mapped", None).sql == (
         f'WITH "records" AS (\n{records}\n)\nSELECT * FROM "records" WHERE 1 = 0')
+    # SQLite's mapping names each column [bracketed]: a name the table lacks is refused, not
+    # read as a string (docs/adapting.md, "When the database refuses the mapping").
+    sqlite = 'SELECT [ID] AS [id], [Nama] AS [name], [Tgl] AS [tanggal], [Jam] AS [jam]\n' \
+             'FROM [Barang]'
+    assert queries.get("things", "records", "sqlite").sql == sqlite
+    assert queries.get("things", "mapped", "sqlite").sql == (
+        f'WITH "records" AS (\n{sqlite}\n)\nSELECT * FROM "records" WHERE 1 = 0')
     for name in THING_READS:
-        for dialect in (None, "sqlite"):
+        for dialect, mapping in ((None, records), ("sqlite", sqlite)):
             sql = queries.get("things", name, dialect).sql
-            front = f'WITH "records" AS (\n{records}\n)'
+            front = f'WITH "records" AS (\n{mapping}\n)'
             assert sql.startswith(front), (name, dialect)
             # A range read has the range's records next, as "in_range" (range_rows).
             assert sql.startswith(f'{front},\n"in_range" AS (\n') == name.startswith(
@@ -117,9 +124,11 @@ def test_each_engine_gets_its_text_of_each_shape(tmp_path: Path) -> None:
         in main.sql
     assert variant.dialect == "sqlite" and variant.params == ("row_count", "skip")
     assert variant.sql.endswith('ORDER BY "id"\nLIMIT ? OFFSET ?')
-    # No variant: the main text serves that dialect too.
+    # No variant: the main text serves that dialect too, with SQLite's text of the mapping.
     assert queries.get("things", "by_key", "sqlite").sql == queries.get(
-        "things", "by_key", None).sql
+        "things", "by_key", None).sql.replace(
+        '"ID" AS "id", "Nama" AS "name", "Tgl" AS "tanggal", "Jam" AS "jam"\nFROM "Barang"',
+        '[ID] AS [id], [Nama] AS [name], [Tgl] AS [tanggal], [Jam] AS [jam]\nFROM [Barang]')
     # A range orders by its date and time, then the canonical order.
     assert queries.get("things", "range_tanggal", "sqlite").sql.endswith(
         'ORDER BY "tanggal", "jam", "id"')
@@ -142,7 +151,7 @@ def test_a_records_query_for_another_engine(tmp_path: Path) -> None:
                       'SELECT "ID" AS "id", "Nama" AS "name", date("Waktu") AS "tanggal", '
                       'time("Waktu") AS "jam" FROM "Barang";\n')
     queries = load(tmp_path, text)
-    assert 'date("Waktu")' in queries.get("things", "all", "sqlite").sql
+    assert "date([Waktu])" in queries.get("things", "all", "sqlite").sql
     assert 'date("Waktu")' not in queries.get("things", "all", None).sql
     # The SQLite text of a shape goes with the SQLite records, and the main with the main.
     assert queries.get("things", "all", "sqlite").sql.endswith('ORDER BY "id"')
@@ -220,7 +229,7 @@ def test_comments_inside_a_query_are_not_sent(tmp_path: Path) -> None:
     text = RECORDS.replace('"Nama" AS "name",', '"Nama" AS "name", -- TODO; check it\n   ')
     sql = load(tmp_path, text).get("things", "all", "sqlite").sql
     assert "TODO" not in sql and ";" not in sql
-    assert '"Nama" AS "name",\n    "Tgl" AS "tanggal"' in sql
+    assert "[Nama] AS [name],\n    [Tgl] AS [tanggal]" in sql
 
 
 # -- what every file is refused for ---------------------------------------------------------

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 import os
+import sys
 
 import click
 from flask.cli import ScriptInfo
@@ -57,10 +58,11 @@ def main(ctx: click.Context) -> None:
               help="gunicorn: seconds before a silent worker is replaced. Default: 120.")
 @click.argument("gunicorn_flags", nargs=-1, type=click.UNPROCESSED, metavar="[-- GUNICORN FLAGS]")
 @click.option("--check-config", is_flag=True,
-              help="Build the service from the settings and the mapping and try each "
-                   "collection's mapping on the database, then exit: 0 when it would start "
-                   "(for systemd's ExecReload), 1 with the reason (a column the database "
-                   "lacks: its file, line and column) when not.")
+              help="Build the service from the settings and the mapping, try each "
+                   "collection's mapping on the database and prove its reads as the start "
+                   "does, then exit: 0 when every served collection would be served (for "
+                   "systemd's ExecReload), 1 with each reason one would answer 503 (the file "
+                   "and line to correct) or the start be refused.")
 def serve(bind: str | None, server: str, workers: int | None, threads: int | None,
           timeout: int | None, check_config: bool, gunicorn_flags: tuple[str, ...]) -> None:
     """Serve the HTTP API (and /mcp) until stopped.
@@ -68,7 +70,11 @@ def serve(bind: str | None, server: str, workers: int | None, threads: int | Non
     gunicorn's own flags may follow a `--` (jembatan serve -- --keep-alive 5);
     they apply after its settings and the options above."""
     if check_config:
-        serving.application()
+        found = serving.check_config()
+        for line in found:
+            click.echo(line, err=True)
+        if found:
+            sys.exit(1)
         click.echo("jembatan: the settings and the mapping are good to serve")
         return
     bind = bind or serving.default_bind(os.environ)

@@ -14,9 +14,20 @@ from typing import Any
 from flask import Flask
 
 from .. import create_app
-from ..core.mapped import tried
+from ..core.mapped import Refusal, tried
+from ..core.reads import DatabaseUnavailable
 from ..core.services import services
+from ..core.unmapped import (
+    MAIN_DATE_NULL,
+    REFUSED,
+    TODO,
+    UNPROVEN,
+    Proving,
+    Reason,
+    marked_line,
+)
 from ..database.queries import QueryFileError
+from ..database.sqltext import null_fields, todo_fields
 from ..ops.config import ConfigError
 
 SERVERS = ("auto", "gunicorn", "waitress")
@@ -35,8 +46,8 @@ def built() -> Flask:
     commands (check-sql, draft-mapping, mcp), which report a mapping's faults themselves."""
     try:
         return create_app()
-    except (ConfigError, QueryFileError) as exc:
-        sys.exit(f"jembatan: {exc}")
+    except (ConfigError, QueryFileError, FileNotFoundError) as exc:  # FileNotFoundError:
+        sys.exit(f"jembatan: {exc}")  # database.sqlite names no file (app/database/db.py)
 
 
 def application() -> Flask:
@@ -54,6 +65,80 @@ def application() -> Flask:
                  f"check-sql {refused[0].collection}` runs each of its queries), then start "
                  f"again")
     return app
+
+
+def check_config() -> list[str]:
+    """What `serve --check-config` finds that would keep a served collection from being
+    served (docs/deploy.md): empty when every one would be. The settings and files as the
+    start reads them (an exit with the line to mend when they are wrong); the database
+    reached; each mapping tried on it (app/core/mapped.py); then, where the service proves
+    its mapping, each collection proven as the proof at start proves it (its verdict kept
+    for the start, or a kept one taken: app/core/unmapped.py `Proving`). One line for each
+    place to correct, then one saying what `jembatan serve` would do."""
+    app = built()
+    kept = services(app)
+    try:
+        kept.runner.ping()
+    except DatabaseUnavailable as exc:
+        kept.db.release()
+        return [f"jembatan: the database cannot be reached ({exc.reason}), so no mapping was "
+                f"tried on it: `jembatan serve` would start, and every read answer 503 (with "
+                f"Retry-After) until it can be reached. Check the connection (database.odbc "
+                f"or database.sqlite, the server, the login), then check again"]
+    refused = {r.collection: r for r in tried(kept.db, kept.collections, kept.unmapped,
+                                              say=False)}
+    if isinstance(kept.proving, Proving):
+        kept.proving.by = "jembatan serve --check-config"
+        for name in refused:
+            kept.proving.pending.pop(name, None)
+        kept.proving.prove_all()
+    kept.db.release()
+    said = [line for c in kept.collections for reason in kept.unmapped.reasons(c.name)
+            for line in unserved(c.name, reason, refused.get(c.name),
+                                 kept.proving if isinstance(kept.proving, Proving) else None)]
+    if not said:
+        return []
+    names = list(kept.unmapped)
+    if refused:
+        end = (f"`jembatan serve` would refuse to start: the database refuses the mapping of "
+               f"{', '.join(refused)}")
+    else:
+        end = (f"`jembatan serve` would start and serve the others, and every read of "
+               f"{'these' if len(names) > 1 else 'this one'} answer 503 \"not mapped yet\"")
+    return [*said, f"jembatan: not good to serve: {len(names)} of the {len(kept.collections)} "
+                   f"served collections would answer 503 ({', '.join(names)}); {end}. Correct "
+                   f"the mapping (`jembatan check-sql <collection>` runs each of its queries "
+                   f"and proves its reads), or leave the collection out of collections.serve, "
+                   f"then check again"]
+
+
+def unserved(collection: str, reason: Reason, refusal: Refusal | None,
+             proving: Proving | None) -> list[str]:
+    """check-config's lines for one reason a collection would answer 503: the file and line
+    to correct, what is wrong there and what to do."""
+    if refusal is not None and reason.problem == REFUSED:
+        return [f"jembatan: {collection}: {refusal.said}"]
+    path = reason.file
+    if reason.problem in (TODO, MAIN_DATE_NULL):
+        def marks(line: str) -> list[str]:  # a line of the select list, as one alone
+            return todo_fields(line) if reason.problem == TODO else null_fields(f", {line}")
+        what = (("is still marked -- TODO (a field draft-mapping left to map): write its "
+                 "column or expression, or keep its NULL and drop the TODO where the site has "
+                 "no such column") if reason.problem == TODO else
+                ("is given as NULL, and it is the main date (the default `on` of the ranges "
+                 "and summaries, and the report's): every range, summary and report day would "
+                 "be empty; map it to the column that holds the date"))
+        return [f"jembatan: {collection}: {path}"
+                + (f" line {n}" if (n := marked_line(path, f, marks)) else "")
+                + f": {f} {what}" for f in reason.fields]
+    verdict = proving.refused.get(collection) if proving else None
+    if reason.problem == UNPROVEN and proving is not None and verdict is not None:
+        kept = ("" if proving.keeper.unwritable else
+                f" (the verdict kept in {proving.keeper.path(collection)})")
+        return [f"jembatan: {collection}: {path}: {', '.join(reason.fields)} {UNPROVEN}, "
+                f"proven on {verdict.records} of its records by {verdict.by} at "
+                f"{verdict.at}{kept}:", *(f"  {finding}" for finding in verdict.findings)]
+    return [f"jembatan: {collection}: {reason.said(full_path=True)}"]
 
 
 def default_bind(environ: Mapping[str, str]) -> str:

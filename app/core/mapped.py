@@ -11,6 +11,9 @@ app/database/failures.py), never a 500.
   collection not mapped (`Unmapped`, app/core/unmapped.py): its routes answer 503 saying
   where and what, /health is degraded and lists it, the log says it once. It stays so until
   the operator corrects the mapping (or the database) and restarts Jembatan.
+- On SQLite, which reads a double-quoted name that is no column as a string, the mapping is
+  sent (to be tried, and in every read) with its names [bracketed] (app/database/loading.py),
+  so that a column the table lacks is refused there as on the other engines.
 - A database that cannot be reached decides nothing: the start goes on (its reads answer
   503 as the database's state), and the first read or /health that reaches it tries again.
 """
@@ -26,12 +29,11 @@ from ..database.db import Database, DatabaseUnavailable, QueryFailed
 from ..database.failures import MappingFault
 from ..database.queries import MAPPED
 from ..model.collections import Collection
-from .unmapped import NOT_MAPPED, NotMapped, Reason, Unmapped
+from .unmapped import NOT_MAPPED, REFUSED, NotMapped, Reason, Unmapped
+
+__all__ = ["REFUSED", "Refusal", "Refusals", "mark", "refusal", "tried"]
 
 log = logging.getLogger("jembatan")
-
-# The problem of a collection whose records query the database refuses (Reason.problem).
-REFUSED = "the database refuses"
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..database.db import Database, DatabaseUnavailable, QueryFailed
-from ..database.sqlfiles import parse_file
+from ..database.sqlfiles import is_name_line, parse_file
 from ..database.sqltext import null_fields, todo_fields
 from ..model.collections import DATE_PAIRS, Collection
 from . import proof, verdicts
@@ -39,6 +39,12 @@ MAIN_DATE_NULL = ("given as NULL where the main date belongs (the default `on` o
                   "ranges and summaries, and the report's)")
 # The problem of fields the proof found mapped wrong (app/core/proof.py).
 UNPROVEN = "mapped so that a read misses or repeats the site's own records"
+# The problem of a collection whose records query the database refuses (app/core/mapped.py).
+REFUSED = "the database refuses"
+# Every reason a served collection answers 503 "not mapped yet" for (Reason.problem): what
+# `serve --check-config` says, each in its words (app/console/serving.py `unserved`), and
+# tests/test_check_config.py tries, each on every engine. Unmapped.add takes no other.
+PROBLEMS = (TODO, MAIN_DATE_NULL, UNPROVEN, REFUSED)
 # Records each collection's reads are asked for at its first read: check-sql asks for
 # proof.PROVEN; this is the part that is cheap enough before a request's answer.
 FIRST_READ_RECORDS = 3
@@ -83,6 +89,8 @@ class Unmapped:
     def add(self, collection: str, reason: Reason) -> bool:
         """Mark `collection` not mapped yet for `reason` (one more, if it has some); False
         when it has that problem already."""
+        if reason.problem not in PROBLEMS:
+            raise ValueError(f"{reason.problem!r} is not one of unmapped.PROBLEMS")
         with self._lock:
             had = self._reasons.get(collection, [])
             if any(r.problem == reason.problem for r in had):
@@ -144,6 +152,21 @@ def left_to_map(path: Path, c: Collection) -> tuple[str, ...]:
     return tuple(f for f in c.fields if f in marked)
 
 
+def marked_line(path: Path, field: str, marks: Callable[[str], list[str]]) -> int | None:
+    """The first line of a `records` query of `path` (any dialect's text) on which `marks`
+    (todo_fields, null_fields) finds `field`: where the operator corrects it; else None."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for block in parse_file(path):
+        if block.name != "records":
+            continue
+        n = int(block.source.rpartition(":")[2]) + 1
+        while n <= len(lines) and not is_name_line(lines[n - 1]):
+            if field in marks(lines[n - 1]):
+                return n
+            n += 1
+    return None
+
+
 def main_date(c: Collection) -> str | None:
     """The date field of a dated collection's default `on` (tgl_dt1, tanggal), else None."""
     return DATE_PAIRS[c.dates[0]][0] if c.dates else None
@@ -194,6 +217,7 @@ class Proving:
         self.lock = threading.Lock()  # one proof at a time in a process
         self.starting = threading.Lock()  # guards `running`
         self.running: dict[str, tuple[threading.Event, float]] = {}  # decided, wait until
+        self.refused: dict[str, verdicts.Verdict] = {}  # the wrong verdicts it acted on
 
     def refuse_kept(self) -> None:
         """At start: each collection whose kept verdict, on this mapping, is wrong is refused
@@ -291,6 +315,7 @@ class Proving:
 
     def refuse(self, collection: str, verdict: verdicts.Verdict) -> None:
         """Mark `collection` not mapped yet for a wrong verdict, and say why in the log."""
+        self.refused[collection] = verdict
         self.unmapped.add(collection, Reason(verdict.fields, UNPROVEN, self.files[collection]))
         log.warning("%s is %s: proven on %d of its records by %s at %s, %s. Every route of "
                     "%s answers 503: run `jembatan check-sql %s` for every finding, correct "

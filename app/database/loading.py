@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from ..model.collections import NAMINGS, Collection, Naming
@@ -29,6 +30,7 @@ from .queries import (
 from .sqlfiles import DIALECTS, Block, Served, SqlFile, own_or_shipped, served
 from .sqltext import (
     QueryFileError,
+    bracketed,
     check_statement,
     code,
     convert,
@@ -47,6 +49,7 @@ from .templates import (
     placeholders,
 )
 
+SQLITE = "sqlite"  # the dialect whose mapping is sent with its names [bracketed]
 LOADED_KEPT = 8  # the loads a process keeps (a test run builds apps over a few sql dirs)
 LOADED: OrderedDict[tuple[object, ...], Queries] = OrderedDict()
 
@@ -119,11 +122,14 @@ def _load(sql_dir: Path, collections: Sequence[Collection], shipped_dir: Path) -
             raise QueryFileError(f"{first.source}: {path.name} must start with '-- name: "
                                  f"records', the query that says where each field of a "
                                  f"{c.name} record comes from")
-        # An engine none of whose texts differ reads the main ones (Queries.get).
-        for dialect in (None, *sorted(own.dialects() | shapes.dialects())):
+        # An engine none of whose texts differ reads the main ones (Queries.get); SQLite's
+        # differ always: its mapping's names are sent [bracketed] (sqltext.bracketed).
+        for dialect in (None, *sorted(own.dialects() | shapes.dialects() | {SQLITE})):
             records = own.get("records", dialect)
             mapping = _mapping(records, c, table)
-            _fill_collection(queries, c, own, shapes, dialect, mapping)
+            if dialect == SQLITE:  # a name the table lacks is refused, never read as text
+                mapping, records = bracketed(mapping), replace(records, dialect=SQLITE)
+            _fill_collection(queries, c, own, shapes, dialect, records, mapping)
             queries.add(c.name, Query(
                 MAPPED, records.dialect, convert(_with_records(mapping, mapped))[0], (),
                 f"{mapped.source} with records at {records.source}", mapped.description))
@@ -220,10 +226,10 @@ def _load_names(queries: Queries, path: Path, shapes: SqlFile) -> None:
 
 
 def _fill_collection(queries: Queries, c: Collection, own: SqlFile, shapes: SqlFile,
-                     dialect: str | None, mapping: str) -> None:
+                     dialect: str | None, records: Block, mapping: str) -> None:
     """Every read of `c` on `dialect`: its own text of a read where its file has one, else
-    the shape, with the placeholders filled in and its records (`mapping`) in front."""
-    records = own.get("records", dialect)
+    the shape, with the placeholders filled in and its records query (`records`, as sent:
+    `mapping`) in front."""
     _check_records(records, c)
     queries.add(c.name, Query("records", records.dialect, convert(mapping)[0], (),
                               records.source, records.description))

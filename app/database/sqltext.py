@@ -189,6 +189,23 @@ def quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+@functools.lru_cache(maxsize=1024)
+def bracketed(sql: str) -> str:
+    """`sql` with each double-quoted name written as a [bracketed] one, outside strings and
+    comments: SQLite's text of a site's mapping. SQLite reads a double-quoted name that is
+    no column as a string ("cancelled" becomes the text 'cancelled', its legacy
+    double-quoted string literals), never a [bracketed] one, which is a column or an error.
+    A name holding a ] cannot be bracketed, and stays as written."""
+    out = []
+    for kind, text in _scan(sql):
+        if kind == "skip" and len(text) > 1 and text[0] == text[-1] == '"':
+            name = text[1:-1].replace('""', '"')
+            if "]" not in name:
+                text = f"[{name}]"
+        out.append(text)
+    return "".join(out)
+
+
 def qualified(table: Sequence[str]) -> str:
     """A table's name as SQL: its quoted parts joined by dots, an empty schema left out
     ("dbo"."TBL_TIMBANG"; "TBL_TIMBANG" on SQLite)."""
