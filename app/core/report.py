@@ -10,7 +10,8 @@ computes (app/core/summaries.py); here they are only added up and ordered. No we
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from decimal import Decimal
 from typing import Any
 
 import orjson
@@ -70,8 +71,21 @@ def daily(planners: Mapping[str, Planner], runner: Runner, guard: Callable[[str]
             out["weighbridges"].append(weighbridge(planner, runner, on, whole))
         else:
             out["batching"].append(batching(planner, runner, on, whole))
-    out["totals"] = {k: sum(w["totals"][k] for w in out["weighbridges"]) for k in _TOTALS}
+    out["totals"] = {k: _added(w["totals"][k] for w in out["weighbridges"]) if _is_weight(k)
+                     else sum(w["totals"][k] for w in out["weighbridges"]) for k in _TOTALS}
     return out
+
+
+def _is_weight(total: str) -> bool:
+    return total.startswith(("in", "out"))
+
+
+def _added(kilograms: Iterable[float | None]) -> float:
+    """Weights as the JSON format sent them (a summary's figures: decimals of three places,
+    read back as floats), added up exactly: each float's shortest text is the decimal sent,
+    so the sum is that of the decimals, with none of a binary float's noise (docs/api.md §7,
+    "Exact figures"); a None counts as 0."""
+    return float(sum((Decimal(repr(kg)) for kg in kilograms if kg is not None), Decimal(0)))
 
 
 def batching(planner: Planner, runner: Runner, on: str, bounds: Mapping[str, Any]
@@ -96,13 +110,14 @@ def weighbridge(planner: Planner, runner: Runner, on: str, bounds: Mapping[str, 
     c = planner.collection
     groups = {by: _groups(runner, planner.summary(on, bounds, ["direction", by]))
               for by in ("productcode", "custcode")}
-    totals: dict[str, Any] = {k: 0.0 if k.startswith(("in", "out")) else 0 for k in _TOTALS}
+    totals: dict[str, Any] = {k: 0 for k in _TOTALS}
     for g in groups["productcode"]:
         totals["records"] += g["records"]
         totals["weighed"] += g["weighed"]
-        if g["direction"] in ("in", "out"):
-            totals[g["direction"]] += g["net"] or 0
-            totals[f"{g['direction']}_after_deduction"] += g["net_after_deduction"] or 0
+    for d in ("in", "out"):
+        sides = [g for g in groups["productcode"] if g["direction"] == d]
+        totals[d] = _added(g["net"] for g in sides)
+        totals[f"{d}_after_deduction"] = _added(g["net_after_deduction"] for g in sides)
     totals["open"] = totals["records"] - totals["weighed"]
     out: dict[str, Any] = {"collection": c.name, "on": on, "totals": totals}
     for direction in ("in", "out"):
