@@ -185,29 +185,32 @@ ORDER BY {by:CASE WHEN {} IS NULL THEN 0 ELSE 1 END, {}};
 
 -- name: summary_weighing
 -- dialect: sqlite
--- SQLite has no decimal: each record's net and deduction rounded to three places (half away from zero) and counted in whole grams, summed or compared as integers (exact), and the figure written as decimal text with three places; NULL when nothing was weighed.
+-- SQLite has no decimal: each record's net and deduction, as written to 15 significant digits (as a float becomes a decimal on the other engines), rounded to three places half away from zero and counted in whole grams, summed or compared as integers (exact), and the figure written as decimal text with three places; NULL when nothing was weighed.
 SELECT {groups},
     COUNT(*) AS "records",
     COUNT(ABS("weigh1" - "weigh2")) AS "weighed",
-    CASE WHEN COUNT(ABS("weigh1" - "weigh2")) > 0 THEN printf('%.3f',
-        SUM(CAST(ROUND(ROUND(ABS("weigh1" - "weigh2"), 3) * 1000) AS INTEGER)) / 1000.0)
+    CASE WHEN COUNT(ABS("weigh1" - "weigh2")) > 0 THEN printf('%.3f', SUM("net_g") / 1000.0)
         END AS "net",
-    CASE WHEN COUNT(ABS("weigh1" - "weigh2")) > 0 THEN printf('%.3f',
-        MIN(CAST(ROUND(ROUND(ABS("weigh1" - "weigh2"), 3) * 1000) AS INTEGER)) / 1000.0)
+    CASE WHEN COUNT(ABS("weigh1" - "weigh2")) > 0 THEN printf('%.3f', MIN("net_g") / 1000.0)
         END AS "net_min",
-    CASE WHEN COUNT(ABS("weigh1" - "weigh2")) > 0 THEN printf('%.3f',
-        MAX(CAST(ROUND(ROUND(ABS("weigh1" - "weigh2"), 3) * 1000) AS INTEGER)) / 1000.0)
+    CASE WHEN COUNT(ABS("weigh1" - "weigh2")) > 0 THEN printf('%.3f', MAX("net_g") / 1000.0)
         END AS "net_max",
     CASE WHEN COUNT(ABS("weigh1" - "weigh2")) > 0 THEN printf('%.3f',
-        SUM(CASE WHEN "weigh1" - "weigh2" IS NOT NULL
-            THEN CAST(ROUND(ROUND(COALESCE("adjustweigh", 0), 3) * 1000) AS INTEGER) END)
-        / 1000.0) END AS "deduction"
+        SUM("deduction_g") / 1000.0) END AS "deduction"
 FROM (
     -- "in": weighed heavier first, a delivery; "out": a dispatch; NULL when the weights are
     -- equal or one is missing (docs/api.md §7). 'in' sorts before 'out' on every collation.
+    -- "net_g" and "deduction_g": the record's net and deduction in whole grams, NULL
+    -- unless both weights are there.
     SELECT "day", "month", "hour", {fields},
         CASE WHEN "weigh1" > "weigh2" THEN 'in' WHEN "weigh2" > "weigh1" THEN 'out' END
-            AS "direction"
+            AS "direction",
+        CASE WHEN "weigh1" - "weigh2" IS NOT NULL THEN CAST(ROUND(ROUND(CAST(
+            printf('%.15g', ABS("weigh1" - "weigh2")) AS REAL), 3) * 1000) AS INTEGER) END
+            AS "net_g",
+        CASE WHEN "weigh1" - "weigh2" IS NOT NULL THEN CAST(ROUND(ROUND(CAST(
+            printf('%.15g', COALESCE("adjustweigh", 0)) AS REAL), 3) * 1000) AS INTEGER) END
+            AS "deduction_g"
     FROM "in_range"
 ) AS "grouped"
 GROUP BY {by}

@@ -238,9 +238,9 @@ def grouped(rows: list[dict[str, Any]], by: list[str], on: tuple[str, str],
 
 
 def grams(kg: float) -> Decimal:
-    """A weight as a summary takes it (docs/api.md §7, "Exact figures"): the float's value as
-    written, rounded half away from zero to three places."""
-    return Decimal(repr(float(kg))).quantize(Decimal("0.001"), ROUND_HALF_UP)
+    """A weight as a summary takes it (docs/api.md §7, "Exact figures"): the float as written
+    to 15 significant digits, rounded half away from zero to three places."""
+    return Decimal(f"{float(kg):.15g}").quantize(Decimal("0.001"), ROUND_HALF_UP)
 
 
 def exact_weighing(rows: list[dict[str, Any]]) -> dict[str, Any]:

@@ -46,7 +46,14 @@ def _ticket(n: int) -> dict[str, Any]:
             "productcode": ("TBS", "CPO", "PK")[n % 3]}
 
 
-TICKETS = [_ticket(n) for n in range(1, 61)]
+# And a half gram, as written, where a value has more decimals than three: rounded away
+# from zero on every engine, a difference of floats (10000.000499999998) as written to 15
+# significant digits (10000.0005), a deduction stored negative too.
+HALVES = [{"id": 61, "tgl_dt1": DAYS[0], "jam_dt1": "23:00:00", "weigh1": 20000.0005,
+           "weigh2": 10000.0, "adjustweigh": 2.0005, "productcode": "TBS"},
+          {"id": 62, "tgl_dt1": DAYS[0], "jam_dt1": "23:30:00", "weigh1": 7000.0,
+           "weigh2": 31234.5675, "adjustweigh": -1.0005, "productcode": "CPO"}]
+TICKETS = [_ticket(n) for n in range(1, 61)] + HALVES
 TABLES = {"transactions": TICKETS}
 ROWS = in_range(TICKETS, ON, START, END)
 

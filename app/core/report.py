@@ -4,7 +4,8 @@ weighbridge its totals (weighings, open ones, and apart for in and out the net a
 after deduction, kg; in and out are never added) and per direction its weighings, materials
 and parties by net; the day's totals over every weighbridge; per batching plant its batches
 and per material sv, pv, pv - sv and the deviation. Every figure is a summary the database
-computes (app/core/summaries.py); here they are only added up and ordered. No web imports.
+computes (app/core/summaries.py); here they are only added up (the weights exactly, as
+decimals) and ordered. No web imports.
 """
 
 from __future__ import annotations

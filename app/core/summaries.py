@@ -3,7 +3,9 @@ query (sql/shapes.sql, summary_<shape>) turned into what is sent.
 
 The database groups and sums (GROUP BY over `records`); this module only reads `?by=`, and
 per group divides what the contract asks as a ratio out of the sums the query returns (a
-material's deviation, a temperature's average), exactly and the same on every engine.
+material's deviation, a temperature's average), exactly and the same on every engine. The
+weights are exact decimals of three places (docs/api.md §7, "Exact figures"): the query's
+sums are read as Decimals and the net after deduction subtracted as such, never as floats.
 """
 
 from __future__ import annotations
@@ -134,7 +136,8 @@ MEASURES = {
         "over those of |weigh1 - weigh2| in kg, null when none), net_min and net_max; "
         "deduction (the sum over the same records of adjustweigh, the kg deducted, a "
         "missing one as 0) and net_after_deduction (net - deduction, null when none: what "
-        "is paid on)"),
+        "is paid on); every weight an exact decimal of three places, each record's to the "
+        "gram, with no binary float noise"),
     "production": Measures("production", (
         _count("batches", 96), *(m for g in MATERIALS for m in _material(g)),
         _temperature("temperature_sv", 45.0), _temperature("temperature_pv", 44.62)),
