@@ -185,7 +185,7 @@ ORDER BY {by:CASE WHEN {} IS NULL THEN 0 ELSE 1 END, {}};
 
 -- name: summary_weighing
 -- dialect: sqlite
--- SQLite has no decimal: each record's net and deduction, as written to 15 significant digits (as a float becomes a decimal on the other engines), rounded to three places half away from zero and counted in whole grams, summed or compared as integers (exact), and the figure written as decimal text with three places; NULL when nothing was weighed.
+-- SQLite has no decimal: each record's net and deduction in grams (kg * 1000) as written to 15 significant digits (as a float becomes a decimal on the other engines), rounded to a whole gram half away from zero, summed or compared as integers (exact), and the figure written as decimal text with three places; NULL when nothing was weighed.
 SELECT {groups},
     COUNT(*) AS "records",
     COUNT(ABS("weigh1" - "weigh2")) AS "weighed",
@@ -205,11 +205,11 @@ FROM (
     SELECT "day", "month", "hour", {fields},
         CASE WHEN "weigh1" > "weigh2" THEN 'in' WHEN "weigh2" > "weigh1" THEN 'out' END
             AS "direction",
-        CASE WHEN "weigh1" - "weigh2" IS NOT NULL THEN CAST(ROUND(ROUND(CAST(
-            printf('%.15g', ABS("weigh1" - "weigh2")) AS REAL), 3) * 1000) AS INTEGER) END
+        CASE WHEN "weigh1" - "weigh2" IS NOT NULL THEN CAST(ROUND(CAST(
+            printf('%.15g', ABS("weigh1" - "weigh2") * 1000) AS REAL)) AS INTEGER) END
             AS "net_g",
-        CASE WHEN "weigh1" - "weigh2" IS NOT NULL THEN CAST(ROUND(ROUND(CAST(
-            printf('%.15g', COALESCE("adjustweigh", 0)) AS REAL), 3) * 1000) AS INTEGER) END
+        CASE WHEN "weigh1" - "weigh2" IS NOT NULL THEN CAST(ROUND(CAST(
+            printf('%.15g', COALESCE("adjustweigh", 0) * 1000) AS REAL)) AS INTEGER) END
             AS "deduction_g"
     FROM "in_range"
 ) AS "grouped"
