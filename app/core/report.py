@@ -72,13 +72,9 @@ def daily(planners: Mapping[str, Planner], runner: Runner, guard: Callable[[str]
             out["weighbridges"].append(weighbridge(planner, runner, on, whole))
         else:
             out["batching"].append(batching(planner, runner, on, whole))
-    out["totals"] = {k: _added(w["totals"][k] for w in out["weighbridges"]) if _is_weight(k)
-                     else sum(w["totals"][k] for w in out["weighbridges"]) for k in _TOTALS}
+    out["totals"] = {k: (_added if k.startswith(("in", "out")) else sum)(
+        w["totals"][k] for w in out["weighbridges"]) for k in _TOTALS}
     return out
-
-
-def _is_weight(total: str) -> bool:
-    return total.startswith(("in", "out"))
 
 
 def _added(kilograms: Iterable[float | None]) -> float:
@@ -111,14 +107,14 @@ def weighbridge(planner: Planner, runner: Runner, on: str, bounds: Mapping[str, 
     c = planner.collection
     groups = {by: _groups(runner, planner.summary(on, bounds, ["direction", by]))
               for by in ("productcode", "custcode")}
-    totals: dict[str, Any] = {k: 0 for k in _TOTALS}
+    totals: dict[str, Any] = {k: 0.0 if k.startswith(("in", "out")) else 0 for k in _TOTALS}
     for g in groups["productcode"]:
         totals["records"] += g["records"]
         totals["weighed"] += g["weighed"]
-    for d in ("in", "out"):
-        sides = [g for g in groups["productcode"] if g["direction"] == d]
-        totals[d] = _added(g["net"] for g in sides)
-        totals[f"{d}_after_deduction"] = _added(g["net_after_deduction"] for g in sides)
+        if g["direction"] in ("in", "out"):
+            after = f"{g['direction']}_after_deduction"
+            totals[g["direction"]] = _added((totals[g["direction"]], g["net"]))
+            totals[after] = _added((totals[after], g["net_after_deduction"]))
     totals["open"] = totals["records"] - totals["weighed"]
     out: dict[str, Any] = {"collection": c.name, "on": on, "totals": totals}
     for direction in ("in", "out"):
