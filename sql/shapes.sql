@@ -148,9 +148,14 @@ LIMIT :row_count OFFSET :skip;
 -- the groups come ascending, NULLs first (the CASE sorts only the groups, a few rows, on
 -- every engine). {groups} is the same groups as selected: each code of master data followed
 -- by its name (name_of or name_from below), looked up once per group after grouping. Sums
--- are CAST so that an int column cannot overflow: bigint for kilograms of material, float
--- for net weights. Deviations and averages are divided out of these sums by Jembatan
--- (app/core/summaries.py), the same way on every engine.
+-- are CAST so that an int column cannot overflow: bigint for kilograms of material. Weights
+-- are exact decimals of three places (docs/api.md §7, "Exact figures"): each record's net
+-- and deduction is taken as float (a real, a decimal or an int column alike) and CAST to
+-- decimal(18, 3), to the gram, before it is summed, so that a sum is exact (decimal(38, 3)
+-- on SQL Server) and never a sum of binary floats (0.1 + 0.2); SQLite, which has no
+-- decimal, sums whole grams as integers and writes the sum as decimal text (its dialect).
+-- Deviations and averages are divided out of these sums by Jembatan (app/core/summaries.py),
+-- the same way on every engine.
 --
 -- The weighing shape has one group more, "direction", worked out here rather than in
 -- range_rows: range_rows serves every shape (vehicles and batches have no weights) and the
@@ -161,17 +166,51 @@ LIMIT :row_count OFFSET :skip;
 SELECT {groups},
     COUNT(*) AS "records",
     COUNT(ABS("weigh1" - "weigh2")) AS "weighed",
-    SUM(CAST(ABS("weigh1" - "weigh2") AS float)) AS "net",
-    MIN(CAST(ABS("weigh1" - "weigh2") AS float)) AS "net_min",
-    MAX(CAST(ABS("weigh1" - "weigh2") AS float)) AS "net_max",
+    SUM(CAST(CAST(ABS("weigh1" - "weigh2") AS float) AS decimal(18, 3))) AS "net",
+    MIN(CAST(CAST(ABS("weigh1" - "weigh2") AS float) AS decimal(18, 3))) AS "net_min",
+    MAX(CAST(CAST(ABS("weigh1" - "weigh2") AS float) AS decimal(18, 3))) AS "net_max",
     SUM(CASE WHEN "weigh1" - "weigh2" IS NOT NULL
-        THEN CAST(COALESCE("adjustweigh", 0) AS float) END) AS "deduction"
+        THEN CAST(CAST(COALESCE("adjustweigh", 0) AS float) AS decimal(18, 3)) END)
+        AS "deduction"
 FROM (
     -- "in": weighed heavier first, a delivery; "out": a dispatch; NULL when the weights are
     -- equal or one is missing (docs/api.md §7). 'in' sorts before 'out' on every collation.
     SELECT "day", "month", "hour", {fields},
         CASE WHEN "weigh1" > "weigh2" THEN 'in' WHEN "weigh2" > "weigh1" THEN 'out' END
             AS "direction"
+    FROM "in_range"
+) AS "grouped"
+GROUP BY {by}
+ORDER BY {by:CASE WHEN {} IS NULL THEN 0 ELSE 1 END, {}};
+
+-- name: summary_weighing
+-- dialect: sqlite
+-- SQLite has no decimal: each record's net and deduction in grams (kg * 1000) as written to 15 significant digits (as a float becomes a decimal on the other engines), rounded to a whole gram half away from zero, summed or compared as integers (exact), and the figure written as decimal text with three places; NULL when nothing was weighed.
+SELECT {groups},
+    COUNT(*) AS "records",
+    COUNT(ABS("weigh1" - "weigh2")) AS "weighed",
+    CASE WHEN COUNT(ABS("weigh1" - "weigh2")) > 0 THEN printf('%.3f', SUM("net_g") / 1000.0)
+        END AS "net",
+    CASE WHEN COUNT(ABS("weigh1" - "weigh2")) > 0 THEN printf('%.3f', MIN("net_g") / 1000.0)
+        END AS "net_min",
+    CASE WHEN COUNT(ABS("weigh1" - "weigh2")) > 0 THEN printf('%.3f', MAX("net_g") / 1000.0)
+        END AS "net_max",
+    CASE WHEN COUNT(ABS("weigh1" - "weigh2")) > 0 THEN printf('%.3f',
+        SUM("deduction_g") / 1000.0) END AS "deduction"
+FROM (
+    -- "in": weighed heavier first, a delivery; "out": a dispatch; NULL when the weights are
+    -- equal or one is missing (docs/api.md §7). 'in' sorts before 'out' on every collation.
+    -- "net_g" and "deduction_g": the record's net and deduction in whole grams, NULL
+    -- unless both weights are there.
+    SELECT "day", "month", "hour", {fields},
+        CASE WHEN "weigh1" > "weigh2" THEN 'in' WHEN "weigh2" > "weigh1" THEN 'out' END
+            AS "direction",
+        CASE WHEN "weigh1" - "weigh2" IS NOT NULL THEN CAST(ROUND(CAST(
+            printf('%.15g', ABS("weigh1" - "weigh2") * 1000) AS REAL)) AS INTEGER) END
+            AS "net_g",
+        CASE WHEN "weigh1" - "weigh2" IS NOT NULL THEN CAST(ROUND(CAST(
+            printf('%.15g', COALESCE("adjustweigh", 0) * 1000) AS REAL)) AS INTEGER) END
+            AS "deduction_g"
     FROM "in_range"
 ) AS "grouped"
 GROUP BY {by}

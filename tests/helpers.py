@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Callable, Mapping
+from decimal import ROUND_HALF_UP, Decimal
 from http import HTTPStatus
 from typing import Any
 
@@ -236,14 +237,28 @@ def grouped(rows: list[dict[str, Any]], by: list[str], on: tuple[str, str],
     return out
 
 
-def weighing(rows: list[dict[str, Any]]) -> dict[str, Any]:
+def grams(kg: float) -> Decimal:
+    """A weight as a summary takes it (docs/api.md §7, "Exact figures"): the float as written
+    to 15 significant digits, rounded half away from zero to three places."""
+    return Decimal(f"{float(kg):.15g}").quantize(Decimal("0.001"), ROUND_HALF_UP)
+
+
+def exact_weighing(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The weighing shape's measures of `rows`, the weights as exact Decimals."""
     weighed = [r for r in rows if r.get("weigh1") is not None and r.get("weigh2") is not None]
-    nets = [abs(r["weigh1"] - r["weigh2"]) for r in weighed]
-    cuts = [float(r.get("adjustweigh") or 0) for r in weighed]  # kg deducted, NULL as 0
+    nets = [grams(abs(r["weigh1"] - r["weigh2"])) for r in weighed]
+    cuts = [grams(r.get("adjustweigh") or 0) for r in weighed]  # kg deducted, NULL as 0
     return {"records": len(rows), "weighed": len(nets), "net": sum(nets) if nets else None,
             "net_min": min(nets) if nets else None, "net_max": max(nets) if nets else None,
             "deduction": sum(cuts) if nets else None,
             "net_after_deduction": sum(nets) - sum(cuts) if nets else None}
+
+
+def weighing(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """exact_weighing as JSON is read (a number is a float): the float nearest each exact
+    figure, which a sum of floats with noise (112903.87500000001) is not."""
+    return {k: float(v) if isinstance(v, Decimal) else v
+            for k, v in exact_weighing(rows).items()}
 
 
 def keys(groups: list[dict[str, Any]]) -> list[list[str]]:

@@ -632,6 +632,7 @@ def test_no_query_but_records_names_a_site_table_or_column() -> None:
                 or f.endswith(("_sv", "_pv"))}
     summaries = {"in_range", "grouped", "day", "month", "hour", "direction", "records",
                  "weighed", "net", "net_min", "net_max", "deduction", "batches",
+                 "net_g", "deduction_g",  # SQLite's weights in whole grams
                  "temperature_sv_sum", "temperature_sv_count", "temperature_pv_sum",
                  "temperature_pv_count",
                  # name_of: the master's records as the lookup's two aliases, and their id

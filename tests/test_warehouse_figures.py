@@ -21,6 +21,7 @@ import sqlite3
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -58,18 +59,21 @@ class Plant:
                                 params={"by": by, "on": "dt2", **arguments},
                                 headers={"X-API-Key": ERP_KEY}, timeout=30)
         assert response.status_code == 200, response.text
-        return response.json()
+        return json.loads(response.text, parse_float=Decimal)  # the figures digit for digit
 
 
 def plant_database(path: Path, seed: int, rows: int | None, deductions: bool) -> Path:
-    """A demo database (what `jembatan demo-db` writes) of this seed and size; without
-    `deductions`, its adjustweigh NULL throughout."""
+    """A demo database (what `jembatan demo-db` writes) of this seed and size, its exit
+    weights and deductions given grams (0.05 and 0.1 kg steps, whose floats' sums are noisy:
+    the figures must be exact, docs/api.md section 7); without `deductions`, its adjustweigh
+    NULL throughout."""
     build_demo_database(path, rows=rows, seed=seed)
-    if not deductions:
-        con = sqlite3.connect(path)
-        with con:
-            con.execute('UPDATE "transactions" SET "adjustweigh" = NULL')
-        con.close()
+    con = sqlite3.connect(path)
+    with con:
+        con.execute('UPDATE "transactions" SET "weigh2" = ROUND("weigh2" + 0.05 * ("id" % 7), 3)')
+        con.execute('UPDATE "transactions" SET "adjustweigh" = '
+                    + ('ROUND("adjustweigh" + 0.1 * ("id" % 10), 3)' if deductions else "NULL"))
+    con.close()
     return path
 
 
@@ -172,7 +176,7 @@ def side_by_side(rows: list[tuple[Any, ...]]) -> dict[tuple[Any, ...], dict[str,
     and after deduction."""
     out: dict[tuple[Any, ...], dict[str, list]] = {}
     for plant, day, direction, _, net, _, after, _, _ in rows:
-        sums = out.setdefault((plant, day), {"in": [0.0, 0.0], "out": [0.0, 0.0]})
+        sums = out.setdefault((plant, day), {"in": [Decimal(0)] * 2, "out": [Decimal(0)] * 2})
         sums[direction][0] += net
         sums[direction][1] += after
     return out
@@ -183,7 +187,7 @@ def company(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     plants, the tickets, tonnes net and after deduction."""
     sums: dict[tuple[Any, ...], list] = {}
     for plant, day, direction, tickets, net, _, after, _, _ in rows:
-        found = sums.setdefault((day, direction), [set(), 0, 0.0, 0.0])
+        found = sums.setdefault((day, direction), [set(), 0, Decimal(0), Decimal(0)])
         found[0].add(plant)
         found[1] += tickets
         found[2] += net
@@ -192,7 +196,7 @@ def company(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
             for key, s in sorted(sums.items())]
 
 
-def tonnes(sums: dict) -> tuple[float, ...]:
+def tonnes(sums: dict) -> tuple[Decimal, ...]:
     """Tonnes in, in after deduction, out, out after deduction, of side_by_side's sums."""
     return (sums["in"][0] / 1000, sums["in"][1] / 1000, sums["out"][0] / 1000,
             sums["out"][1] / 1000)

@@ -4,13 +4,15 @@ weighbridge its totals (weighings, open ones, and apart for in and out the net a
 after deduction, kg; in and out are never added) and per direction its weighings, materials
 and parties by net; the day's totals over every weighbridge; per batching plant its batches
 and per material sv, pv, pv - sv and the deviation. Every figure is a summary the database
-computes (app/core/summaries.py); here they are only added up and ordered. No web imports.
+computes (app/core/summaries.py); here they are only added up (the weights exactly, as
+decimals) and ordered. No web imports.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from decimal import Decimal
 from typing import Any
 
 import orjson
@@ -70,8 +72,17 @@ def daily(planners: Mapping[str, Planner], runner: Runner, guard: Callable[[str]
             out["weighbridges"].append(weighbridge(planner, runner, on, whole))
         else:
             out["batching"].append(batching(planner, runner, on, whole))
-    out["totals"] = {k: sum(w["totals"][k] for w in out["weighbridges"]) for k in _TOTALS}
+    out["totals"] = {k: (_added if k.startswith(("in", "out")) else sum)(
+        w["totals"][k] for w in out["weighbridges"]) for k in _TOTALS}
     return out
+
+
+def _added(kilograms: Iterable[float | None]) -> float:
+    """Weights as the JSON format sent them (a summary's figures: decimals of three places,
+    read back as floats), added up exactly: each float's shortest text is the decimal sent,
+    so the sum is that of the decimals, with none of a binary float's noise (docs/api.md §7,
+    "Exact figures"); a None counts as 0."""
+    return float(sum((Decimal(repr(kg)) for kg in kilograms if kg is not None), Decimal(0)))
 
 
 def batching(planner: Planner, runner: Runner, on: str, bounds: Mapping[str, Any]
@@ -101,8 +112,9 @@ def weighbridge(planner: Planner, runner: Runner, on: str, bounds: Mapping[str, 
         totals["records"] += g["records"]
         totals["weighed"] += g["weighed"]
         if g["direction"] in ("in", "out"):
-            totals[g["direction"]] += g["net"] or 0
-            totals[f"{g['direction']}_after_deduction"] += g["net_after_deduction"] or 0
+            after = f"{g['direction']}_after_deduction"
+            totals[g["direction"]] = _added((totals[g["direction"]], g["net"]))
+            totals[after] = _added((totals[after], g["net_after_deduction"]))
     totals["open"] = totals["records"] - totals["weighed"]
     out: dict[str, Any] = {"collection": c.name, "on": on, "totals": totals}
     for direction in ("in", "out"):

@@ -3,7 +3,9 @@ query (sql/shapes.sql, summary_<shape>) turned into what is sent.
 
 The database groups and sums (GROUP BY over `records`); this module only reads `?by=`, and
 per group divides what the contract asks as a ratio out of the sums the query returns (a
-material's deviation, a temperature's average), exactly and the same on every engine.
+material's deviation, a temperature's average), exactly and the same on every engine. The
+weights are exact decimals of three places (docs/api.md §7, "Exact figures"): the query's
+sums are read as Decimals and the net after deduction subtracted as such, never as floats.
 """
 
 from __future__ import annotations
@@ -43,20 +45,26 @@ def _int(value: Any) -> int | None:
     return None if value is None else int(value)
 
 
-def _float(value: Any) -> float | None:
-    return None if value is None else float(value)
-
-
 def _deviation(sv: Any, pv: Any) -> float | None:
     """(pv - sv) / sv in percent, two decimals; None without a requested amount."""
     sv, pv = _int(sv), _int(pv)
     return None if not sv or pv is None else _two_decimals(Fraction(pv - sv, sv) * 100)
 
 
-def _less(net: Any, deduction: Any) -> float | None:
-    """The net after deduction: the two sums' difference, so that net - deduction is exactly
-    what is sent; None with nothing weighed."""
-    return None if net is None else float(net) - float(deduction or 0)
+def _weight(value: Any) -> Decimal | None:
+    """A weight figure as the summary query gives it (sql/shapes.sql: a decimal of three
+    places; text of one on SQLite), exactly: a Decimal, never a binary float (docs/api.md §7,
+    "Exact figures")."""
+    if value is None or type(value) is Decimal:
+        return value
+    return Decimal(value if type(value) in (int, str) else str(value))
+
+
+def _less(net: Any, deduction: Any) -> Decimal | None:
+    """The net after deduction: the two sums' difference, exact, so that net - deduction is
+    exactly what is sent; None with nothing weighed."""
+    net = _weight(net)
+    return None if net is None else net - (_weight(deduction) or 0)
 
 
 def _average(total: Any, count: Any) -> float | None:
@@ -80,8 +88,8 @@ def _count(name: str, example: int) -> Measure:
     return Measure(name, (name,), _int, "count", example)
 
 
-def _number(name: str, example: float) -> Measure:
-    return Measure(name, (name,), _float, "number", example)
+def _kilograms(name: str, example: float) -> Measure:
+    return Measure(name, (name,), _weight, "number", example)
 
 
 def _material(g: str) -> tuple[Measure, ...]:
@@ -120,15 +128,16 @@ class Measures:
 # Adding a measure: its column(s) in summary_<shape> of sql/shapes.sql, and an entry here.
 MEASURES = {
     "weighing": Measures("weighing", (
-        _count("records", 42), _count("weighed", 40), _number("net", 612430.0),
-        _number("net_min", 4210.0), _number("net_max", 29870.0),
-        _number("deduction", 19598.0),
+        _count("records", 42), _count("weighed", 40), _kilograms("net", 612430.0),
+        _kilograms("net_min", 4210.0), _kilograms("net_max", 29870.0),
+        _kilograms("deduction", 19598.0),
         Measure("net_after_deduction", ("net", "deduction"), _less, "number", 592832.0)),
         "records (how many), weighed (how many have both weigh1 and weigh2), net (the sum "
         "over those of |weigh1 - weigh2| in kg, null when none), net_min and net_max; "
         "deduction (the sum over the same records of adjustweigh, the kg deducted, a "
         "missing one as 0) and net_after_deduction (net - deduction, null when none: what "
-        "is paid on)"),
+        "is paid on); every weight an exact decimal of three places, each record's to the "
+        "gram, with no binary float noise"),
     "production": Measures("production", (
         _count("batches", 96), *(m for g in MATERIALS for m in _material(g)),
         _temperature("temperature_sv", 45.0), _temperature("temperature_pv", 44.62)),

@@ -22,6 +22,7 @@ import io
 import math
 from collections import deque
 from collections.abc import Callable, Sequence
+from decimal import Decimal
 from itertools import chain
 from operator import itemgetter
 from typing import Any
@@ -91,8 +92,29 @@ class PlainValues(list):  # type: ignore[type-arg]
 
 
 def dumps(value: Any) -> bytes:
-    """The one JSON encoder of records: compact UTF-8, keys in the order given."""
-    return orjson.dumps(value)
+    """The one JSON encoder of records: compact UTF-8, keys in the order given; a Decimal
+    (a summary's weights) as the number it is, digit for digit (decimal_text)."""
+    return orjson.dumps(value, default=_exact)
+
+
+def decimal_text(value: Decimal) -> str:
+    """A Decimal as JSON, CSV and a workbook write it: its digits, never an exponent, no
+    trailing zeros but one after the point, as a float is written (63804.775, 48630.0,
+    0.0); NaN and infinities (no figure is one) as null."""
+    if not value.is_finite():
+        return "null"
+    text = format(value.normalize() if value else _ZERO, "f")
+    return text if "." in text else f"{text}.0"
+
+
+_ZERO = Decimal(0)
+
+
+def _exact(value: Any) -> Any:
+    """orjson's default: a Decimal written as decimal_text, anything else refused."""
+    if type(value) is Decimal:
+        return orjson.Fragment(decimal_text(value))
+    raise TypeError(f"{type(value).__name__} is not JSON")
 
 
 class RecordEncoder:
@@ -393,4 +415,6 @@ def csv_cell(value: Any) -> str:
     if kind is float:
         if value != value or value in (math.inf, -math.inf):
             return ""  # JSON has null there
+    elif kind is Decimal:
+        return decimal_text(value) if value.is_finite() else ""
     return dumps(value).decode()  # int, bool, float: as JSON writes them (1e-6, 0.000015)

@@ -27,9 +27,12 @@ import math
 import re
 import zipfile
 from collections.abc import Callable, Sequence
+from decimal import Decimal
 from itertools import chain, repeat
 from typing import Any
 from xml.sax.saxutils import quoteattr
+
+from .encoding import decimal_text
 
 __all__ = ["MAX_ROWS", "MAX_SHEET_BYTES", "Workbook"]
 
@@ -101,6 +104,8 @@ def _text_cell(value: Any) -> str:
 def _number_cell(value: Any) -> str:
     if type(value) in (int, float) and math.isfinite(value):
         return f"><v>{value}</v></c>"
+    if type(value) is Decimal and value.is_finite():  # a summary's weight, digit for digit
+        return f"><v>{decimal_text(value)}</v></c>"
     return _text_cell(value)
 
 

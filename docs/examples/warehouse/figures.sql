@@ -8,7 +8,11 @@
 --   out: `weigh2 > weigh1` (a dispatch); a ticket with equal weights has no direction and
 --   weighs nothing, so it is in none of these figures;
 -- * net = |weigh1 - weigh2| in kilograms, deduction = `adjustweigh` (a NULL one as 0),
---   net after deduction = net - deduction; tonnes = kilograms / 1000;
+--   net after deduction = net - deduction; tonnes = kilograms * 0.001;
+-- * exactly, as the plants' figures are (docs/api.md section 7, "Exact figures"): each
+--   ticket's net and deduction a DECIMAL(18, 3), to the gram, so that every sum, difference
+--   and tonnage is an exact decimal, never a sum of binary floats (the warehouse stores the
+--   weights as the plants send them, doubles), and equals the plants' own to the gram;
 -- * the day is that of the exit weighing (`tgl_dt2`): a delivery is booked when the truck
 --   leaves the bridge. (A plant's dashboard counts by the entry weighing unless its date
 --   field is set to the exit weighing, `on=dt2`: set it so to compare.)
@@ -35,8 +39,8 @@ SELECT plant,
        CAST(tgl_dt2 AS DATE) AS day,
        SUBSTRING(CAST(CAST(tgl_dt2 AS DATE) AS VARCHAR(10)), 1, 7) AS month,
        CASE WHEN weigh1 > weigh2 THEN 'in' ELSE 'out' END AS direction,
-       ABS(weigh1 - weigh2) AS net_kg,
-       COALESCE(adjustweigh, 0) AS deduction_kg
+       CAST(ABS(weigh1 - weigh2) AS DECIMAL(18, 3)) AS net_kg,
+       CAST(COALESCE(adjustweigh, 0) AS DECIMAL(18, 3)) AS deduction_kg
 FROM transactions
 WHERE cancelled IS NOT TRUE
   AND weigh1 IS NOT NULL AND weigh2 IS NOT NULL AND weigh1 <> weigh2
@@ -49,8 +53,8 @@ SELECT plant, day, direction,
        SUM(net_kg) AS net_kg,
        SUM(deduction_kg) AS deduction_kg,
        SUM(net_kg) - SUM(deduction_kg) AS net_after_deduction_kg,
-       SUM(net_kg) / 1000 AS net_tonnes,
-       (SUM(net_kg) - SUM(deduction_kg)) / 1000 AS net_after_deduction_tonnes
+       SUM(net_kg) * 0.001 AS net_tonnes,
+       (SUM(net_kg) - SUM(deduction_kg)) * 0.001 AS net_after_deduction_tonnes
 FROM weighed_tickets
 GROUP BY plant, day, direction
 ORDER BY plant, day, direction;
@@ -58,11 +62,11 @@ ORDER BY plant, day, direction;
 -- name: tonnes_in_out_by_plant_day
 -- Per plant and day of exit weighing: tonnes in and out side by side, net and after deduction.
 SELECT plant, day,
-       SUM(CASE WHEN direction = 'in' THEN net_kg ELSE 0 END) / 1000 AS tonnes_in,
-       SUM(CASE WHEN direction = 'in' THEN net_kg - deduction_kg ELSE 0 END) / 1000
+       SUM(CASE WHEN direction = 'in' THEN net_kg ELSE 0 END) * 0.001 AS tonnes_in,
+       SUM(CASE WHEN direction = 'in' THEN net_kg - deduction_kg ELSE 0 END) * 0.001
            AS tonnes_in_after_deduction,
-       SUM(CASE WHEN direction = 'out' THEN net_kg ELSE 0 END) / 1000 AS tonnes_out,
-       SUM(CASE WHEN direction = 'out' THEN net_kg - deduction_kg ELSE 0 END) / 1000
+       SUM(CASE WHEN direction = 'out' THEN net_kg ELSE 0 END) * 0.001 AS tonnes_out,
+       SUM(CASE WHEN direction = 'out' THEN net_kg - deduction_kg ELSE 0 END) * 0.001
            AS tonnes_out_after_deduction
 FROM weighed_tickets
 GROUP BY plant, day
@@ -71,8 +75,8 @@ ORDER BY plant, day;
 -- name: tonnes_by_day
 -- The whole company per day of exit weighing and direction: plants that weighed, tickets, tonnes net and after deduction.
 SELECT day, direction, COUNT(DISTINCT plant) AS plants, COUNT(*) AS tickets,
-       SUM(net_kg) / 1000 AS net_tonnes,
-       SUM(net_kg - deduction_kg) / 1000 AS net_after_deduction_tonnes
+       SUM(net_kg) * 0.001 AS net_tonnes,
+       SUM(net_kg - deduction_kg) * 0.001 AS net_after_deduction_tonnes
 FROM weighed_tickets
 GROUP BY day, direction
 ORDER BY day, direction;
@@ -80,8 +84,8 @@ ORDER BY day, direction;
 -- name: tonnes_by_plant_month_direction
 -- Per plant, month of exit weighing (YYYY-MM) and direction: tickets, and tonnes net and after deduction.
 SELECT plant, month, direction, COUNT(*) AS tickets,
-       SUM(net_kg) / 1000 AS net_tonnes,
-       SUM(net_kg - deduction_kg) / 1000 AS net_after_deduction_tonnes
+       SUM(net_kg) * 0.001 AS net_tonnes,
+       SUM(net_kg - deduction_kg) * 0.001 AS net_after_deduction_tonnes
 FROM weighed_tickets
 GROUP BY plant, month, direction
 ORDER BY plant, month, direction;
