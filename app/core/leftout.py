@@ -59,13 +59,19 @@ REASONS = {r.name: r for r in (
 @dataclass(frozen=True)
 class LeftOut:
     """How many records one reason leaves out, and the read that lists them: a range of
-    the same bounds or the whole collection (`read`), with the asked filters and `args`,
-    the query arguments of the reason (which replace an asked argument of the same name)."""
+    the same bounds or the whole collection (`read`), with the asked filters and the
+    reason's `filters` (which replace an asked filter of the same field and operator)."""
 
     reason: Reason
     records: int
     read: str  # "range" or "list"
-    args: tuple[tuple[str, str], ...]
+    filters: tuple[Filter, ...]  # the reason's: each a true-or-false
+
+    @property
+    def args(self) -> tuple[tuple[str, str], ...]:
+        """The reason's filters as query arguments (`cancelled=true`)."""
+        return tuple(((f"{f.field}__{f.op}" if f.op else f.field),
+                      "true" if f.values[0] else "false") for f in self.filters)
 
     def path(self, collection: str, bounds: Mapping[str, Any], on: str,
              asked: Sequence[tuple[str, str]] = ()) -> str:
@@ -85,11 +91,6 @@ class LeftOut:
         """As the JSON answers carry it (without where to list them)."""
         return {"reason": self.reason.name, "records": self.records,
                 "left_out_of": self.reason.left_out_of}
-
-
-def _arg(f: Filter) -> tuple[str, str]:
-    """A reason's filter as a query argument (each is a true-or-false)."""
-    return (f"{f.field}__{f.op}" if f.op else f.field), "true" if f.values[0] else "false"
 
 
 def of_read(runner: Runner, planner: Planner, read: Read) -> tuple[LeftOut, ...]:
@@ -120,5 +121,5 @@ def of_read(runner: Runner, planner: Planner, read: Read) -> tuple[LeftOut, ...]
         query = QueryName("range_count", on) if where == "range" else QueryName("count")
         values = read.values if where == "range" else {}
         total = runner.count(c.name, query, values, (*others, *own, *planner.scope))
-        found.append(LeftOut(REASONS[name], total, where, tuple(_arg(f) for f in own)))
+        found.append(LeftOut(REASONS[name], total, where, own))
     return tuple(found)
