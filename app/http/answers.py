@@ -145,10 +145,10 @@ _NOT_FILTERS = frozenset(("by", "format", "fields", "page", "page_size", "on"))
 
 def _left_out(left: Sequence[leftout.LeftOut], planner: Planner | None, read: Read
               ) -> tuple[list[tuple[Any, ...]], dict[str, str]]:
-    """What a read leaves out as a workbook's rows (xlsx.NOTE_HEADINGS) and as the header
-    X-Left-Out: a JSON array, an object per reason with its `records`, what it is
-    `left_out_of` and the URL that `list`s them (the read's filters as sent, and the
-    reason's)."""
+    """What a read leaves out as the header X-Left-Out, a JSON array, an object per reason
+    (none left out too) with its `records`, what it is `left_out_of` and the URL that
+    `list`s them (the read's filters as sent, and the reason's); and as a workbook's rows
+    (xlsx.NOTE_HEADINGS), one per reason that leaves some record out."""
     if not left or planner is None:
         return [], {}
     asked = [(k, v) for k, vs in request.args.lists() for v in vs
@@ -157,7 +157,7 @@ def _left_out(left: Sequence[leftout.LeftOut], planner: Planner | None, read: Re
     found = [(item, root + item.path(planner.collection.name, read.values, on, asked))
              for item in left]
     notes = [(i.reason.name, i.records, i.reason.left_out_of, i.reason.why, url)
-             for i, url in found]
+             for i, url in found if i.records]
     header = json.dumps([{**i.said(), "list": url} for i, url in found],
                         separators=(",", ":"))
     return notes, {"X-Left-Out": header}
