@@ -16,6 +16,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlencode
 
 from flask import Response, request, url_for
 from werkzeug.datastructures import MIMEAccept
@@ -138,6 +139,10 @@ class _Batches:
         return self.writer.part(values, first_batch)
 
 
+# X-Left-Out at most (bytes) with its URLs: a proxy refuses an answer whose headers pass its
+# buffer (nginx's proxy_buffer_size, 4 KB on most systems: a 502); past it `list` is null and
+# `add` says what to add to the request's own filters.
+LEFT_OUT_BYTES = 2000
 # The query arguments of a read that are not filters: left out of the URL that lists what a
 # summary or a workbook leaves out.
 _NOT_FILTERS = frozenset(("by", "format", "fields", "page", "page_size", "on"))
@@ -146,8 +151,9 @@ _NOT_FILTERS = frozenset(("by", "format", "fields", "page", "page_size", "on"))
 def _left_out(left: Sequence[leftout.LeftOut], planner: Planner | None, read: Read
               ) -> tuple[list[tuple[Any, ...]], dict[str, str]]:
     """What a read leaves out as the header X-Left-Out, a JSON array, an object per reason
-    (none left out too) with its `records`, what it is `left_out_of` and the URL that
-    `list`s them (the read's filters as sent, and the reason's); and as a workbook's rows
+    (none left out too) with its `records`, what it is `left_out_of`, the arguments to
+    `add` to the read's filters and the URL that `list`s them (the read's filters as sent,
+    and the reason's; null past LEFT_OUT_BYTES); and as a workbook's rows
     (xlsx.NOTE_HEADINGS), one per reason that leaves some record out."""
     if not left or planner is None:
         return [], {}
@@ -158,8 +164,10 @@ def _left_out(left: Sequence[leftout.LeftOut], planner: Planner | None, read: Re
              for item in left]
     notes = [(i.reason.name, i.records, i.reason.left_out_of, i.reason.why, url)
              for i, url in found if i.records]
-    header = json.dumps([{**i.said(), "list": url} for i, url in found],
-                        separators=(",", ":"))
+    said = [{**i.said(), "add": urlencode(i.args), "list": url} for i, url in found]
+    header = json.dumps(said, separators=(",", ":"))
+    if len(header) > LEFT_OUT_BYTES:  # many filter values: the URLs alone would pass it
+        header = json.dumps([s | {"list": None} for s in said], separators=(",", ":"))
     return notes, {"X-Left-Out": header}
 
 
