@@ -237,9 +237,10 @@ window.Jembatan = (() => {
   // `who`: whose figures, when the line is one of several (the report's collections).
   function leftOutLine(items, on, who = "") {
     const some = (items || []).filter((i) => i.records > 0);
-    const parts = some.flatMap((i, n) => [n ? "; " : "", h("a", {
+    const said = (i) => `${fmt(i.records)} ${(LEFT_OUT[i.reason] || (() => i.reason))(on)}`;
+    const parts = some.flatMap((i, n) => [n ? "; " : "", !i.list ? said(i) : h("a", {
       href: /^https?:/.test(i.list) ? i.list : `${BASE}/${i.list}`,
-    }, `${fmt(i.records)} ${(LEFT_OUT[i.reason] || (() => i.reason))(on)}`)]);
+    }, said(i))]);
     const head = who ? `${who}: left out of its figures: ` : "Left out of these figures: ";
     return h("p", { class: "left-out", "data-left-out": JSON.stringify(
       Object.fromEntries((items || []).map((i) => [i.reason, i.records]))) },
