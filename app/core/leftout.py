@@ -66,6 +66,9 @@ class LeftOut:
     records: int
     read: str  # "range" or "list"
     filters: tuple[Filter, ...]  # the reason's: each a true-or-false
+    # False where an asked filter says the opposite of one of the reason's (a summary of
+    # `weigh2__isnull=false`): none is left out for it, and no read lists them.
+    listed: bool = True
 
     @property
     def args(self) -> tuple[tuple[str, str], ...]:
@@ -74,10 +77,13 @@ class LeftOut:
                       "true" if f.values[0] else "false") for f in self.filters)
 
     def path(self, collection: str, bounds: Mapping[str, Any], on: str,
-             asked: Sequence[tuple[str, str]] = ()) -> str:
+             asked: Sequence[tuple[str, str]] = ()) -> str | None:
         """The read that lists them as a path under the API's root, with `asked` (the
         read's own query arguments, as sent) and the reason's: for a range,
-        `<c>/date/<from>/<time>/<to>/<time>?on=...`; for the whole collection, `<c>?...`."""
+        `<c>/date/<from>/<time>/<to>/<time>?on=...`; for the whole collection, `<c>?...`;
+        None where no read lists them (`listed`)."""
+        if not self.listed:
+            return None
         own = dict(self.args)
         kept = [(k, v) for k, v in asked if k not in own and k != "on"]
         if self.read == "list":
@@ -118,6 +124,10 @@ def of_read(runner: Runner, planner: Planner, read: Read) -> tuple[LeftOut, ...]
                                                 Filter("weigh2", "isnull", _FALSE)))]
     found = []
     for name, where, own in checks:
+        if any(f.field == o.field and f.op == o.op and f.values != o.values
+               for f in others for o in own):  # asked for the others alone: none left out
+            found.append(LeftOut(REASONS[name], 0, where, own, listed=False))
+            continue
         query = QueryName("range_count", on) if where == "range" else QueryName("count")
         values = read.values if where == "range" else {}
         total = runner.count(c.name, query, values, (*others, *own, *planner.scope))

@@ -160,8 +160,8 @@ def _left_out(left: Sequence[leftout.LeftOut], planner: Planner | None, read: Re
     asked = [(k, v) for k, vs in request.args.lists() for v in vs
              if k not in _NOT_FILTERS and not k.startswith("_")]
     root, on = request.url_root, read.query.on or ""
-    found = [(item, root + item.path(planner.collection.name, read.values, on, asked))
-             for item in left]
+    found = [(item, None if path is None else root + path) for item in left
+             for path in (item.path(planner.collection.name, read.values, on, asked),)]
     notes = [(i.reason.name, i.records, i.reason.left_out_of, i.reason.why, url)
              for i, url in found if i.records]
     said = [{**i.said(), "add": urlencode(i.args), "list": url} for i, url in found]

@@ -298,7 +298,8 @@ def _left_out(item: leftout.LeftOut, c: Collection, arguments: Mapping[str, Any]
               on: str) -> dict[str, Any]:
     """What a summary leaves out for one reason (docs/api.md §7), and the read_records call
     that lists them: the summary's filters as sent, the reason's in place of any of the
-    same field and operator."""
+    same field and operator (None where the summary's filters say the opposite of the
+    reason's: none is left out for it)."""
     own = [{"field": f.field, "op": operator_name(f.op), "value": f.values[0]}
            for f in item.filters]
     taken = {(f["field"], f["op"]) for f in own}
@@ -307,7 +308,8 @@ def _left_out(item: leftout.LeftOut, c: Collection, arguments: Mapping[str, Any]
     call: dict[str, Any] = {"collection": c.name, "filters": [*kept, *own]}
     if item.read == "range":
         call |= {"on": on, "from": arguments.get("from"), "to": arguments.get("to")}
-    return {**item.said(), "list": {"tool": "read_records", "arguments": call}}
+    return {**item.said(), "list": {"tool": "read_records", "arguments": call}
+            if item.listed else None}
 
 
 def _limit(arguments: Mapping[str, Any], default: int, cap: int) -> int:
