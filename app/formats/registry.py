@@ -228,8 +228,10 @@ Excel dates shown `yyyy-mm-dd`, `hh:mm:ss`, `yyyy-mm-dd hh:mm:ss` (with `.000` w
 has a fraction of a second); text exactly as stored, never a formula; NULL as an empty cell.
 Past 1,048,575 records a sheet ends and the records go on in the next (`transactions (2)`),
 with its own header row. A workbook of weighings leaves cancelled tickets out unless
-`?cancelled=` names them (`true` or `all`). Not among the responses documented here: fetch it
-over plain HTTP.""",
+`?cancelled=` names them (`true` or `all`); what a workbook leaves out (cancelled tickets,
+records with no main date, or missing a weight) is counted in its X-Left-Out header and, when
+any is, on a last sheet `left out`. Not among the responses documented here: fetch it over
+plain HTTP.""",
     writer=_workbook, figures=True)
 
 FORMATS: dict[str, Format] = {f.name: f for f in (JSON, CSV, SHEET_CSV, XLSX)}

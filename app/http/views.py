@@ -124,7 +124,9 @@ def get_summary(s: CollectionViews, tglawal: str, jam_awal: str, tglakhir: str, 
     Plant figures over the records the same date range (and filters) would return,
     computed by the database: per group of ?by= (day, month, hour or fields), what
     the record shape measures (the answer's schema names each). Sent whole when small,
-    streamed when not.
+    streamed when not. The X-Left-Out header says, per reason, how many records the
+    figures leave out (cancelled, no main date, a weight missing) and the URL that lists
+    them.
     """
     dates = (tglawal, jam_awal, tglakhir, jam_akhir)
     return s.answers.answer(s.ask(Question("summary", _sent("summary"), on=on, dates=dates,
