@@ -600,7 +600,9 @@ TSQL = "## The TDS path (T-SQL server, both drivers)"  # written by `make bench-
 READ_CORE = "## MCP and the read core"  # by hand: bench/before_after.py's figures
 RECYCLING = "## Records by key under recycling"  # by hand: bench/recycling.py's
 FLEET = "## The warehouse over a fleet of plants"  # by hand: bench/fleet.py's
-KEPT = (COST, TSQL, READ_CORE, RECYCLING, FLEET, EARLIER)  # no `make bench` run writes them
+EXACT = "## Exact figures (weighing summaries summed as decimals)"  # bench/exact_sums.py's
+LEFT_OUT = "## What leaving out costs"  # by hand: bench/left_out.py's
+KEPT = (COST, TSQL, READ_CORE, RECYCLING, FLEET, EXACT, LEFT_OUT, EARLIER)  # `make bench` keeps
 
 
 def earlier_studies(published: Path) -> list[str]:
@@ -608,7 +610,8 @@ def earlier_studies(published: Path) -> list[str]:
     being written: "Cost of a request" (the profiles and the changes they led to),
     "MCP and the read core" (the runs of bench/before_after.py), "Records by key
     under recycling" (the runs of bench/recycling.py), "The warehouse over a fleet of
-    plants" (bench/fleet.py's) and "Earlier studies"
+    plants" (bench/fleet.py's), "Exact figures" (bench/exact_sums.py's), "What leaving out
+    costs" (bench/left_out.py's) and "Earlier studies"
     (the findings of studies whose code has left bench/), which no run can measure again."""
     if not published.is_file():
         return []

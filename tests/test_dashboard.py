@@ -222,6 +222,17 @@ def test_weighing_view_on_the_demo(demo_database: Path, browser: Browser,
             assert tiles[f"{name}, after deduction"] == tonnes(sum(
                 g["net_after_deduction"] or 0 for g in parties if g["direction"] == way))
 
+        # Under the tiles, what the figures leave out and why (docs/api.md §7), as the
+        # summary's X-Left-Out says it, each reason that leaves some out linked to them.
+        said = json.loads(requests.get(
+            f"{base}/transactions/summary/{first}/00:00/{last}/23:59:59",
+            params={"by": "direction,custcode", "on": "dt1"}, timeout=10
+        ).headers["X-Left-Out"])
+        assert json.loads(browser.js("document.querySelector('p.left-out').dataset.leftOut")
+                          ) == {i["reason"]: i["records"] for i in said}
+        assert browser.js("[...document.querySelectorAll('p.left-out a')].map(a => a.href)"
+                          ) == [i["list"] for i in said if i["records"]]
+
         # Each view links its workbook, its CSV and the JSON URL the page fetched.
         asked = browser.seen("request")
         views = links(browser)

@@ -188,7 +188,7 @@ PREFLIGHT = {"Origin": ORIGIN, "Access-Control-Request-Method": "GET",
              "Access-Control-Request-Headers": "x-api-key"}
 CORS = {"Access-Control-Allow-Origin": ORIGIN,
         "Access-Control-Expose-Headers": "X-Pagination, Link, X-Request-ID, Retry-After, "
-                                         "X-Bookmark, X-Bookmark-Repeats",
+                                         "X-Bookmark, X-Bookmark-Repeats, X-Left-Out",
         "Vary": "Origin", "Access-Control-Allow-Methods": "GET, HEAD",
         "Access-Control-Allow-Headers": "X-API-Key, Authorization, X-Request-ID",
         "Access-Control-Max-Age": "600"}

@@ -214,6 +214,18 @@ def test_a_small_day_printed(browser: Browser, tmp_path: Path) -> None:
         assert "All weighbridges 6 1 42.820 42.141 32.450 32.438" in text
         assert "67.770" not in text and "75.270" not in text
         assert "Batches: Batching plant — Bricon 2 · Batching plant — Biao 0" in text
+        # What the figures leave out, and why (docs/api.md §7): of transactions the day's
+        # cancelled tickets and those still waiting for their second weight; of the others
+        # nothing, so no line of theirs.
+        day = [r for r in ROWS["transactions"] if r["tgl_dt1"] == DAY]
+        voids = sum(r["cancelled"] == 1 for r in day)
+        waiting = sum(r["weigh2"] is None and r["cancelled"] != 1 for r in day)
+        assert (f"All weighings: left out of its figures: {voids} cancelled; {waiting} not "
+                f"weighed out (no second weight: in the weighings, not the net).") in text
+        assert browser.js("[...document.querySelectorAll('p.left-out')].map(p => "
+                          "JSON.parse(p.dataset.leftOut))") == [
+            {"voided": voids, "no_main_date": 0, "not_weighed_out": waiting,
+             "not_weighed_in": 0}]
 
         # Batching: sv and pv over the day's batches, pv - sv and the deviation (bricon2
         # and biao1 side by side: their lines are read apart).

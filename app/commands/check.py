@@ -30,7 +30,7 @@ from ..database.templates import AFTER_PARAMETERS, DEFAULT_BY, FILTER_PLACEHOLDE
 from ..formats.encoding import RecordEncoder
 from ..model import params
 from ..model.collections import COLLECTIONS, DATE_PAIRS, NAMINGS, Collection
-from . import indexes
+from . import indexes, nulls
 from .deduction import FIELD as DEDUCTION
 from .deduction import deduction_findings
 
@@ -328,7 +328,7 @@ def check_collection(db: Database, c: Collection, dialect: str | None) -> tuple[
     Each distinct problem is printed once: the queries that share it say "as above"."""
     click.echo(f"\n{c.name} ({c.schema.__name__})")
     encoder = RecordEncoder(c.schema)
-    todo, nulls = mapping_notes(db, c, dialect)
+    todo, nulls_given = mapping_notes(db, c, dialect)
     failures = reads_fail = 0
     shown: set[str] = set()
     sampled: proof.Sample | None = None
@@ -341,7 +341,7 @@ def check_collection(db: Database, c: Collection, dialect: str | None) -> tuple[
         if name == "records":
             if todo:
                 problems.append(f"still to map (-- TODO): {', '.join(todo)}")
-            if (main := main_date(c)) in nulls:
+            if (main := main_date(c)) in nulls_given:
                 problems.append(main_date_said(c, main))
             if not broken:
                 try:
@@ -365,17 +365,21 @@ def check_collection(db: Database, c: Collection, dialect: str | None) -> tuple[
         if name == "records" and todo:
             click.echo(f"      until they are mapped, every route of {c.name} answers 503 "
                        f"({NOT_MAPPED})")
-        if name == "records" and nulls:
-            click.echo(f"      given as NULL (no such column at this site): {', '.join(nulls)}")
+        if name == "records" and nulls_given:
+            click.echo(f"      given as NULL (no such column at this site): "
+                       f"{', '.join(nulls_given)}")
         for warning in deductions.warnings if name == "records" and deductions else ():
             click.echo(f"      Warning: {warning}")  # not a failure
         if name == "records" and c.dates and (feed := c.feed_on) != c.dates[0] and \
-                DATE_PAIRS[feed][0] in nulls:
+                DATE_PAIRS[feed][0] in nulls_given:
             click.echo(f"      the feed's default pair (on={feed}) is NULL: "
                        f"/{c.name}/changes finds nothing unless asked with ?on={c.dates[0]}")
         if name == "records" and broken:
             click.echo("  (every read of the collection reads records: fix it first)")
             return failures + len(runs) - 1, 0
+    if found := nulls.warnings(db, c, nulls_given):  # a warning: the exit status stays
+        click.echo(f"  {'NULL dates, weights':<22} WARNING")
+        click.echo("\n".join(f"      {line}" for line in found))
     if found := indexes.notes(db, c, dialect):  # a note: the exit status stays the same
         click.echo(f"  {'indexes':<22} NOTE")
         click.echo("\n".join(f"      {line}" for line in found))

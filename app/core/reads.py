@@ -116,9 +116,7 @@ class Runner:
         try:
             return self._run(read)
         except QueryFailed as exc:
-            instead = self.refusals and self.refusals.instead(read.collection, exc)
-            if instead:
-                raise instead from None
+            self._refused(read.collection, exc)
             raise
 
     def _run(self, read: Read) -> Rows:
@@ -136,6 +134,22 @@ class Runner:
         if read.whole:
             return self._rows(read, read.values)
         return self._all(read)
+
+    def count(self, collection: str, query: QueryName, values: Mapping[str, Any],
+              filters: Sequence[Filter]) -> int:
+        """A count query's answer (sql/shapes.sql `count`, `range_count`), as a page's
+        X-Pagination has it; a NotMapped where the database refuses the mapping."""
+        try:
+            return self.db.count(collection, query, values, filters)
+        except QueryFailed as exc:
+            self._refused(collection, exc)
+            raise
+
+    def _refused(self, collection: str, exc: QueryFailed) -> None:
+        """A NotMapped instead of `exc` where the database refuses the mapping."""
+        instead = self.refusals and self.refusals.instead(collection, exc)
+        if instead:
+            raise instead from None
 
     def ping(self) -> None:
         """One round trip, for an answer that reads nothing but must still say 503 when the

@@ -20,12 +20,13 @@ import orjson
 from ..formats.registry import FORMATS
 from ..model import params
 from ..model.problems import Invalid
+from .leftout import of_read
 from .plan import Planner
 from .reads import WHOLE_ROWS, Read, Rows, Runner
 from .summaries import MATERIALS
 from .unmapped import NotMapped
 
-__all__ = ["MAX_GROUPS", "batching", "daily", "summary_rows", "weighbridge"]
+__all__ = ["MAX_GROUPS", "batching", "daily", "left_out", "summary_rows", "weighbridge"]
 
 MAX_GROUPS = WHOLE_ROWS  # groups a summary answers at most (past it: narrow the range)
 _JSON = FORMATS["json"]
@@ -49,6 +50,14 @@ def _groups(runner: Runner, read: Read) -> list[dict[str, Any]]:
     """A summary's groups as the JSON format writes them."""
     rows = summary_rows(runner, read)
     return orjson.loads(_JSON.whole(read.encoder, rows.values, read.fields, read.name))
+
+
+def left_out(runner: Runner, planner: Planner, read: Read) -> list[dict[str, Any]]:
+    """What a day's summary leaves out (app/core/leftout.py), each reason with the read that
+    lists them as a path under the API's root (`transactions?tgl_dt1__isnull=true...`)."""
+    on = read.query.on or ""
+    return [{**item.said(), "list": item.path(planner.collection.name, read.values, on)}
+            for item in of_read(runner, planner, read)]
 
 
 def daily(planners: Mapping[str, Planner], runner: Runner, guard: Callable[[str], None],
@@ -89,7 +98,8 @@ def batching(planner: Planner, runner: Runner, on: str, bounds: Mapping[str, Any
              ) -> dict[str, Any]:
     """One batching plant's day: its batches and the day's summary, and per raw material
     its sv, pv, pv - sv and deviation (None where the day has none)."""
-    groups = _groups(runner, planner.summary(on, bounds))
+    read = planner.summary(on, bounds)
+    groups = _groups(runner, read)
     day = groups[0] if groups else {"batches": 0}
     materials = []
     for m in MATERIALS:
@@ -97,7 +107,8 @@ def batching(planner: Planner, runner: Runner, on: str, bounds: Mapping[str, Any
         materials.append({"material": m, "sv": sv, "pv": pv,
                           "difference": None if sv is None or pv is None else pv - sv,
                           "deviation": day.get(f"{m}_deviation")})
-    return {"collection": planner.collection.name, "on": on, **day, "materials": materials}
+    return {"collection": planner.collection.name, "on": on, **day, "materials": materials,
+            "left_out": left_out(runner, planner, read)}
 
 
 def weighbridge(planner: Planner, runner: Runner, on: str, bounds: Mapping[str, Any]
@@ -116,7 +127,8 @@ def weighbridge(planner: Planner, runner: Runner, on: str, bounds: Mapping[str, 
             totals[g["direction"]] = _added((totals[g["direction"]], g["net"]))
             totals[after] = _added((totals[after], g["net_after_deduction"]))
     totals["open"] = totals["records"] - totals["weighed"]
-    out: dict[str, Any] = {"collection": c.name, "on": on, "totals": totals}
+    out: dict[str, Any] = {"collection": c.name, "on": on, "totals": totals,
+                           "left_out": left_out(runner, planner, planner.summary(on, bounds))}
     for direction in ("in", "out"):
         out[direction] = {
             what: sorted(({"code": g[code], "name": g.get(c.namings[code].name),

@@ -20,7 +20,7 @@ from . import xlsx
 from .headings import Headings
 
 __all__ = ["DEFAULT", "FORMATS", "FORMULA_STARTS", "Encoder", "Format", "Writer", "descriptions",
-           "inert"]
+           "inert", "noted"]
 
 Values = list[tuple[Any, ...]]
 Fields = Sequence[str] | None
@@ -69,9 +69,10 @@ class Format:
     def filename(self, stem: str) -> str:
         return f"{stem}.{self.extension}"
 
-    def whole(self, encoder: Encoder, values: Values, fields: Fields, name: str) -> bytes:
-        """A whole body of records, by the same writer as a stream."""
-        writer = self.writer(encoder, fields, name)
+    def whole(self, encoder: Encoder, values: Values, fields: Fields, name: str,
+              notes: Sequence[tuple[Any, ...]] = ()) -> bytes:
+        """A whole body of records, by the same writer as a stream (`notes`: as `noted`)."""
+        writer = noted(self.writer(encoder, fields, name), notes)
         return b"".join((writer.head(), writer.part(values, True), writer.tail()))
 
     def one(self, encoder: Encoder, values: Values, fields: Fields, name: str) -> bytes:
@@ -117,6 +118,15 @@ class _CsvWriter:
 # OWASP's "CSV Injection": a spreadsheet program reads a cell that begins with one of these as
 # a formula (or, for a tab or a carriage return, drops what hides the formula behind it).
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def noted(writer: Writer, notes: Sequence[tuple[Any, ...]]) -> Writer:
+    """`writer`, told what the figures leave out (a row per reason, xlsx.NOTE_HEADINGS)
+    where its format says it in the body: a workbook, on a sheet of its own. JSON and CSV
+    say it in a header alone (app/http/answers.py), so that their bodies stay the records."""
+    if notes and isinstance(writer, xlsx.Workbook):
+        writer.notes = list(notes)
+    return writer
 
 
 def inert(text: str) -> str:
@@ -218,8 +228,10 @@ Excel dates shown `yyyy-mm-dd`, `hh:mm:ss`, `yyyy-mm-dd hh:mm:ss` (with `.000` w
 has a fraction of a second); text exactly as stored, never a formula; NULL as an empty cell.
 Past 1,048,575 records a sheet ends and the records go on in the next (`transactions (2)`),
 with its own header row. A workbook of weighings leaves cancelled tickets out unless
-`?cancelled=` names them (`true` or `all`). Not among the responses documented here: fetch it
-over plain HTTP.""",
+`?cancelled=` names them (`true` or `all`); what a workbook leaves out (cancelled tickets,
+records with no main date, or missing a weight) is counted in its X-Left-Out header and, when
+any is, on a last sheet `left out`. Not among the responses documented here: fetch it over
+plain HTTP.""",
     writer=_workbook, figures=True)
 
 FORMATS: dict[str, Format] = {f.name: f for f in (JSON, CSV, SHEET_CSV, XLSX)}

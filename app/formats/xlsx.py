@@ -34,7 +34,7 @@ from xml.sax.saxutils import quoteattr
 
 from .encoding import decimal_text
 
-__all__ = ["MAX_ROWS", "MAX_SHEET_BYTES", "Workbook"]
+__all__ = ["MAX_ROWS", "MAX_SHEET_BYTES", "NOTE_HEADINGS", "NOTE_SHEET", "Workbook"]
 
 MAX_ROWS = 1_048_576  # Excel's rows in a sheet, its header row included
 # A sheet's XML stays under the 4 GiB a zip entry holds without ZIP64 (whose extra fields in
@@ -63,6 +63,11 @@ _NUMBER_FORMATS = ("yyyy-mm-dd", "hh:mm:ss", "yyyy-mm-dd hh:mm:ss", "hh:mm:ss.00
 _WIDTHS = {"integer": 10, "count": 10, "number": 12, "boolean": 9, "date": 11, "time": 10,
            "datetime": 19, "text": 16}
 _MAX_WIDTH = 40
+# The sheet after the records that says what the figures leave out and why (docs/api.md §7,
+# "What a summary leaves out"): one row per reason, under these headings.
+NOTE_SHEET = "left out"
+NOTE_HEADINGS = ("reason", "records", "left out of", "why", "list them")
+_NOTE_KINDS = ("text", "integer", "text", "text", "text")
 
 # Text that needs more than being put between <t> and </t>: XML's specials; \r (which an
 # XML reader turns into \n); characters XML 1.0 cannot hold even as a reference, sent in
@@ -271,6 +276,9 @@ class Workbook:
         self._sheet: Any = None  # the open sheet's zip entry
         self._rows: list[int] = []  # each sheet's rows so far, the header's included
         self._size = 0  # bytes of the open sheet's XML
+        # What the figures leave out, a row per reason (NOTE_HEADINGS): written at the tail
+        # on a sheet of their own, NOTE_SHEET, where there are any.
+        self.notes: list[tuple[Any, ...]] = []
 
     def head(self) -> bytes:
         self._open_sheet()
@@ -295,12 +303,28 @@ class Workbook:
 
     def tail(self) -> bytes:
         self._close_sheet()
-        for path, xml in _package(self.title, self._rows, len(self.names),
-                                  self._last_column):
+        names = [sheet_name(self.title, n) for n in range(1, len(self._rows) + 1)]
+        if self.notes:
+            names.append(NOTE_SHEET)
+            self._write_notes(len(names))
+        for path, xml in _package(names, self._rows, self._last_column):
             with self._zip.open(_entry(path), "w") as entry:
                 entry.write(xml.encode())
         self._zip.close()
         return self._sink.take()
+
+    def _write_notes(self, number: int) -> None:
+        """The sheet of what the figures leave out: its headings, then a row per reason."""
+        letters = [column_letter(i) for i in range(len(NOTE_HEADINGS))]
+        rows = list(map(str, range(2, len(self.notes) + 2)))
+        cells = [_column(kind, letter)(column, rows) for kind, letter, column in
+                 zip(_NOTE_KINDS, letters, zip(*self.notes, strict=True), strict=True)]
+        body = "".join(chain.from_iterable(zip((f'<row r="{n}">' for n in rows), *cells,
+                                               repeat("</row>"))))
+        top = _sheet_top(NOTE_HEADINGS, _NOTE_KINDS, letters)(False)
+        with self._zip.open(_entry(f"xl/worksheets/sheet{number}.xml"), "w") as entry:
+            entry.write(f"{top}{body}</sheetData></worksheet>".encode("utf-8",
+                                                                      "surrogatepass"))
 
     def _xml(self, values: Sequence[tuple[Any, ...]], first_row: int) -> str:
         """The <row> elements of these records, the first numbered `first_row`."""
@@ -372,18 +396,18 @@ def _width(name: str, kind: str) -> int:
     return min(max(_WIDTHS.get(kind, _WIDTHS["text"]), len(name) + 3), _MAX_WIDTH)
 
 
-def _package(title: str, rows: Sequence[int], width: int,
+def _package(names: Sequence[str], rows: Sequence[int],
              last_column: str) -> list[tuple[str, str]]:
     """The parts written after the sheets: (path, XML) of the styles, the workbook (its
-    sheets and their filters' ranges) and the package's relationships and content types."""
-    count = len(rows)
-    names = [sheet_name(title, n) for n in range(1, count + 1)]
+    sheets `names`, and the filters' ranges of the record sheets, whose rows are `rows`)
+    and the package's relationships and content types."""
+    count = len(names)
     sheets = "".join(f'<sheet name={quoteattr(name)} sheetId="{n}" r:id="rId{n}"/>'
                      for n, name in enumerate(names, 1))
     filters = "".join(
         f'<definedName name="_xlnm._FilterDatabase" localSheetId="{n}" hidden="1">'
         f"{_escape(_quoted(name))}!$A$1:${last_column}${last}</definedName>"
-        for n, (name, last) in enumerate(zip(names, rows, strict=True)))
+        for n, (name, last) in enumerate(zip(names[:len(rows)], rows, strict=True)))
     workbook = (f'{_XML}<workbook xmlns="{_MAIN}" xmlns:r="{_RELATIONSHIPS}"><bookViews>'
                 f'<workbookView activeTab="0"/></bookViews><sheets>{sheets}</sheets>'
                 f"<definedNames>{filters}</definedNames></workbook>")

@@ -152,8 +152,10 @@ def register_unmapped(app: Flask, guard: Callable[[str], None]) -> None:
             guard("" if c is None else c.name)
 
 
-# What a browser page may read of an answer: the paging and the feed's headers among them.
-_EXPOSED = "X-Pagination, Link, X-Request-ID, Retry-After, X-Bookmark, X-Bookmark-Repeats"
+# What a browser page may read of an answer: the paging, the feed's and the summaries'
+# headers among them.
+_EXPOSED = ("X-Pagination, Link, X-Request-ID, Retry-After, X-Bookmark, X-Bookmark-Repeats, "
+            "X-Left-Out")
 
 
 def register_headers(app: Flask, settings: Settings) -> None:

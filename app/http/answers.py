@@ -16,12 +16,13 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlencode
 
 from flask import Response, request, url_for
 from werkzeug.datastructures import MIMEAccept
 from werkzeug.http import parse_accept_header
 
-from ..core import feed
+from ..core import feed, leftout
 from ..core.filtering import Filter
 from ..core.plan import Planner
 from ..core.reads import Read, Runner
@@ -62,36 +63,42 @@ class Answers:
         return _negotiate(format, request.headers.get("Accept")).figures
 
     def answer(self, read: Read, format: str | None, filename: str,
-               paging: Paging | None = None) -> Response:
-        """The response to a read: one record, a page, or the whole result."""
+               paging: Paging | None = None, planner: Planner | None = None) -> Response:
+        """The response to a read: one record, a page, or the whole result; with the
+        `planner` that planned it, a summary or a workbook also says what it leaves out
+        (`X-Left-Out`, and a workbook's sheet of it: docs/api.md §7)."""
         fmt = _negotiate(format, request.headers.get("Accept"))
         if read.streams and request.method == "HEAD":
             # Headers only: no need to read a whole table, but a database that cannot be
             # reached still answers 503 as GET would.
             self.runner.ping()
             return _response(fmt, filename, b"")
+        left = (leftout.of_read(self.runner, planner, read)
+                if planner is not None and (read.by or fmt.figures) else ())
+        notes, said = _left_out(left, planner, read)
         rows = self.runner.run(read)
         if rows.stream is not None:
-            return self._streamed(read, fmt, filename, rows.stream, rows.first)
+            return self._streamed(read, fmt, filename, rows.stream, rows.first, notes, said)
         if read.absent:
             body = fmt.one(read.encoder, rows.values, read.fields, read.name)
             return _whole(fmt, filename, body, len(rows.values))
-        body = fmt.whole(read.encoder, rows.values, read.fields, read.name)
+        body = fmt.whole(read.encoder, rows.values, read.fields, read.name, notes)
         if paging is not None:
             assert rows.total is not None
             headers = _page_headers(_pagination(rows.total, paging.page, paging.size), paging)
-            return _whole(fmt, filename, body, len(rows.values), headers)
+            return _whole(fmt, filename, body, len(rows.values), headers | said)
         outcome().rows = len(rows.values)
-        return _response(fmt, filename, body)
+        return _response(fmt, filename, body, said)
 
     def _streamed(self, read: Read, fmt: Format, filename: str, result: Any,
-                  first: int | None) -> Response:
-        writer = fmt.writer(read.encoder, read.fields, read.name)
+                  first: int | None, notes: Sequence[tuple[Any, ...]] = (),
+                  said: dict[str, str] | None = None) -> Response:
+        writer = formats.noted(fmt.writer(read.encoder, read.fields, read.name), notes)
         batches = _Batches(read, writer, result.columns, first, self.runner,
                            request_id())
         body = SpooledStream(result.batches(), batches, writer.head(), writer.tail,
                              result.what, result.abandon, outcome())  # counted as read
-        response = _response(fmt, filename, body)
+        response = _response(fmt, filename, body, said)
         response.call_on_close(body.close)
         return response
 
@@ -130,6 +137,38 @@ class _Batches:
         if self.position is not None:
             self.position += len(rows)
         return self.writer.part(values, first_batch)
+
+
+# X-Left-Out at most (bytes) with its URLs: a proxy refuses an answer whose headers pass its
+# buffer (nginx's proxy_buffer_size, 4 KB on most systems: a 502); past it `list` is null and
+# `add` says what to add to the request's own filters.
+LEFT_OUT_BYTES = 2000
+# The query arguments of a read that are not filters: left out of the URL that lists what a
+# summary or a workbook leaves out.
+_NOT_FILTERS = frozenset(("by", "format", "fields", "page", "page_size", "on"))
+
+
+def _left_out(left: Sequence[leftout.LeftOut], planner: Planner | None, read: Read
+              ) -> tuple[list[tuple[Any, ...]], dict[str, str]]:
+    """What a read leaves out as the header X-Left-Out, a JSON array, an object per reason
+    (none left out too) with its `records`, what it is `left_out_of`, the arguments to
+    `add` to the read's filters and the URL that `list`s them (the read's filters as sent,
+    and the reason's; null past LEFT_OUT_BYTES); and as a workbook's rows
+    (xlsx.NOTE_HEADINGS), one per reason that leaves some record out."""
+    if not left or planner is None:
+        return [], {}
+    asked = [(k, v) for k, vs in request.args.lists() for v in vs
+             if k not in _NOT_FILTERS and not k.startswith("_")]
+    root, on = request.url_root, read.query.on or ""
+    found = [(item, None if path is None else root + path) for item in left
+             for path in (item.path(planner.collection.name, read.values, on, asked),)]
+    notes = [(i.reason.name, i.records, i.reason.left_out_of, i.reason.why, url)
+             for i, url in found if i.records]
+    said = [{**i.said(), "add": urlencode(i.args), "list": url} for i, url in found]
+    header = json.dumps(said, separators=(",", ":"))
+    if len(header) > LEFT_OUT_BYTES:  # many filter values: the URLs alone would pass it
+        header = json.dumps([s | {"list": None} for s in said], separators=(",", ":"))
+    return notes, {"X-Left-Out": header}
 
 
 def _negotiate(name: str | None, accept: str | None) -> Format:

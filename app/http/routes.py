@@ -70,6 +70,16 @@ _FEED_HEADERS = {
 }
 
 
+_SUMMARY_HEADERS = {
+    "X-Left-Out": {"description": (
+        "What the figures leave out and why (docs/api.md §7): a JSON array, one object per "
+        "reason the collection has (voided, no_main_date, not_weighed_out, not_weighed_in), "
+        "each with `records` (how many), `left_out_of`, `add` (the reason's query "
+        "arguments) and `list` (the URL that lists them; null when the header would pass "
+        "2,000 bytes)."), "schema": {"type": "string"}},
+}
+
+
 def _path(name: str, description: str) -> dict[str, str]:
     return {"in": "path", "name": name, "description": description}
 
@@ -136,7 +146,7 @@ ROUTES: tuple[Route, ...] = (
           "The records in the range, oldest first (numberrow null).", _RANGE_PATH),
     Route(kinds.SUMMARY_READ, views.get_summary, "summary", _summary,
           "One object per group, the groups ascending (NULLs first): the groups by name, "
-          "then the measures.", _RANGE_PATH),
+          "then the measures.", _RANGE_PATH, headers=_SUMMARY_HEADERS),
     Route(kinds.CHANGES_READ, views.get_changes, "changes", _unnumbered,
           "The records new or changed since the bookmark, in stamp then key order "
           "(numberrow null); [] when nothing changed.", headers=_FEED_HEADERS),

@@ -61,7 +61,7 @@ def get_all(s: CollectionViews, format: str | None = None,
     fewer than 2,000 records is read whole and sent with a Content-Length.
     """
     read = s.ask(Question("list", _sent("list"), fields, leave_out=s.answers.figures(format)))
-    return s.answers.answer(read, format, s.collection.name)
+    return s.answers.answer(read, format, s.collection.name, planner=s.plan)
 
 
 def get_page(s: CollectionViews, pagenumber: str, page_size: int, format: str | None = None,
@@ -75,7 +75,7 @@ def get_page(s: CollectionViews, pagenumber: str, page_size: int, format: str | 
                           page=pagenumber, leave_out=s.answers.figures(format)))
     page = params.integer(pagenumber, "pagenumber", minimum=1)  # read by ask: a number
     return s.answers.answer(read, format, f"{s.collection.name}-page-{page}",
-                            Paging(page, page_size))
+                            Paging(page, page_size), s.plan)
 
 
 def get_one(s: CollectionViews, format: str | None = None, fields: list[str] | None = None,
@@ -108,12 +108,12 @@ def get_range(s: CollectionViews, tglawal: str, jam_awal: str, tglakhir: str, ja
     if page is None and page_size is None:
         read = s.ask(Question("range", _sent("range"), fields, on, dates,
                               leave_out=leave_out))
-        return s.answers.answer(read, format, filename)
+        return s.answers.answer(read, format, filename, planner=s.plan)
     page, page_size = page or 1, page_size or s.page_size
     read = s.ask(Question("range", _sent("range"), fields, on, dates,
                           window=((page - 1) * page_size, page_size), leave_out=leave_out))
     paging = Paging(page, page_size, "page", {"on": on, "page": page, "page_size": page_size})
-    return s.answers.answer(read, format, filename, paging)
+    return s.answers.answer(read, format, filename, paging, s.plan)
 
 
 def get_summary(s: CollectionViews, tglawal: str, jam_awal: str, tglakhir: str, jam_akhir: str,
@@ -124,12 +124,15 @@ def get_summary(s: CollectionViews, tglawal: str, jam_awal: str, tglakhir: str, 
     Plant figures over the records the same date range (and filters) would return,
     computed by the database: per group of ?by= (day, month, hour or fields), what
     the record shape measures (the answer's schema names each). Sent whole when small,
-    streamed when not.
+    streamed when not. The X-Left-Out header says, per reason, how many records the
+    figures leave out (cancelled, no main date, a weight missing) and the URL that lists
+    them.
     """
     dates = (tglawal, jam_awal, tglakhir, jam_akhir)
     return s.answers.answer(s.ask(Question("summary", _sent("summary"), on=on, dates=dates,
                                            by=by)), format,
-                            f"{s.collection.name}-summary-{tglawal}_{tglakhir}")
+                            f"{s.collection.name}-summary-{tglawal}_{tglakhir}",
+                            planner=s.plan)
 
 
 def get_changes(s: CollectionViews, on: str, limit: int, after: str | None = None,

@@ -26,7 +26,7 @@ from typing import Any
 
 import orjson
 
-from ..core import feed, report, summaries
+from ..core import feed, leftout, report, summaries
 from ..core.clock import plant_today
 from ..core.filtering import (
     OPERATORS,
@@ -236,13 +236,16 @@ class Tools:
             "summary", self._sent(c, arguments.get("filters")),
             on=arguments.get("on") or c.dates[0], dates=self.dates(arguments),
             by=by.split(",") if isinstance(by, str) else by), _ASKED)
+        left = leftout.of_read(self.runner, planner, read)
         rows = report.summary_rows(self.runner, read)
         groups, truncated = _fitted(read, rows.values)
         if measures is not None:
             dropped = set(known) - set(measures)
             groups = [{k: v for k, v in g.items() if k not in dropped} for g in groups]
         return {"collection": c.name, "by": list(read.by), "groups": groups,
-                "count": len(groups), "truncated": truncated}
+                "count": len(groups), "truncated": truncated,
+                "left_out": [_left_out(item, c, arguments, read.query.on or "")
+                             for item in left]}
 
     def changes(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """changes: the bookmark feed."""
@@ -289,6 +292,24 @@ class Tools:
                else params.date(text, "date"))
         return report.daily(self.planners, self.runner, self.guard, day,
                             self.settings.site.name or None)
+
+
+def _left_out(item: leftout.LeftOut, c: Collection, arguments: Mapping[str, Any],
+              on: str) -> dict[str, Any]:
+    """What a summary leaves out for one reason (docs/api.md §7), and the read_records call
+    that lists them: the summary's filters as sent, the reason's in place of any of the
+    same field and operator (None where the summary's filters say the opposite of the
+    reason's: none is left out for it)."""
+    own = [{"field": f.field, "op": operator_name(f.op), "value": f.values[0]}
+           for f in item.filters]
+    taken = {(f["field"], f["op"]) for f in own}
+    kept = [f for f in arguments.get("filters") or ()
+            if (f.get("field"), f.get("op", "eq")) not in taken]
+    call: dict[str, Any] = {"collection": c.name, "filters": [*kept, *own]}
+    if item.read == "range":
+        call |= {"on": on, "from": arguments.get("from"), "to": arguments.get("to")}
+    return {**item.said(), "list": {"tool": "read_records", "arguments": call}
+            if item.listed else None}
 
 
 def _limit(arguments: Mapping[str, Any], default: int, cap: int) -> int:
@@ -468,7 +489,9 @@ _TOOLS = {
         "out, or text and integer fields; up to 4), each code of master data with its name "
         "beside it. The measures, by the collection's record shape (describe says which): "
         + "; ".join(f"{m.shape}: {m.doc}" for m in summaries.MEASURES.values())
-        + ". `measures` keeps only some."),
+        + ". `measures` keeps only some. `left_out` says what the figures leave out and why "
+        "(cancelled, no date on the `on` pair, a weight missing), with the read_records "
+        "call that lists them."),
     "changes": (
         "Read what changed",
         "Records new or changed since a bookmark (the last answer's `bookmark`; without it "
@@ -480,7 +503,9 @@ _TOOLS = {
         "totals (weighings, open ones, and apart for in and out the net and the net after "
         "deduction, kg; in and out are never added) and per direction its materials and "
         "parties by net, with their net after deduction; per batching plant its batches "
-        "and sv/pv per material. The date is plant local; default today."),
+        "and sv/pv per material; each with `left_out`, what its figures leave out and why "
+        "(cancelled, no main date, a weight missing). The date is plant local; default "
+        "today."),
 }
 
 
@@ -508,6 +533,15 @@ def _inputs(s: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     }
 
 
+# What a summary leaves out (app/core/leftout.py): one object per reason.
+_LEFT_OUT = {"type": "array", "items": {"type": "object"}, "description": (
+    "What the figures leave out, one object per reason: `reason` (voided: cancelled "
+    "tickets; no_main_date: records whose `on` date is NULL, in no range; not_weighed_out "
+    "and not_weighed_in: records of the range missing a weight, counted in `records` but "
+    "in no net figure), `records` (how many), `left_out_of` (the figures) and `list`: the "
+    "read_records call that lists them.")}
+
+
 def _outputs() -> dict[str, dict[str, Any]]:
     """Each tool's outputSchema."""
     objects = {"type": "array", "items": {"type": "object"}}
@@ -529,8 +563,10 @@ def _outputs() -> dict[str, dict[str, Any]]:
         "get_record": _object({"collection": text, "record": {"type": "object"}},
                               ["collection", "record"]),
         "summarize": _object({"collection": text, "by": {"type": "array", "items": text},
-                              "groups": objects, "count": integer, **part},
-                             ["collection", "by", "groups", "count", "truncated"]),
+                              "groups": objects, "count": integer, **part,
+                              "left_out": _LEFT_OUT},
+                             ["collection", "by", "groups", "count", "truncated",
+                              "left_out"]),
         "changes": _object({"collection": text, "on": text, "records": _RECORDS,
                             "count": integer, "bookmark": text, "repeats": integer, **part},
                            ["collection", "on", "records", "count", "bookmark", "repeats",

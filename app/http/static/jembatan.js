@@ -59,6 +59,17 @@ window.Jembatan = (() => {
   // that ends with the absolute URL (to be had again with curl). An abort (`signal`, a newer
   // load) passes through as the AbortError it is.
   async function getJson(path, signal) {
+    return (await getAnswer(path, signal)).body;
+  }
+  // A summary's groups and what its figures leave out (its X-Left-Out header, docs/api.md
+  // §7: [{reason, records, left_out_of, list}]; [] when a proxy dropped the header).
+  async function getSummary(path, signal) {
+    const { body, response } = await getAnswer(path, signal);
+    let leftOut = [];
+    try { leftOut = JSON.parse(response.headers.get("X-Left-Out") || "[]"); } catch (e) { /* none */ }
+    return { rows: body, leftOut };
+  }
+  async function getAnswer(path, signal) {
     const headers = { Accept: "application/json" };
     const key = apiKey();
     if (key) headers["X-API-Key"] = key;
@@ -76,7 +87,7 @@ window.Jembatan = (() => {
     }
     if (!response.ok) throw new ApiError(path, response.status, body);
     if (body === null) throw new Error(`Not JSON: ${absolute(path)}`);
-    return body;
+    return { body, response };
   }
 
   // The summary URL (docs/api.md §7) of collection `c` over whole days, `from` 00:00 to `to`
@@ -214,9 +225,32 @@ window.Jembatan = (() => {
       foot ? h("tfoot", {}, line(foot)) : null);
   }
 
+  // What a summary's figures leave out and why (docs/api.md §7), as one line of text with a
+  // link to the records of each reason: `items` as X-Left-Out or the report's `left_out`
+  // give it (a link absolute, or under the API's root); `on`, the date field's label.
+  const LEFT_OUT = {
+    voided: () => "cancelled",
+    no_main_date: (on) => `with no ${on} (in no day)`,
+    not_weighed_out: () => "not weighed out (no second weight: in the weighings, not the net)",
+    not_weighed_in: () => "with no first weight (in the weighings, not the net)",
+  };
+  // `who`: whose figures, when the line is one of several (the report's collections).
+  function leftOutLine(items, on, who = "") {
+    const some = (items || []).filter((i) => i.records > 0);
+    const said = (i) => `${fmt(i.records)} ${(LEFT_OUT[i.reason] || (() => i.reason))(on)}`;
+    const parts = some.flatMap((i, n) => [n ? "; " : "", !i.list ? said(i) : h("a", {
+      href: /^https?:/.test(i.list) ? i.list : `${BASE}/${i.list}`,
+    }, said(i))]);
+    const head = who ? `${who}: left out of its figures: ` : "Left out of these figures: ";
+    return h("p", { class: "left-out", "data-left-out": JSON.stringify(
+      Object.fromEntries((items || []).map((i) => [i.reason, i.records]))) },
+      some.length ? [head, ...parts, "."] : `${who ? `${who}: n` : "N"}othing left out: no ` +
+                                            "cancelled ticket, none without its date or a weight.");
+  }
+
   return Object.freeze({
     $, BASE, MATERIALS, NONE, LABELS, IN_ZONE, collectionLabel, dateLabel, deducts,
-    apiKey, absolute, NeedKey, ApiError, getJson, summaryUrl, shapeOf,
+    apiKey, absolute, NeedKey, ApiError, getJson, getSummary, leftOutLine, summaryUrl, shapeOf,
     setState, showError, askForKey, failed, onKey,
     toDate, toIso, addDays, plantParts,
     grouped, fmt, fmtSigned, fmtPercent, label,
