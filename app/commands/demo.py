@@ -625,7 +625,7 @@ def _build_part(part: Path, table: str, count: int, seed: int, span_days: int) -
     part.unlink(missing_ok=True)
     conn = _connect(part)
     try:
-        conn.executescript(";\n".join(tables.table_statements("sqlite")) + ";")
+        conn.executescript(";\n".join(tables.table_statements("sqlite", voids=True)) + ";")
         _fill_weighing(conn, table, count, seed, span_days)
         conn.executescript(";\n".join(tables.index_statements("sqlite")) + ";")
     finally:
@@ -727,7 +727,7 @@ def build_demo_database(path: Path, rows: int | None = None, seed: int = 2026) -
     try:
         conn = _connect(tmp)
         try:
-            conn.executescript(tables.script("sqlite"))
+            conn.executescript(tables.script("sqlite", voids=True))
             _fill(conn, tmp, rows, seed)
             # Statistics, as a DBA keeps them on SQL Server: without them SQLite takes the
             # vehno index for `?vehno=` inside a date range, which reads a truck's every
