@@ -53,9 +53,10 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from app import create_app
+from app.commands.demo import write_void_mapping
 from app.model import tables
-from app.ops.config import SHIPPED_SQL_DIR
 from tests import mssql
+from tests.helpers import voided
 from tests.postgres import Cluster
 
 FILE_ENGINES = ("sqlite3", "odbc")
@@ -116,12 +117,6 @@ def insert_rows(con: sqlite3.Connection, tables: Tables) -> None:
             con.execute(f'INSERT INTO "{table}" ({names}) VALUES ({marks})', list(row.values()))
 
 
-def voided(rows: Tables) -> bool:
-    """Whether these rows void tickets: some row carries `cancelled`, a column the plant's
-    tables lack (the seed's fields) and the demo's tables have."""
-    return any("cancelled" in row for table in rows.values() for row in table)
-
-
 def build_database(path: Path, rows: Tables) -> Path:
     """A SQLite file with the tables of the seed's fields (app/model/tables.py), the demo's
     void column too where the rows carry it (`voided`), and exactly these rows."""
@@ -144,18 +139,9 @@ def database_settings(engine: str, path: Path) -> dict[str, Any]:
 
 @pytest.fixture(scope="session")
 def void_mapping(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A sql_dir as a site with a void flag writes it: the shipped sql/, with each weighing
-    collection's `0 AS "cancelled"` read from the flag column instead (docs/adapting.md,
-    "Cancelled tickets"); what the demo's tables need to show their voided tickets."""
-    out = tmp_path_factory.mktemp("void-mapping")
-    for source in SHIPPED_SQL_DIR.iterdir():
-        text = source.read_text(encoding="utf-8")
-        if source.suffix == ".sql" and '0 AS "cancelled"' in text:
-            assert text.count('0 AS "cancelled"') == 1, source
-            text = text.replace('0 AS "cancelled"', '"cancelled" AS "cancelled"')
-        if source.is_file():
-            (out / source.name).write_text(text, encoding="utf-8")
-    return out
+    """A sql_dir as a site with a void flag writes it (tests/helpers.py write_void_mapping),
+    for the tests whose rows void tickets (`voided`)."""
+    return write_void_mapping(tmp_path_factory.mktemp("void-mapping"))
 
 
 def open_database(request: pytest.FixtureRequest, engine: str, tables: Tables,
@@ -174,7 +160,7 @@ def open_database(request: pytest.FixtureRequest, engine: str, tables: Tables,
         return database_settings(engine, build_database(path, tables)) | mapping
     if engine == "postgresql":
         cluster: Cluster = request.getfixturevalue("postgres_cluster")
-        schema = cluster.create_schema(tables, voids)
+        schema = cluster.create_schema(tables)
         request.addfinalizer(lambda: cluster.drop_schema(schema))
         return {"odbc": cluster.connection_string(schema=schema)} | mapping
     if engine == "mssql":

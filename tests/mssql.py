@@ -33,6 +33,7 @@ import pytest
 from app.database.sqltext import quote
 from app.model import tables
 from app.model.tables import table_statements
+from tests.helpers import voided
 from tests.postgres import insert_rows
 from tests.servers import free_port
 
@@ -181,8 +182,7 @@ class Server:
         cursor = self._cursor()
         for table in self.tables:
             self._drop(cursor, table)
-        voids = any("cancelled" in row for rows in tables.values() for row in rows)
-        for statement in table_statements("mssql", voids):
+        for statement in table_statements("mssql", voided(tables)):
             cursor.execute(statement)
         for table, rows in tables.items():
             insert_rows(cursor, f'"{table}"', self.tables[table], rows, time_as_text=True,

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from app.model import tables
+from tests.helpers import voided
 
 DRIVER = "PostgreSQL Unicode"
 DATABASE = "jembatan"
@@ -244,14 +245,13 @@ class Cluster:
         void column."""
         return "; ".join(tables.table_statements("postgresql", voids))
 
-    def create_schema(self, tables: Mapping[str, Sequence[Mapping[str, Any]]],
-                      voids: bool = False) -> str:
-        """A new schema with the ten tables (`voids`: with the demo's void column) holding
-        exactly these rows; its name."""
+    def create_schema(self, tables: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
+        """A new schema with the ten tables (the demo's void column too where the rows carry
+        `cancelled`) holding exactly these rows; its name."""
         schema = f"jt_{next(self._schemas)}"
         cursor = self._admin_cursor()
         cursor.execute(f'CREATE SCHEMA "{schema}"; SET search_path TO "{schema}"; '
-                       + self.ddl(voids) + _granted(schema) + "; RESET search_path")
+                       + self.ddl(voided(tables)) + _granted(schema) + "; RESET search_path")
         for table, rows in tables.items():
             insert_rows(cursor, f'"{schema}"."{table}"', self.tables[table], rows,
                         time_as_text=True)

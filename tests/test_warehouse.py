@@ -20,6 +20,7 @@ from click.testing import CliRunner
 from dlt.common.normalizers.naming.snake_case import NamingConvention
 
 from app import create_app
+from app.commands.demo import write_void_mapping
 from app.console.cli import main
 from app.console.warehouse import served
 from app.model.labels import FIELD_LABELS
@@ -71,8 +72,11 @@ ONLY_TICKETS = {"collections": {"serve": ["transactions"]}}
 
 
 def plant_settings(database: Path, **more: Any) -> dict[str, Any]:
-    """A plant's service over a SQLite file; records settle at once (their stamps are old)."""
-    return {"database": {"sqlite": str(database)}, "feed": {"settle_seconds": 0}, **more}
+    """A plant's service over a SQLite file whose tickets void in the demo's flag column,
+    read by its mapping; records settle at once (their stamps are old)."""
+    mapping = write_void_mapping(database.parent / "void-sql")
+    return {"database": {"sqlite": str(database), "sql_dir": str(mapping)},
+            "feed": {"settle_seconds": 0}, **more}
 
 
 def json_value(value: Any) -> Any:
