@@ -51,6 +51,7 @@ import requests
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from app.commands.demo import write_void_mapping  # noqa: E402
 from app.model import tables  # noqa: E402
 from tests.servers import gunicorn  # noqa: E402  (the same launcher the tests use)
 
@@ -112,9 +113,10 @@ class Target:
 
 
 def prepare(target: Target) -> None:
-    """An empty "transactions" table in the shipped layout, with its indexes."""
-    columns = tables.column_types(target.dialect)["transactions"]
-    create = next(s for s in tables.table_statements(target.dialect)
+    """An empty "transactions" table in the demo's layout (the service description's fields
+    and a void flag, `cancelled`), with its indexes."""
+    columns = tables.column_types(target.dialect, voids=True)["transactions"]
+    create = next(s for s in tables.table_statements(target.dialect, voids=True)
                   if s.startswith('CREATE TABLE "transactions"'))
     con = target.connect()
     if target.sqlite:
@@ -393,7 +395,10 @@ def run(target: Target, read: dict[str, str], work: Path, seconds: float, scale:
     config = work / "feed-soak.toml"
     # The soak's database holds transactions alone: the service serves it alone (a start
     # refuses a served collection whose table the database lacks).
+    # Its mapping reads the void flag the writer sets (docs/adapting.md, "Cancelled tickets").
+    mapping = write_void_mapping(work / "sql")
     config.write_text(f"[feed]\nsettle_seconds = {settle}\nlookback_seconds = {lookback}\n"
+                      f"[database]\nsql_dir = {json.dumps(str(mapping))}\n"
                       '[collections]\nserve = ["transactions"]\n')
     copy = Copy()
     # A ticket is cancelled once the poller has copied it: past the settle delay of a PC

@@ -2,7 +2,8 @@
 -- Where each field of a timbangan1 record comes from at this site: the site's table after
 -- FROM, and before each AS its column or an expression (the names after AS are the
 -- API's and stay). Every read of timbangan1 reads this query (sql/shapes.sql). "cancelled" is a
--- condition, 1 for a ticket the weighbridge program voided and 0 otherwise: a status code
+-- condition, 1 for a ticket the weighbridge program voided and 0 otherwise. These tables have
+-- no void marker, so nothing is cancelled (0). Where yours has one, say it here: a status code
 -- (CASE WHEN "cStatus" = 'X' THEN 1 ELSE 0 END), a deleted-at stamp (CASE WHEN "dDeleted"
 -- IS NOT NULL THEN 1 ELSE 0 END) or a flag column (docs/adapting.md, "Cancelled tickets").
 SELECT
@@ -49,5 +50,5 @@ SELECT
     "weighsource2" AS "weighsource2",
     "weighunit1" AS "weighunit1",
     "weighunit2" AS "weighunit2",
-    "cancelled" AS "cancelled"
+    0 AS "cancelled"
 FROM "timbangan1";

@@ -53,8 +53,10 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from app import create_app
+from app.commands.demo import write_void_mapping
 from app.model import tables
 from tests import mssql
+from tests.helpers import voided
 from tests.postgres import Cluster
 
 FILE_ENGINES = ("sqlite3", "odbc")
@@ -116,9 +118,10 @@ def insert_rows(con: sqlite3.Connection, tables: Tables) -> None:
 
 
 def build_database(path: Path, rows: Tables) -> Path:
-    """A SQLite file with the embedded tables (app/model/tables.py) and exactly these rows."""
+    """A SQLite file with the tables of the seed's fields (app/model/tables.py), the demo's
+    void column too where the rows carry it (`voided`), and exactly these rows."""
     con = sqlite3.connect(path)
-    con.executescript(tables.script("sqlite"))
+    con.executescript(tables.script("sqlite", voids=voided(rows)))
     insert_rows(con, rows)
     con.commit()
     con.close()
@@ -134,25 +137,36 @@ def database_settings(engine: str, path: Path) -> dict[str, Any]:
     return {"sqlite": str(path)} if engine == "sqlite3" else {"odbc": odbc_string(path)}
 
 
+@pytest.fixture(scope="session")
+def void_mapping(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A sql_dir as a site with a void flag writes it (tests/helpers.py write_void_mapping),
+    for the tests whose rows void tickets (`voided`)."""
+    return write_void_mapping(tmp_path_factory.mktemp("void-mapping"))
+
+
 def open_database(request: pytest.FixtureRequest, engine: str, tables: Tables,
                   path: Path) -> dict[str, Any]:
-    """The `database` settings of a new database on `engine` holding exactly these rows.
+    """The `database` settings of a new database on `engine` holding exactly these rows:
+    the tables of the seed's fields, served by the shipped sql/; rows that void tickets
+    (`voided`) get the demo's void column and the mapping that reads it (`void_mapping`).
 
     `path` is the SQLite file for the file engines. On PostgreSQL the rows go into a schema
     of their own, dropped when the scope of `request` ends. On SQL Server the ten tables are
     dropped and created again: the last database opened is the only one (see ensure_rows).
     """
+    voids = voided(tables)
+    mapping = {"sql_dir": str(request.getfixturevalue("void_mapping"))} if voids else {}
     if engine in FILE_ENGINES:
-        return database_settings(engine, build_database(path, tables))
+        return database_settings(engine, build_database(path, tables)) | mapping
     if engine == "postgresql":
         cluster: Cluster = request.getfixturevalue("postgres_cluster")
         schema = cluster.create_schema(tables)
         request.addfinalizer(lambda: cluster.drop_schema(schema))
-        return {"odbc": cluster.connection_string(schema=schema)}
+        return {"odbc": cluster.connection_string(schema=schema)} | mapping
     if engine == "mssql":
         server: mssql.Server = request.getfixturevalue("mssql_server")
         server.load(tables)
-        return {"odbc": server.odbc}
+        return {"odbc": server.odbc} | mapping
     raise ValueError(f"unknown engine {engine!r}")
 
 
@@ -272,7 +286,8 @@ class SharedClients:
             if self.engine == "mssql":  # the ten tables: loaded unless they hold these rows
                 server: mssql.Server = self.request.getfixturevalue("mssql_server")
                 server.ensure(tables)
-                self.databases[key] = {"odbc": server.odbc}
+                self.databases[key] = {"odbc": server.odbc} | ({"sql_dir": str(
+                    self.request.getfixturevalue("void_mapping"))} if voided(tables) else {})
             else:
                 self.databases[key] = open_database(self.request, self.engine, tables,
                                                     self.factory.mktemp("db") / "db.sqlite3")

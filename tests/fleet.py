@@ -24,7 +24,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from app.commands.demo import build_demo_database
+from app.commands.demo import build_demo_database, write_void_mapping
 from app.model import tables
 from bench.feed_soak import AHEAD, Target, target_args
 from tests import mssql
@@ -85,8 +85,11 @@ class Plant:
         across restarts), the plant's zone, the collections of the fleet."""
         path = self.work / "jembatan.toml"
         zone = f'[site]\ntimezone = "{self.spec.zone}"\n' if self.spec.zone else ""
-        database = ('[database]\nconnect_timeout = 2\nprove_on_first_read = false\n'
-                    if self.spec.engine != "sqlite" else "")
+        # The demo's tables void tickets in a flag column, which the site's mapping reads.
+        mapping = write_void_mapping(self.work / "sql")
+        database = f"[database]\nsql_dir = {json.dumps(str(mapping))}\n" + (
+            "connect_timeout = 2\nprove_on_first_read = false\n"
+            if self.spec.engine != "sqlite" else "")
         path.write_text(f"[feed]\nsettle_seconds = {SETTLE}\nlookback_seconds = {LOOKBACK}\n"
                         f'bookmark_secrets = ["fleet-secret-{self.spec.name}-0123456789"]\n'
                         f"{zone}{database}[collections]\nserve = {json.dumps(COLLECTIONS)}\n")
@@ -305,7 +308,7 @@ Records = dict[tuple[Any, ...], dict[str, Any]]  # (plant, *key) -> {field: valu
 
 def plant_records(plant: Plant, collection: str) -> Records:
     """What the warehouse must hold of `collection` from this plant, read with plain SQL."""
-    columns = tables.column_types("sqlite")[collection]
+    columns = tables.column_types("sqlite", voids=True)[collection]
     dated = " OR ".join(f'"{d}" IS NOT NULL' for d in STAMP_DATE.get(collection, ()))
     # A record without a key is left out (docs/warehouse.md, "What the load does not see").
     keyed = " AND ".join(f'"{k}" IS NOT NULL' for k in warehouse_key(collection))
@@ -410,7 +413,7 @@ def compare_collection(con: Any, collection: str, expected: Records, columns: di
     if unmapped:
         verdict.differ.append(f"{collection}: the fields table has no column for {unmapped}")
         return
-    types = tables.column_types("sqlite")[collection]
+    types = tables.column_types("sqlite", voids=True)[collection]
     selected = ", ".join(f'"{c}"' for c in ["plant", *(columns[f] for f in fields)])
     rows = con.execute(f'SELECT {selected} FROM "{DATASET}"."{collection}"').fetchall()
     found: Records = {}

@@ -32,6 +32,8 @@ import pytest
 
 from app.database.sqltext import quote
 from app.model import tables
+from app.model.tables import table_statements
+from tests.helpers import voided
 from tests.postgres import insert_rows
 from tests.servers import free_port
 
@@ -153,8 +155,7 @@ class Server:
 
     def __init__(self, odbc: str):
         self.odbc = odbc
-        self.tables = tables.column_types("mssql")
-        self.create = tables.table_statements("mssql")
+        self.tables = tables.column_types("mssql", voids=True)
         self.conn: Any = None
         self.loaded: Any = None  # the rows last loaded, so that ensure() can skip a reload
 
@@ -176,11 +177,12 @@ class Server:
         cursor.execute(f"IF OBJECT_ID({literal}, N'U') IS NOT NULL DROP TABLE {name}")
 
     def load(self, tables: Mapping[str, Sequence[Mapping[str, Any]]]) -> None:
-        """Drop the ten tables, create them empty and insert these rows."""
+        """Drop the ten tables, create them empty (the seed's fields; the demo's void column
+        too where the rows carry `cancelled`) and insert these rows."""
         cursor = self._cursor()
         for table in self.tables:
             self._drop(cursor, table)
-        for statement in self.create:
+        for statement in table_statements("mssql", voided(tables)):
             cursor.execute(statement)
         for table, rows in tables.items():
             insert_rows(cursor, f'"{table}"', self.tables[table], rows, time_as_text=True,

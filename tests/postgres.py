@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from app.model import tables
+from tests.helpers import voided
 
 DRIVER = "PostgreSQL Unicode"
 DATABASE = "jembatan"
@@ -234,21 +235,23 @@ class Cluster:
     def tables(self) -> dict[str, dict[str, str]]:
         """{table: {column: type}} of the ten tables on PostgreSQL (app/model/tables.py)."""
         if self._tables is None:
-            self._tables = tables.column_types("postgresql")
+            self._tables = tables.column_types("postgresql", voids=True)
         return self._tables
 
-    @property
-    def ddl(self) -> str:
+    @staticmethod
+    def ddl(voids: bool = False) -> str:
         """The ten CREATE TABLE statements (no indexes: a test holds a handful of rows, and
-        every make_client gets a schema of its own), ready to send."""
-        return "; ".join(tables.table_statements("postgresql"))
+        every make_client gets a schema of its own), ready to send; `voids`: with the demo's
+        void column."""
+        return "; ".join(tables.table_statements("postgresql", voids))
 
     def create_schema(self, tables: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
-        """A new schema with the ten tables holding exactly these rows; its name."""
+        """A new schema with the ten tables (the demo's void column too where the rows carry
+        `cancelled`) holding exactly these rows; its name."""
         schema = f"jt_{next(self._schemas)}"
         cursor = self._admin_cursor()
         cursor.execute(f'CREATE SCHEMA "{schema}"; SET search_path TO "{schema}"; '
-                       + self.ddl + _granted(schema) + "; RESET search_path")
+                       + self.ddl(voided(tables)) + _granted(schema) + "; RESET search_path")
         for table, rows in tables.items():
             insert_rows(cursor, f'"{schema}"."{table}"', self.tables[table], rows,
                         time_as_text=True)

@@ -349,7 +349,8 @@ def test_an_update_that_moves_the_stamp_comes_again(open_feed):
 def test_a_cancellation_that_moves_the_stamp_comes_once_marked(open_feed):
     """docs/api.md §6.3: the feed never leaves cancelled records out; a ticket voided after
     the ERP copied it comes again, once, with cancelled true, so the ERP can reverse it."""
-    db, client = open_feed({"transactions": []})
+    # The tickets void in the demo's flag column, so the table holds it from the start.
+    db, client = open_feed({"transactions": [{"id": 0, "cancelled": 0}]})
     now = db.now()
     rows = [feed_row("transactions", k, stamp(now - dt.timedelta(minutes=m)), cancelled=c)
             for k, m, c in ((1, 40, 0), (2, 30, 0), (3, 25, 1))]  # 3 voided already

@@ -158,7 +158,8 @@ def test_a_join_that_repeats_a_record(make_database: Callable[..., dict[str, Any
         "transactions": [
             {"id": 1, "tgl_dt1": "2026-11-24", "jam_dt1": "07:05:00", "productcode": "P1"},
             {"id": 2, "tgl_dt1": "2026-11-24", "jam_dt1": "08:00:00", "productcode": "P2"}]})
-    site = mapping(tmp_path / "site", {f: f'"t".{quote(f)}' for f in TRANSACTIONS.fields},
+    site = mapping(tmp_path / "site", {f: f'"t".{quote(f)}' if f != "cancelled" else "0"
+                                       for f in TRANSACTIONS.fields},
                    source='"transactions" AS "t"\n    LEFT JOIN "products" AS "p" '
                           'ON "p"."ProductCode" = "t"."productcode"')
     code, output = check(database | {"sql_dir": str(site)})

@@ -109,7 +109,7 @@ def demo_rows(path: Path) -> dict[str, list[dict[str, Any]]]:
 def renamed_sqlite(original: Path, target: Path) -> Path:
     """A copy of `original` whose tables and columns carry the site's names, with the same
     rows in the same order and the same indexes on the renamed columns."""
-    types = column_types("sqlite")
+    types = column_types("sqlite", voids=True)
     con = sqlite3.connect(target)
     con.execute("ATTACH DATABASE ? AS original", (str(original),))
     for c in COLLECTIONS:
@@ -135,7 +135,7 @@ def renamed_sqlite(original: Path, target: Path) -> Path:
 def renamed_postgresql(cluster: Cluster, rows: dict[str, list[dict[str, Any]]],
                        name: str) -> str:
     """A schema holding `rows` in tables and columns named as the renamed site names them."""
-    types = column_types("postgresql")
+    types = column_types("postgresql", voids=True)
     conn = cluster.connect()
     cursor = conn.cursor()
     cursor.execute(f"CREATE SCHEMA {quote(name)}")
@@ -158,7 +158,7 @@ def renamed_mssql(request: pytest.FixtureRequest, rows: dict[str, list[dict[str,
     """`rows` in tables and columns of SQL Server types named as the renamed site names
     them, next to the ten tables of the test database; dropped when the test ends."""
     server: mssql.Server = request.getfixturevalue("mssql_server")
-    types = column_types("mssql")
+    types = column_types("mssql", voids=True)
     for c in COLLECTIONS:
         table, columns = RENAMES[c.name]
         request.addfinalizer(lambda table=table: server.drop_table(table))
@@ -169,16 +169,18 @@ def renamed_mssql(request: pytest.FixtureRequest, rows: dict[str, list[dict[str,
 
 def both_sites(request: pytest.FixtureRequest, engine: str, demo: Path,
                tmp_path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The `database` settings of the original (shipped sql/) and of the renamed site."""
+    """The `database` settings of the original (the shipped sql/, its weighings' cancelled
+    read from the demo's void flag) and of the renamed site."""
+    voids = {"sql_dir": str(request.getfixturevalue("void_mapping"))}
     if engine in FILE_ENGINES:
         renamed = renamed_sqlite(demo, tmp_path / "renamed.sqlite3")
-        return (database_settings(engine, demo),
+        return (database_settings(engine, demo) | voids,
                 database_settings(engine, renamed) | {"sql_dir": str(RENAMED)})
     rows = demo_rows(demo)
     if engine == "mssql":
         server: mssql.Server = request.getfixturevalue("mssql_server")
         server.load(rows)  # the ten tables, the shipped sql/'s
-        return ({"odbc": server.odbc},
+        return ({"odbc": server.odbc} | voids,
                 renamed_mssql(request, rows) | {"sql_dir": str(RENAMED)})
     cluster: Cluster = request.getfixturevalue("postgres_cluster")
     original = cluster.create_schema(rows)
@@ -186,7 +188,7 @@ def both_sites(request: pytest.FixtureRequest, engine: str, demo: Path,
     renamed = f"{original}_renamed"
     settings = renamed_postgresql(cluster, rows, renamed)
     request.addfinalizer(lambda: cluster.drop_schema(renamed))
-    return ({"odbc": cluster.connection_string(schema=original)},
+    return ({"odbc": cluster.connection_string(schema=original)} | voids,
             {"odbc": settings, "sql_dir": str(RENAMED)})
 
 
@@ -284,7 +286,7 @@ def datetime_site(request: pytest.FixtureRequest, engine: str, tmp_path: Path
     rows = datetime_rows()
     kept = [f for f in TRANSACTIONS.fields if f not in PAIR_FIELDS]
     if engine in FILE_ENGINES:
-        types = column_types("sqlite")["transactions"]
+        types = column_types("sqlite", voids=True)["transactions"]
         path = tmp_path / "site.sqlite3"
         con = sqlite3.connect(path)
         con.execute('CREATE TABLE "transactions" (' + ", ".join(
@@ -299,13 +301,13 @@ def datetime_site(request: pytest.FixtureRequest, engine: str, tmp_path: Path
     if engine == "mssql":
         # SQL Server's own datetime: the type such a weighbridge program's table has.
         server: mssql.Server = request.getfixturevalue("mssql_server")
-        types = column_types("mssql")["transactions"]
+        types = column_types("mssql", voids=True)["transactions"]
         request.addfinalizer(lambda: server.drop_table("transactions"))
         server.create_table("transactions", {f: types[f] for f in kept}
                             | {c: "datetime" for c in STAMPS.values()}, rows)
         return {"odbc": server.odbc, "sql_dir": str(sql_dir)}
     cluster: Cluster = request.getfixturevalue("postgres_cluster")
-    types = column_types("postgresql")["transactions"]
+    types = column_types("postgresql", voids=True)["transactions"]
     columns = {f: types[f] for f in kept} | {c: "TIMESTAMP" for c in STAMPS.values()}
     name = f"jt_datetime_{abs(hash(str(tmp_path))) % 10**8}"
     conn = cluster.connect()

@@ -615,11 +615,14 @@ def test_shipped_sql_holds_the_mappings_the_shapes_and_the_database_queries() ->
 
 @pytest.mark.parametrize("c", COLLECTIONS, ids=lambda c: c.name)
 def test_each_collection_file_is_its_records_query_alone(c: Collection) -> None:
-    """The shipped mapping: the table of the collection's name, each column as its field."""
+    """The shipped mapping: the table of the collection's name, each column as its field,
+    and a weighing's `cancelled` 0 (the service description's tables have no void marker)."""
     [block] = parse_file(SHIPPED_SQL_DIR / f"{c.name}.sql")
     assert block.name == "records" and block.dialect is None
-    assert block.text == ("SELECT\n" + ",\n".join(f'    "{f}" AS "{f}"' for f in columns(c.name))
-                          + f'\nFROM "{c.name}"')
+    lines = [f'    "{f}" AS "{f}"' for f in columns(c.name)]
+    if "cancelled" in DOCUMENTED[c.name][0]:
+        lines.append('    0 AS "cancelled"')
+    assert block.text == "SELECT\n" + ",\n".join(lines) + f'\nFROM "{c.name}"'
 
 
 def test_no_query_but_records_names_a_site_table_or_column() -> None:
@@ -692,6 +695,7 @@ def test_sqlite_texts_run_and_return_the_columns(c: Collection) -> None:
     index without a sort: the records CTE is inlined, as the table's own query would be."""
     con = sqlite3.connect(":memory:")
     con.executescript(script("sqlite"))
+    fields = [f for f in DOCUMENTED[c.name][0] if f in c.fields]  # the columns, cancelled too
     for name in c.query_names():
         q = SHIPPED.get(c.name, name, "sqlite")
         values = [_sample(p) for p in q.params]
@@ -702,9 +706,9 @@ def test_sqlite_texts_run_and_return_the_columns(c: Collection) -> None:
         elif name.startswith("summary_"):  # by day: the day, then what app/summaries reads
             assert names == ["day", *MEASURES[c.summary].columns], q.source
         elif name.startswith("changes_"):  # the feed's records and the server's clock
-            assert names == [*columns(c.name), "feed_now"], q.source
+            assert names == [*fields, "feed_now"], q.source
         else:
-            assert names == columns(c.name), q.source
+            assert names == fields, q.source
         plan = " / ".join(r[3] for r in con.execute("EXPLAIN QUERY PLAN " + q.sql, values))
         if name.startswith("summary_"):  # the range by its index; then the groups are sorted
             plan = plan.removesuffix(" / USE TEMP B-TREE FOR ORDER BY")

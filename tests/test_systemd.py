@@ -34,6 +34,7 @@ from pathlib import Path
 import pytest
 import requests
 
+from app.commands.demo import write_void_mapping
 from app.ops.config import SHIPPED_SQL_DIR
 from tests.conftest import build_database
 from tests.helpers import records, sample_row
@@ -327,8 +328,9 @@ def served_plant(work: Path, rows: list[dict]) -> dict[str, str]:
     work.mkdir()
     database = build_database(work / "plant.sqlite3", {
         "transactions": rows, "customers": [sample_row("customers", 1)]})
+    mapping = write_void_mapping(work / "sql")  # the tickets void in the demo's flag column
     (work / "config.toml").write_text(
-        f'[database]\nsqlite = "{database}"\n[collections]\n'
+        f'[database]\nsqlite = "{database}"\nsql_dir = "{mapping}"\n[collections]\n'
         f'serve = ["transactions", "customers"]\n[auth.keys.warehouse]\n'
         f'key = "{PLANT_KEY}"\ncollections = ["transactions", "customers"]\nmax_concurrent = 1\n')
     return {"JEMBATAN_CONFIG": str(work / "config.toml")}
@@ -356,7 +358,8 @@ def test_the_warehouse_unit_loads_the_plants(tmp_path: Path, postgres_cluster: C
     plant once in the warehouse; run again, the same; the plant down, exit 3."""
     rows = [sample_row("transactions", n) for n in range(1, 31)]
     rows[4]["cancelled"] = 1
-    expected = {("north_mill", r["id"], r["weigh1"], r["weigh2"], r["cancelled"]) for r in rows}
+    expected = {("north_mill", r["id"], r["weigh1"], r["weigh2"], r.get("cancelled", 0))
+                for r in rows}
     (tmp_path / "plants.toml").write_text(
         '[plants.north_mill]\nurl = "{url}"\nkey_env = "NORTH_MILL_KEY"\n')
     (tmp_path / "warehouse.env").write_text(

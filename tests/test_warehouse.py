@@ -20,9 +20,11 @@ from click.testing import CliRunner
 from dlt.common.normalizers.naming.snake_case import NamingConvention
 
 from app import create_app
+from app.commands.demo import write_void_mapping
 from app.console.cli import main
 from app.console.warehouse import served
 from app.model.labels import FIELD_LABELS
+from app.ops.config import SHIPPED_SQL_DIR
 from app.warehouse import (
     Fleet,
     FleetError,
@@ -70,9 +72,13 @@ def tickets_file(path: Path, count: int) -> Path:
 ONLY_TICKETS = {"collections": {"serve": ["transactions"]}}
 
 
-def plant_settings(database: Path, **more: Any) -> dict[str, Any]:
-    """A plant's service over a SQLite file; records settle at once (their stamps are old)."""
-    return {"database": {"sqlite": str(database)}, "feed": {"settle_seconds": 0}, **more}
+def plant_settings(database: Path, voids: bool = True, **more: Any) -> dict[str, Any]:
+    """A plant's service over a SQLite file whose tickets void in the demo's flag column,
+    read by its mapping (with `voids`; else the shipped mapping, as `jembatan warehouse demo`
+    serves the demo); records settle at once (their stamps are old)."""
+    mapping = write_void_mapping(database.parent / "void-sql") if voids else SHIPPED_SQL_DIR
+    return {"database": {"sqlite": str(database), "sql_dir": str(mapping)},
+            "feed": {"settle_seconds": 0}, **more}
 
 
 def json_value(value: Any) -> Any:
@@ -154,9 +160,9 @@ def duck(path: Path) -> Any:
 
 
 @contextmanager
-def plant(database: Path, **settings: Any) -> Iterator[str]:
+def plant(database: Path, voids: bool = True, **settings: Any) -> Iterator[str]:
     """A plant's Jembatan over the SQLite file, served over HTTP: its URL."""
-    with served(create_app(plant_settings(database, **settings))) as url:
+    with served(create_app(plant_settings(database, voids, **settings))) as url:
         yield url
 
 
@@ -228,7 +234,7 @@ def test_one_command_loads_the_demo_plant_into_a_duckdb_file(tmp_path: Path) -> 
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.splitlines()[-1].startswith(
         "loaded into duckdb (warehouse.duckdb), dataset jembatan, in ")
-    with plant(database) as url:
+    with plant(database, voids=False) as url:
         expected = expected_tables(url, "demo")
     assert len(expected) == 10 and len(expected["transactions"]) == 3000
     compare(expected, duck(tmp_path / "warehouse.duckdb"), "jembatan")
@@ -289,7 +295,7 @@ def test_the_bookmarks_live_in_dlt_state_and_come_back_from_the_warehouse(
         expected = expected_tables(url, "north")
     compare(expected, duck(tmp_path / "warehouse.duckdb"), "hq")
     # No file of the source's own: dlt's working folder, the warehouse, the plant's.
-    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "proofs") == [
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name not in ("proofs", "void-sql")) == [
         "pipelines", "plant.sqlite3", "warehouse.duckdb"]
 
 

@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 import requests
 
-from app.commands.demo import build_demo_database
+from app.commands.demo import build_demo_database, write_void_mapping
 from tests.helpers import value
 from tests.postgres import OWNER, Cluster
 from tests.servers import JEMBATAN, Running, environment, eventually, jembatan_serve
@@ -78,10 +78,13 @@ def plant_database(path: Path, seed: int, rows: int | None, deductions: bool) ->
 
 
 def plant_settings(work: Path, database: Path) -> Path:
-    """The plant's settings file: its database, the ERP's key and the warehouse's own."""
+    """The plant's settings file: its database (the demo's, its voided tickets read by
+    the mapping), the ERP's key and the warehouse's own."""
     config = work / "jembatan.toml"
+    mapping = write_void_mapping(work / "sql")
     config.write_text(
-        f'[database]\nsqlite = {json.dumps(str(database))}\n\n'
+        f'[database]\nsqlite = {json.dumps(str(database))}\n'
+        f'sql_dir = {json.dumps(str(mapping))}\n\n'
         f'[auth.keys.erp]\nkey = "{ERP_KEY}"\n\n'
         f'[auth.keys.warehouse]\nkey = "{WAREHOUSE_KEY}"\n'
         f"collections = {json.dumps(COLLECTIONS)}\nmax_concurrent = 1\n")

@@ -31,6 +31,7 @@ from typing import Any
 import click
 
 from ..model import tables
+from ..ops.config import SHIPPED_SQL_DIR
 
 END_DATE = date(2026, 11, 20)  # the last day of weighing and production in the demo
 DEFAULT_SPAN_DAYS = 183  # about six months of weighing ending on END_DATE
@@ -66,6 +67,9 @@ WEIGHING_COLUMNS = (
 # multiplicative hash of its row number rather than drawn, so that every other value of the
 # demo stays as it was: those whose hash's low 16 bits fall under _CANCELLED (546 / 65536).
 _HASH, _CANCELLED = 2654435761, 546
+# A weighing collection's line in the shipped mapping (the plant's tables have no void
+# marker), and the line that reads the demo's void flag instead (docs/adapting.md).
+NO_VOIDS, VOID_FLAG = '0 AS "cancelled"', '"cancelled" AS "cancelled"'
 
 # --- master data ------------------------------------------------------------------------------
 
@@ -625,7 +629,7 @@ def _build_part(part: Path, table: str, count: int, seed: int, span_days: int) -
     part.unlink(missing_ok=True)
     conn = _connect(part)
     try:
-        conn.executescript(";\n".join(tables.table_statements("sqlite")) + ";")
+        conn.executescript(";\n".join(tables.table_statements("sqlite", voids=True)) + ";")
         _fill_weighing(conn, table, count, seed, span_days)
         conn.executescript(";\n".join(tables.index_statements("sqlite")) + ";")
     finally:
@@ -727,7 +731,7 @@ def build_demo_database(path: Path, rows: int | None = None, seed: int = 2026) -
     try:
         conn = _connect(tmp)
         try:
-            conn.executescript(tables.script("sqlite"))
+            conn.executescript(tables.script("sqlite", voids=True))
             _fill(conn, tmp, rows, seed)
             # Statistics, as a DBA keeps them on SQL Server: without them SQLite takes the
             # vehno index for `?vehno=` inside a date range, which reads a truck's every
@@ -772,3 +776,19 @@ def demo_db(rows: int | None, seed: int, path: Path | None, force: bool) -> None
     click.echo(f"Wrote the demo database {path} in {time.perf_counter() - started:.1f} s:")
     for table, count in counts.items():
         click.echo(f"  {table:<13} {count:>10,} rows")
+
+
+def write_void_mapping(out: Path | str, shipped: Path = SHIPPED_SQL_DIR) -> Path:
+    """`out`, made a sql_dir that shows the demo's voided tickets: the shipped mapping with
+    each weighing collection's `0 AS "cancelled"` read from the demo's flag column instead,
+    the one-line change docs/adapting.md gives ("Cancelled tickets")."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    for source in sorted(p for p in shipped.iterdir() if p.is_file()):
+        text = source.read_text(encoding="utf-8")
+        if source.suffix == ".sql" and NO_VOIDS in text:
+            if text.count(NO_VOIDS) != 1:
+                raise ValueError(f"{source}: {NO_VOIDS} more than once")
+            text = text.replace(NO_VOIDS, VOID_FLAG)
+        (out / source.name).write_text(text, encoding="utf-8")
+    return out

@@ -7,10 +7,15 @@ fixture tables. A site's own database is never created or altered: there the que
 `sql/` map Jembatan's fields onto whatever tables the site has.
 
 A table is a collection: its columns are the collection's stored fields (`Collection.fields`)
-in that order, each typed by its field's kind. Its indexes (one on the canonical order, one
-per date range: date, time, then the rest of the canonical order) let pages walk an index and
-date ranges seek one instead of scanning the table (docs/adapting.md, "Indexes to ask your DBA
-for").
+in that order, each typed by its field's kind, but for `cancelled`: the plant's tables, as the
+service description lists their fields, have no void marker, so the weighings' `cancelled` is
+a condition the site's mapping derives (the shipped `sql/` gives 0). With `voids` the weighing
+tables get the column the demo keeps its voided tickets in, `cancelled` (1 voided), which a
+mapping reads as `"cancelled" AS "cancelled"` (docs/adapting.md, "Cancelled tickets").
+
+Its indexes (one on the canonical order, one per date range: date, time, then the rest of
+the canonical order) let pages walk an index and date ranges seek one instead of scanning the
+table (docs/adapting.md, "Indexes to ask your DBA for").
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from typing import NamedTuple
 
 from marshmallow import fields
 
-from .collections import COLLECTIONS, DATE_PAIRS
+from .collections import CANCELLED, COLLECTIONS, DATE_PAIRS
 from .schemas import Boolean, Date, Integer, Number, String, Time
 
 DIALECTS = ("sqlite", "postgresql", "mssql")
@@ -73,14 +78,16 @@ def _column_type(dialect: str, name: str, field: fields.Field) -> str:
     return sql_type.format(field.length) if isinstance(field, String) else sql_type
 
 
-def column_types(dialect: str) -> dict[str, dict[str, str]]:
+def column_types(dialect: str, voids: bool = False) -> dict[str, dict[str, str]]:
     """{table: {column: SQL type}} in `dialect` ("sqlite", "postgresql" or "mssql"): the
-    tables in COLLECTIONS order, the columns in the order of the collection's stored fields."""
+    tables in COLLECTIONS order, the columns in the order of the collection's stored fields,
+    `cancelled` only with `voids` (the demo's void column)."""
     _check(dialect)
     out: dict[str, dict[str, str]] = {}
     for c in COLLECTIONS:
         declared = c.schema._declared_fields
-        out[c.name] = {f: _column_type(dialect, f, declared[f]) for f in c.fields}
+        out[c.name] = {f: _column_type(dialect, f, declared[f]) for f in c.fields
+                       if voids or f != CANCELLED}
     return out
 
 
@@ -111,12 +118,13 @@ def indexes() -> list[Index]:
     return out
 
 
-def table_statements(dialect: str) -> list[str]:
-    """The CREATE TABLE statement of each table, without a final ';'."""
+def table_statements(dialect: str, voids: bool = False) -> list[str]:
+    """The CREATE TABLE statement of each table, without a final ';' (`voids`: with the
+    demo's void column)."""
     return [f"CREATE TABLE {quote(table)} (\n"
             + ",\n".join(f"    {quote(name)} {sql_type}" for name, sql_type in columns.items())
             + "\n)"
-            for table, columns in column_types(dialect).items()]
+            for table, columns in column_types(dialect, voids).items()]
 
 
 def index_statements(dialect: str) -> list[str]:
@@ -128,11 +136,11 @@ def index_statements(dialect: str) -> list[str]:
             for i in indexes()]
 
 
-def statements(dialect: str, indexes: bool = True) -> list[str]:
+def statements(dialect: str, indexes: bool = True, voids: bool = False) -> list[str]:
     """Every CREATE TABLE, then (with `indexes`) every CREATE INDEX, without final ';'s."""
-    return table_statements(dialect) + (index_statements(dialect) if indexes else [])
+    return table_statements(dialect, voids) + (index_statements(dialect) if indexes else [])
 
 
-def script(dialect: str, indexes: bool = True) -> str:
+def script(dialect: str, indexes: bool = True, voids: bool = False) -> str:
     """The statements as one script, each ended by ';' (what sqlite3's executescript runs)."""
-    return ";\n".join(statements(dialect, indexes)) + ";\n"
+    return ";\n".join(statements(dialect, indexes, voids)) + ";\n"
