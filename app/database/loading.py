@@ -112,6 +112,7 @@ def _load(sql_dir: Path, collections: Sequence[Collection], shipped_dir: Path) -
         if table is not None:
             queries.tables[c.name] = table
         queries.namings[c.name] = c.namings
+        queries.texts[c.name] = c.texts
         names = [n for name, shape in c.reads() for n in (str(name), shape)]
         own = SqlFile(path, ["records", *dict.fromkeys(names)])
         first = own.blocks[0]

@@ -16,6 +16,7 @@ from .schemas import (
     Integer,
     Product,
     Production,
+    String,
     Transporter,
     Vehicle,
     Weighing,
@@ -125,6 +126,12 @@ class Collection:
         computed fields such as vehicles' CreatedDate are Jembatan's own)."""
         return tuple(name for name, f in self.schema._declared_fields.items()
                      if name != "numberrow" and not f.dump_only)
+
+    @property
+    def texts(self) -> frozenset[str]:
+        """Its stored text fields: sent, and grouped, without their trailing blanks."""
+        declared = self.schema._declared_fields
+        return frozenset(f for f in self.fields if isinstance(declared[f], String))
 
     @property
     def cancellable(self) -> bool:
