@@ -13,16 +13,21 @@ from __future__ import annotations
 
 import csv
 import io
+import shutil
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+import openpyxl
 import pytest
 from flask.testing import FlaskClient
 
 from app import create_app
 from app.model.collections import COLLECTIONS
+from app.ops.config import SHIPPED_SQL_DIR
 from tests.conftest import site_table
+from tests.contract import PAIRS, same_text
+from tests.helpers import Masters, grouped, in_range, weighing
 
 TABLE = "MST_CUST"
 # The plant's columns, with SQL Server's types, and the customers field each one gives
@@ -187,3 +192,108 @@ def test_text_keys_checked_at_start(tmp_path: Path, given: list[str], message: s
         create_app({"database": {"sqlite": str(tmp_path / "none.sqlite3")},
                     "collections": {"serve": ["customers"], "text_keys": given}})
     assert str(raised.value) == message
+
+
+# -- padded codes on the tickets, and names from a master keyed by its code -----------------
+
+SUMMARY = "/transactions/summary/2026-11-01/00:00/2026-11-30/23:59:59"
+# Tickets whose customer code the weighbridge program wrote padded, or not.
+TICKETS = [
+    {"id": 1, "custcode": "C005", "productcode": "RM1", "tgl_dt1": "2026-11-01",
+     "jam_dt1": "07:00:00", "weigh1": 30000.0, "weigh2": 10000.0},
+    {"id": 2, "custcode": "C005      ", "productcode": "RM1  ", "tgl_dt1": "2026-11-02",
+     "jam_dt1": "08:00:00", "weigh1": 28000.0, "weigh2": 9000.0},
+    {"id": 3, "custcode": "C005 ", "productcode": "RM1", "tgl_dt1": "2026-11-03",
+     "jam_dt1": "09:00:00", "weigh1": 20000.0, "weigh2": 5000.0},
+    {"id": 4, "custcode": "007", "productcode": "RM2", "tgl_dt1": "2026-11-03",
+     "jam_dt1": "10:00:00", "weigh1": 9000.0, "weigh2": 31000.0},
+    {"id": 5, "custcode": "T07", "productcode": None, "tgl_dt1": "2026-11-04",
+     "jam_dt1": "11:00:00", "weigh1": 15000.0, "weigh2": None},
+    {"id": 6, "custcode": None, "productcode": "RM2", "tgl_dt1": "2026-11-05",
+     "jam_dt1": "12:00:00", "weigh1": 16000.0, "weigh2": 6000.0},
+]
+# The customers table, mapped with its code as the key: C005 twice (the least name of the
+# same key names it), and T07 stored padded, which names the tickets' T07 where `=` ignores
+# trailing blanks (SQL Server) and not where it counts them.
+CUSTOMERS = [
+    {"id": 1, "CustCode": "C005", "CustName": "PT B"},
+    {"id": 2, "CustCode": "C005", "CustName": "PT A"},
+    {"id": 3, "CustCode": "007", "CustName": "CV Nol"},
+    {"id": 4, "CustCode": "T07   ", "CustName": "UD Tujuh"},
+]
+CUSTOMERS_BY_CODE = """-- name: records
+-- The customers, keyed by their code.
+SELECT
+    "CustCode" AS "id",
+    "CustCode" AS "CustCode",
+    "CustName" AS "CustName",
+    "Address" AS "Address",
+    "City" AS "City",
+    "Phone" AS "Phone",
+    "Contact" AS "Contact",
+    "Remark" AS "Remark"
+FROM "customers";
+"""
+
+
+@pytest.fixture
+def tickets(make_client: Any, tmp_path: Path) -> FlaskClient:
+    """Transactions as shipped, customers keyed by CustCode, over TICKETS and CUSTOMERS."""
+    sql_dir = tmp_path / "site-sql"
+    sql_dir.mkdir()
+    shutil.copy(SHIPPED_SQL_DIR / "transactions.sql", sql_dir)
+    (sql_dir / "customers.sql").write_text(CUSTOMERS_BY_CODE, encoding="utf-8")
+    return make_client({"transactions": TICKETS, "customers": CUSTOMERS},
+                       database={"sql_dir": str(sql_dir)},
+                       collections={"serve": ["customers", "transactions"],
+                                    "text_keys": ["customers"]})
+
+
+def code_masters() -> Masters:
+    return {"customers": [{**c, "id": c["CustCode"]} for c in CUSTOMERS]}
+
+
+@pytest.mark.parametrize("by", ["custcode", "day,custcode", "productcode,custcode"])
+def test_groups_that_differ_by_trailing_blanks_are_one(tickets: FlaskClient, engine: str,
+                                                      by: str) -> None:
+    """On every engine 'C005', 'C005 ' and 'C005      ' are one group, sent 'C005', named
+    from the master keyed by that code (the least name of its key)."""
+    rows = in_range(TICKETS, PAIRS["dt1"], "2026-11-01T00:00:00", "2026-11-30T23:59:59")
+    expected = grouped(rows, by.split(","), PAIRS["dt1"], weighing, code_masters(),
+                       same_text(engine))
+    got = tickets.get(f"{SUMMARY}?by={by}")
+    assert got.status_code == 200, got.get_json()
+    assert got.get_json() == expected
+    assert [g["custcode"] for g in got.get_json() if g["custcode"] == "C005"]
+
+
+def test_tickets_come_trimmed_and_a_filter_compares_as_the_database(tickets: FlaskClient,
+                                                                     engine: str) -> None:
+    """Every text sent trimmed, in JSON and CSV; `custcode=C005` finds what the database's
+    `=` finds: every padded C005 on SQL Server, the unpadded one elsewhere."""
+    def sent(t: dict[str, Any]) -> list[Any]:
+        return [t["id"], *(None if t[f] is None else t[f].rstrip(" ")
+                           for f in ("custcode", "productcode"))]
+    fields = "id,custcode,productcode"
+    got = tickets.get(f"/transactions?fields={fields}")
+    assert got.status_code == 200
+    assert [list(r.values()) for r in got.get_json()] == [sent(t) for t in TICKETS]
+    same = same_text(engine)
+    found = [sent(t) for t in TICKETS if t["custcode"] is not None and same(t["custcode"], "C005")]
+    got = tickets.get(f"/transactions?fields={fields}&custcode=C005&format=csv")
+    assert got.status_code == 200
+    assert list(csv.reader(io.StringIO(got.get_data(as_text=True)))) == [
+        fields.split(",")] + [[str(v) for v in r] for r in found]
+
+
+def test_names_of_a_code_keyed_master_in_the_workbook(tickets: FlaskClient, engine: str) -> None:
+    """The workbook's cells are the values JSON sends: trimmed codes, and their names."""
+    rows = in_range(TICKETS, PAIRS["dt1"], "2026-11-01T00:00:00", "2026-11-30T23:59:59")
+    expected = grouped(rows, ["custcode"], PAIRS["dt1"], weighing, code_masters(),
+                       same_text(engine))
+    got = tickets.get(f"{SUMMARY}?by=custcode&format=xlsx")
+    assert got.status_code == 200
+    sheet = openpyxl.load_workbook(io.BytesIO(got.data), read_only=True).worksheets[0]
+    cells = [list(r) for r in sheet.iter_rows(values_only=True)]
+    codes = [(r[0], r[1]) for r in cells[1:]]
+    assert codes == [(g["custcode"], g["custname"]) for g in expected]
