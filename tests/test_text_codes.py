@@ -297,3 +297,25 @@ def test_names_of_a_code_keyed_master_in_the_workbook(tickets: FlaskClient, engi
     cells = [list(r) for r in sheet.iter_rows(values_only=True)]
     codes = [(r[0], r[1]) for r in cells[1:]]
     assert codes == [(g["custcode"], g["custname"]) for g in expected]
+
+
+def test_the_proof_asks_for_rtrim_where_blanks_count(request: pytest.FixtureRequest,
+                                                     engine: str, tmp_path: Path) -> None:
+    """The mapping that serves SQL Server (the code as it is) is refused at the first read
+    where `=` counts trailing blanks: /customers/C005 would miss the record sent as C005."""
+    database = site_table(request, engine, tmp_path / "plant.sqlite3", TABLE, COLUMNS,
+                          plant_rows())
+    sql_dir = tmp_path / "sql"
+    sql_dir.mkdir()
+    (sql_dir / "customers.sql").write_text(mapping("mssql"), encoding="utf-8")
+    app = create_app({"database": database | {"sql_dir": str(sql_dir),
+                                               "prove_on_first_read": True,
+                                               "proof_dir": str(tmp_path / "proof")},
+                      "collections": {"serve": ["customers"], "text_keys": ["customers"]}})
+    got = app.test_client().get("/customers/C005")
+    if engine == "mssql":
+        assert got.status_code == 200, got.get_json()
+        assert got.get_json()["id"] == "C005"
+    else:
+        assert got.status_code == 503, got.get_json()
+        assert got.get_json()["unmapped"] == ["id", "CustCode"]
