@@ -25,6 +25,7 @@ from flask.testing import FlaskClient
 from app import create_app
 from app.model.collections import COLLECTIONS
 from app.ops.config import SHIPPED_SQL_DIR
+from tests.conftest import quote as quote_name
 from tests.conftest import site_table
 from tests.contract import PAIRS, same_text
 from tests.helpers import Masters, grouped, in_range, weighing
@@ -76,7 +77,8 @@ def wire(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def mapping(engine: str) -> str:
     """sql/customers.sql of the plant: the code as the key; trimmed where `=` counts blanks."""
     key = '"KD_CUST"' if engine == "mssql" else 'RTRIM("KD_CUST")'
-    lines = [f'    {key} AS "id"'] + [f'    "{c}" AS "{f}"' for c, f in FIELDS.items()]
+    lines = [f'    {key} AS "id"'] + [f'    {key if c == "KD_CUST" else quote_name(c)} AS "{f}"'
+                                       for c, f in FIELDS.items()]
     return ("-- name: records\n-- MST_CUST, keyed by its code KD_CUST.\nSELECT\n"
             + ",\n".join(lines) + f'\nFROM "{TABLE}";\n')
 
@@ -319,3 +321,11 @@ def test_the_proof_asks_for_rtrim_where_blanks_count(request: pytest.FixtureRequ
     else:
         assert got.status_code == 503, got.get_json()
         assert got.get_json()["unmapped"] == ["id", "CustCode"]
+
+
+def test_check_sql_passes_the_code_keyed_mapping(plant: FlaskClient) -> None:
+    """check-sql runs every query of the master keyed by its code, and the proof holds."""
+    result = plant.application.test_cli_runner().invoke(args=["check-sql"])
+    assert result.exit_code == 0, result.output
+    assert "  by_key                 OK\n" in result.output
+    assert "  proof on 5 records     OK\n" in result.output
