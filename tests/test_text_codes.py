@@ -329,3 +329,24 @@ def test_check_sql_passes_the_code_keyed_mapping(plant: FlaskClient) -> None:
     assert result.exit_code == 0, result.output
     assert "  by_key                 OK\n" in result.output
     assert "  proof on 5 records     OK\n" in result.output
+
+
+@pytest.mark.parametrize("count", [1, 4, 5, 1000])
+def test_the_encoder_trims_on_each_of_its_paths(count: int) -> None:
+    """A few records are checked value by value, a batch column by column; a text column is
+    trimmed whichever way, by itself or beside a column the schema converts (a Decimal id),
+    and one with no padded value is sent unchanged. Every value compared with the rows'."""
+    from decimal import Decimal
+
+    from app.formats.encoding import RecordEncoder
+    from app.model.schemas import Customer
+    encoder = RecordEncoder(Customer)
+    texts = ["C005      ", " lead  ", "tab\t", "", "   ", None, "Zé "]
+    for convert in (False, True):
+        rows = [(Decimal(n) if convert else n, texts[n % len(texts)], "plain", None, "Medan",
+                 None, None, texts[(n + 3) % len(texts)]) for n in range(count)]
+        want = [tuple(None if v is None else int(v) if k == 0 else v.rstrip(" ")
+                      for k, v in enumerate(row)) for row in rows]
+        got = encoder.values(encoder.fields, rows, None)
+        assert [tuple(r) for r in got] == want
+        assert [type(r[0]) for r in got] == [int] * count

@@ -23,7 +23,7 @@ import math
 from collections import deque
 from collections.abc import Callable, Sequence
 from itertools import chain, repeat
-from operator import itemgetter
+from operator import itemgetter, methodcaller
 from typing import Any
 
 import marshmallow as ma
@@ -82,6 +82,7 @@ _contains = frozenset.__contains__  # (types, type): `type in types`, mapped at 
 _FAST: dict[tuple[type[ma.fields.Field], frozenset[type]], Callable[[Any], str]] = {
     (Date, frozenset({dt.date})): dt.date.isoformat,
     (Time, frozenset({dt.time})): dt.time.isoformat,
+    (String, frozenset({str})): methodcaller("rstrip", BLANK),  # schemas.trimmed
 }
 
 
