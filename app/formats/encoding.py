@@ -22,7 +22,7 @@ import io
 import math
 from collections import deque
 from collections.abc import Callable, Sequence
-from itertools import chain, repeat
+from itertools import chain
 from operator import itemgetter, methodcaller
 from typing import Any
 
@@ -47,6 +47,8 @@ NONE = type(None)
 # A text column's check in _UNCHANGED: its field dumps a text unchanged unless it ends with
 # a blank, which it sends trimmed (app/model/schemas.py `trimmed`, docs/api.md §4).
 UNPADDED = -1
+_NUL = "\0"
+_PADDED = BLANK + _NUL
 # field class -> (the types it dumps unchanged, the one text length it dumps unchanged)
 _UNCHANGED: dict[type[ma.fields.Field], tuple[frozenset[type], int | None]] = {
     Integer: (frozenset({int, NONE}), None),
@@ -335,8 +337,11 @@ def _unchanged(check: tuple[frozenset[type], int | None], column: Sequence[Any],
         return False
     if length is None:
         return True
-    if length == UNPADDED:  # filter(None): neither NULL nor '' ends with a blank
-        return not any(map(str.endswith, filter(None, column), repeat(BLANK)))
+    if length == UNPADDED:
+        # Each text followed by a NUL, joined: a text ending in a blank leaves " \0" (so may
+        # a NUL inside one, which only sends the batch the slow way). Four times as fast as
+        # str.endswith value by value (bench/trimmed_text.py); filter(None) skips NULL.
+        return _PADDED not in _NUL.join(filter(None, column)) + _NUL
     # Each distinct text once: a batch of dates holds a day or two.
     texts = set(column)
     texts.discard(None)
