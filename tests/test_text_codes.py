@@ -350,3 +350,28 @@ def test_the_encoder_trims_on_each_of_its_paths(count: int) -> None:
         got = encoder.values(encoder.fields, rows, None)
         assert [tuple(r) for r in got] == want
         assert [type(r[0]) for r in got] == [int] * count
+
+
+def test_a_sites_own_lookup_of_grouped_group_is_refused(tmp_path: Path) -> None:
+    """A site's own shapes.sql whose name_of still writes "grouped".{group} (before {group}
+    was the group's value as grouped) is refused, saying what to write; the shipped one
+    composes."""
+    from app.database.loading import load_queries
+    from app.database.sqltext import QueryFileError
+    served = [c for c in COLLECTIONS if c.name in ("customers", "transactions")]
+    shutil.copytree(SHIPPED_SQL_DIR, tmp_path / "sql")
+    shapes = tmp_path / "sql" / "shapes.sql"
+    text = shapes.read_text(encoding="utf-8")
+    assert text.count('"named".{code} = {group}') == 2  # name_of and name_from
+    queries = load_queries(tmp_path / "sql", served, SHIPPED_SQL_DIR)
+    assert 'WHERE "named"."CustCode" = MIN(RTRIM("grouped"."custcode"))' in queries.get(
+        "transactions", "summary_dt1", None, by=("custcode",)).sql
+    old = text.replace('"named".{code} = {group}', '"named".{code} = "grouped".{group}')
+    shapes.write_text(old, encoding="utf-8")
+    queries = load_queries(tmp_path / "sql", served, SHIPPED_SQL_DIR)
+    with pytest.raises(QueryFileError) as raised:
+        queries.get("transactions", "summary_dt1", None, by=("custcode",))
+    assert str(raised.value).endswith(
+        ': the names\' lookup writes "grouped".{group}; {group} is now the group\'s value as '
+        'grouped (RTRIM("grouped"."custcode") of a text group): write {group} alone '
+        '(docs/adapting.md, "The placeholders")')

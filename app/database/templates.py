@@ -367,6 +367,11 @@ def with_groups(statement: Statement, by: Sequence[str], namings: Mapping[str, N
             groups.append(f"NULL AS {quote(naming.name)}")
             continue
         cte, sql, shape = source
+        if '"grouped".{group}' in shape.text():
+            raise QueryFileError(f'{where}: the names\' lookup writes "grouped".{{group}}; '
+                                 f"{{group}} is now the group's value as grouped "
+                                 f'(RTRIM("grouped"."{group}") of a text group): write '
+                                 f"{{group}} alone (docs/adapting.md, \"The placeholders\")")
         masters[cte] = sql
         lookup = shape.fill({
             "name": (naming.master_name,), "master": (cte,),
