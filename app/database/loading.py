@@ -44,6 +44,7 @@ from .templates import (
     Statement,
     Template,
     described,
+    lookup,
     placeholders,
 )
 
@@ -198,7 +199,7 @@ def _lookup(into: dict[str | None, Template], shapes: SqlFile, name: str) -> Non
     for dialect in (None, *DIALECTS):
         block = shapes.get(name, dialect)
         check_statement(block.text, block.source, first=("select",))
-        into[dialect] = Template.parse(without_comments(block.text), block.source)
+        into[dialect] = lookup(without_comments(block.text), block.source)
 
 
 def _load_names(queries: Queries, path: Path, shapes: SqlFile) -> None:

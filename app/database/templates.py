@@ -332,6 +332,17 @@ def described(text: str, values: Mapping[str, Value]) -> str:
         for node in Template.parse(text, None).nodes)
 
 
+def lookup(text: str, where: str) -> Template:
+    """A names lookup of shapes.sql (name_of, name_from) as a Template; one still written
+    `"grouped".{group}`, from before {group} was the group's value as grouped, is refused."""
+    if '"grouped".{group}' in text:
+        raise QueryFileError(f'{where}: this lookup writes "grouped".{{group}}, and {{group}} '
+                             f"is the group's value as grouped (RTRIM(\"grouped\".\"code\") "
+                             f"of a text group): write {{group}} alone (docs/adapting.md, "
+                             f'"The placeholders")')
+    return Template.parse(text, where)
+
+
 def with_groups(statement: Statement, by: Sequence[str], namings: Mapping[str, Naming],
                 names_of: Callable[[str], tuple[str, str, Template] | None],
                 where: str, texts: Container[str] = ()) -> Statement:
@@ -367,11 +378,6 @@ def with_groups(statement: Statement, by: Sequence[str], namings: Mapping[str, N
             groups.append(f"NULL AS {quote(naming.name)}")
             continue
         cte, sql, shape = source
-        if '"grouped".{group}' in shape.text():
-            raise QueryFileError(f'{where}: the names\' lookup writes "grouped".{{group}}; '
-                                 f"{{group}} is now the group's value as grouped "
-                                 f'(RTRIM("grouped"."{group}") of a text group): write '
-                                 f"{{group}} alone (docs/adapting.md, \"The placeholders\")")
         masters[cte] = sql
         lookup = shape.fill({
             "name": (naming.master_name,), "master": (cte,),
