@@ -86,7 +86,9 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     settings = with_secrets(load_settings(overrides))  # the bookmarks' too, read once
     # Only the collections this site serves (collections.serve): the others need no mapping
     # file, have no routes, and their paths answer a 404 that says so (app/http/errors.py).
-    served = tuple(c for c in COLLECTIONS if c.name in settings.collections.serve)
+    # A master keyed by a text code (collections.text_keys) sends and takes its id as text.
+    served = tuple(c.keyed_by_text() if c.name in settings.collections.text_keys else c
+                   for c in COLLECTIONS if c.name in settings.collections.serve)
     queries = load_queries(settings.database.sql_dir, served, SHIPPED_SQL_DIR)
     unmapped = from_mapping(queries.files, served)  # unfinished: 503s (app/core/unmapped.py)
     refuse_unscoped(queries, served, settings.auth.keys)

@@ -253,22 +253,22 @@ GROUP BY {by}
 ORDER BY {by:CASE WHEN {} IS NULL THEN 0 ELSE 1 END, {}};
 
 -- name: name_of
--- The name beside a summary's group {group} (docs/api.md §7 "Names beside codes"): the {name} of the master collection's records ({master}, its own `records` query, so the site's mapping applies) whose {code} equals the group's value as the database compares strings (SQL Server: under the collation, so trailing blanks and, case-insensitive by default, case do not count; PostgreSQL and SQLite: exactly); of several, the one with the smallest "id" (one with a NULL id only when none has an id; the least name among equal ids); NULL when none has it or the code is NULL. Looked up per group after grouping, and one value whatever the master holds (MIN over the chosen records), so a name never splits, merges or drops a group.
+-- The name beside a summary's group (docs/api.md §7 "Names beside codes"; {group}: its value as grouped, a text group without its trailing blanks): the {name} of the master collection's records ({master}, its own `records` query, so the site's mapping applies) whose {code} equals the group's value as the database compares strings (SQL Server: under the collation, so trailing blanks and, case-insensitive by default, case do not count; PostgreSQL and SQLite: exactly); of several, the one with the smallest "id" as the database orders it (a master keyed by a text code: under the collation; one with a NULL id only when none has an id; the least name among equal ids); NULL when none has it or the code is NULL. Looked up per group after grouping, and one value whatever the master holds (MIN over the chosen records), so a name never splits, merges or drops a group.
 SELECT MIN("named".{name})
 FROM {master} AS "named"
-WHERE "named".{code} = "grouped".{group}
+WHERE "named".{code} = {group}
   AND NOT EXISTS (
       SELECT 1
       FROM {master} AS "earlier"
-      WHERE "earlier".{code} = "grouped".{group}
+      WHERE "earlier".{code} = "named".{code}
         AND ("earlier"."id" < "named"."id"
              OR "named"."id" IS NULL AND "earlier"."id" IS NOT NULL));
 
 -- name: name_from
--- The name beside a summary's group {group} where the site's names.sql has a query for its master ({master}: that query, which may read the ticket table itself, every row of a code carrying its name): the least of the non-null {name} of its rows whose {code} equals the group's value, matched as name_of matches codes; NULL when no row has a name for it or the code is NULL. One value however many rows a code has, looked up per group after grouping: a seek per group where an index leads with the code column (best with the name column after it).
+-- The name beside a summary's group ({group}, as name_of's) where the site's names.sql has a query for its master ({master}: that query, which may read the ticket table itself, every row of a code carrying its name): the least of the non-null {name} of its rows whose {code} equals the group's value, matched as name_of matches codes; NULL when no row has a name for it or the code is NULL. One value however many rows a code has, looked up per group after grouping: a seek per group where an index leads with the code column (best with the name column after it).
 SELECT MIN("named".{name})
 FROM {master} AS "named"
-WHERE "named".{code} = "grouped".{group};
+WHERE "named".{code} = {group};
 
 -- The feed (docs/api.md §5.11, GET /<c>/changes): the records whose {date} + {time} (a NULL time
 -- counting as 00:00:00) is at or after the bookmark less the lookback, in stamp order then

@@ -66,8 +66,9 @@ def expected(collection: str, row: dict[str, Any], numberrow: int | None = None
             out[name] = None if row.get(day) is None else f"{row[day]}T{time_of_day}"
         elif name == "cancelled":  # a condition: 1 is true; 0, NULL or no value false
             out[name] = row.get(name) == 1
-        else:
-            out[name] = row.get(name)
+        else:  # text without its trailing blanks (docs/api.md §4)
+            value = row.get(name)
+            out[name] = value.rstrip(" ") if isinstance(value, str) else value
     return out
 
 

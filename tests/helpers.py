@@ -174,8 +174,9 @@ def group_key(row: dict[str, Any], by: list[str], on: tuple[str, str]) -> tuple[
             out.append(int(row[clock][:2]) if row.get(clock) else 0)
         elif name == "direction":
             out.append(direction(row))
-        else:
-            out.append(row.get(name))
+        else:  # a text group without its trailing blanks (docs/api.md §7)
+            value = row.get(name)
+            out.append(value.rstrip(" ") if isinstance(value, str) else value)
     return tuple(out)
 
 

@@ -52,7 +52,7 @@ SAMPLES = {
     "auth.api_keys": ["key-one-0123456789"],
     "auth.keys": {"reader": {"key": "reader-key-0123456789"}},
     "log.format": "json", "log.slow_query": 5,
-    "collections.serve": ["vehicles"],
+    "collections.serve": ["vehicles"], "collections.text_keys": ["products"],
     "feed.settle_seconds": 10, "feed.lookback_seconds": 60,
     "feed.bookmark_secrets": ["a secret of the plant's own"],
     "site.name": "Plant", "site.timezone": "Asia/Jakarta",

@@ -190,8 +190,8 @@ def test_check_sql_runs_and_shows_the_names(ticket_site: dict[str, Any]) -> None
     assert ('"names_products" AS (\nSELECT "KodeBarang" AS "ProductCode", "NamaBarang" AS '
             '"ProductName"\nFROM "TBL_TIMBANG"\n)') in shown
     assert ('(SELECT MIN("named"."ProductName")\n        FROM "names_products" AS "named"\n'
-            '        WHERE "named"."ProductCode" = "grouped"."productcode") AS "productname"'
-            ) in shown
+            '        WHERE "named"."ProductCode" = MIN(RTRIM("grouped"."productcode"))) '
+            'AS "productname"') in shown
 
 
 def test_check_sql_names_a_names_query_that_is_wrong(tmp_path: Path) -> None:

@@ -37,10 +37,12 @@ from .deduction import deduction_findings
 SAMPLE_ROWS = proof.SAMPLE_ROWS  # rows read from each query: enough to look at
 
 
-def _harmless(name: str) -> dict[str, Any]:
-    """Parameters that make each kind of query return little: a day's range, one page."""
+def _harmless(name: str, text_key: bool = False) -> dict[str, Any]:
+    """Parameters that make each kind of query return little: a day's range, one page, the
+    key 1 (as text where a master is keyed by a text code: an int would be converted to
+    compare, and SQL Server fails on a code that is not a number)."""
     today = dt.date.today()
-    values: dict[str, Any] = {"key": 1, **params.window(1, 1)} | {
+    values: dict[str, Any] = {"key": "1" if text_key else 1, **params.window(1, 1)} | {
         "start_date": today - dt.timedelta(days=1), "start_time": params.MIDNIGHT,
         "end_date": today, "end_time": dt.time(23, 59, 59), "midnight": params.MIDNIGHT,
         "from_date": today - dt.timedelta(days=1), "from_time": params.MIDNIGHT,
@@ -66,7 +68,7 @@ def check_query(db: Database, c: Collection, encoder: RecordEncoder, name: str,
     """The problems of one query: empty when it runs and returns the record's columns (a
     summary's grouped `by`, the groups and names, then the measures)."""
     try:
-        result = db.execute(c.name, name, _harmless(name), by=by)
+        result = db.execute(c.name, name, _harmless(name, c.text_key), by=by)
         columns = result.columns
         rows = []
         for batch in result.batches():

@@ -128,8 +128,9 @@ class Planner:
                           window=Window(skip, size, QueryName("count")))
 
     def one(self, key: str, fields: Sequence[str] | None = None) -> Read:
-        """One record: by its integer ID, or where the collection has no usable key by its
-        1-based position (numberrow) in the canonical order."""
+        """One record: by its integer ID (a master keyed by a text code: by that code), or
+        where the collection has no usable key by its 1-based position (numberrow) in the
+        canonical order."""
         c = self.collection
         absent = f"no {c.name} record with {self.key_name} {key}"
         fields = self.shown(fields)
@@ -137,8 +138,8 @@ class Planner:
             n = params.integer(key, "numberrow", minimum=1)
             return self._read(QueryName("page"), fields=fields, absent=absent, numbered=True,
                               filters=self.scope, window=Window(n - 1, 1))
-        k = params.integer(key, "ID")
-        if abs(k) > params.INT64_MAX:  # no stored ID can be that large: no query needed
+        k = params.text_key(key, "ID") if c.text_key else params.integer(key, "ID")
+        if not c.text_key and abs(k) > params.INT64_MAX:  # no stored ID is that large
             raise Absent(absent)
         if self.scope:  # the record only where the key's condition holds: else a 404
             return self._read(QueryName("all"), filters=(Filter(c.key, "", (k,)), *self.scope),

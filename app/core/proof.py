@@ -41,7 +41,7 @@ from ..database.queries import PARAMETERS
 from ..database.sqltext import joins, written_as
 from ..model import params
 from ..model.collections import DATE_PAIRS, Collection, QueryName
-from ..model.schemas import Integer
+from ..model.schemas import Integer, trimmed
 from .summaries import MEASURES
 
 __all__ = ["CODES", "PROVEN", "SAMPLE_ROWS", "Finding", "Sample", "chosen", "lines", "prove",
@@ -154,8 +154,12 @@ def _moved(stamp: dt.datetime, by: dt.timedelta) -> dt.datetime:
         return stamp
 
 
-def _key(values: dict[str, Any]) -> Any:
-    """A record's id as sent (7 for the 7.0 of a float column), else as it is."""
+def _key(values: dict[str, Any], text: bool = False) -> Any:
+    """A record's id as sent (7 for the 7.0 of a float column; a text code, `text`, without
+    its trailing blanks, quoted), else as it is."""
+    if text:
+        value = values.get("id")
+        return repr(trimmed(value) if isinstance(value, str) else value)
     try:
         return Integer()._serialize(values.get("id"), None, None)
     except ValueError:
@@ -174,7 +178,8 @@ class _Record:
                  position: int):
         self.values = dict(zip(columns, row, strict=True))
         self.row = tuple(_same(self.values[f]) for f in c.fields)
-        self.label = f"numberrow {position}" if c.numbered else f"id {_key(self.values)}"
+        self.label = (f"numberrow {position}" if c.numbered
+                      else f"id {_key(self.values, c.text_key)}")
         # How many identical rows `records` holds of it, as the range at its own moment
         # finds them (_Prover.ranges); 1 until then, and for a collection with a key.
         self.copies: int | None = None
@@ -253,8 +258,10 @@ class _Prover:
     def by_key(self, record: _Record) -> None:
         if self.c.numbered:  # its key is its position, which the sample read it at
             return
-        key = _key(record.values)
-        if not isinstance(key, int) or abs(key) > params.INT64_MAX:  # the value check's
+        key = _key(record.values) if not self.c.text_key else record.values.get("id")
+        if self.c.text_key and isinstance(key, str):
+            key = trimmed(key)  # a code as sent, and as a client asks for it
+        elif not isinstance(key, int) or abs(key) > params.INT64_MAX:  # the value check's
             return
         columns, rows = self.rows(QueryName("by_key"), {"key": key})
         found = record.count_in(self.c, columns, rows)
@@ -266,9 +273,11 @@ class _Prover:
                 f"only the first: id comes from {self.line('id')}, which is not unique at "
                 f"this site; map id to the table's key (a column that is unique)"))
             return
+        stored = record.values.get("id")
         self.judge(record, f"the record by key (/{self.c.name}/<id>)", "id", found,
-                   f"the key read compares id as this database holds it, not as the record "
-                   f"shows it ({record.values.get('id')!r}): see {self.line('id')}")
+                   self.code_cause("id", stored) if isinstance(stored, str) and stored != key
+                   else f"the key read compares id as this database holds it, not as the "
+                        f"record shows it ({stored!r}): see {self.line('id')}")
 
     def ranges(self, record: _Record, on: str) -> bool | None:
         """The range at the record's own moment and the one across the midnight before it,

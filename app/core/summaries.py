@@ -25,7 +25,15 @@ from ..formats.encoding import csv_cell, dumps
 from ..formats.headings import Headings
 from ..model.collections import Collection
 from ..model.problems import Invalid
-from ..model.schemas import GROUPS, Integer, String, ValueMisfit, summary_schema, wire_date
+from ..model.schemas import (
+    GROUPS,
+    Integer,
+    String,
+    ValueMisfit,
+    summary_schema,
+    trimmed,
+    wire_date,
+)
 
 TIME_GROUPS = ("day", "month", "hour")
 # Groups a record shape has of its own, worked out in its summary_<shape> (sql/shapes.sql).
@@ -237,7 +245,7 @@ class SummaryEncoder:
                 value = named[name]
                 if value is not None:
                     try:
-                        value = (wire_date(value) if kind == "day" else str(value)
+                        value = (wire_date(value) if kind == "day" else trimmed(str(value))
                                  if kind == "text" else _INTEGER._serialize(value, None, None))
                     except ValueMisfit as exc:
                         exc.field = name

@@ -46,6 +46,7 @@ from .templates import (
     Statement,
     Template,
     described,
+    lookup,
     placeholders,
 )
 
@@ -115,6 +116,7 @@ def _load(sql_dir: Path, collections: Sequence[Collection], shipped_dir: Path) -
         if table is not None:
             queries.tables[c.name] = table
         queries.namings[c.name] = c.namings
+        queries.texts[c.name] = c.texts
         names = [n for name, shape in c.reads() for n in (str(name), shape)]
         own = SqlFile(path, ["records", *dict.fromkeys(names)])
         first = own.blocks[0]
@@ -203,7 +205,7 @@ def _lookup(into: dict[str | None, Template], shapes: SqlFile, name: str) -> Non
     for dialect in (None, *DIALECTS):
         block = shapes.get(name, dialect)
         check_statement(block.text, block.source, first=("select",))
-        into[dialect] = Template.parse(without_comments(block.text), block.source)
+        into[dialect] = lookup(without_comments(block.text), block.source)
 
 
 def _load_names(queries: Queries, path: Path, shapes: SqlFile) -> None:

@@ -156,6 +156,7 @@ class Queries:
         self._filtered: OrderedDict[tuple[Any, ...], Query] = OrderedDict()
         self.files: dict[str, Path] = {}  # stem -> the file it was read from
         self.namings: dict[str, dict[str, Naming]] = {}  # stem -> its summary's named codes
+        self.texts: dict[str, frozenset[str]] = {}  # stem -> its text fields (grouped trimmed)
         self.name_of: dict[str | None, Template] = {}  # dialect -> name_of of shapes.sql
         self.name_from: dict[str | None, Template] = {}  # likewise name_from, where names.sql is
         self.tables: dict[str, Served] = {}  # stem -> its table, where a file serves several
@@ -219,7 +220,8 @@ class Queries:
         def names(master: str) -> tuple[str, str, Template] | None:
             found = self.names_of(master, dialect)
             return found and (found[0], found[1].sql, found[2])
-        return with_groups(statement, by, self.namings.get(stem, {}), names, where)
+        return with_groups(statement, by, self.namings.get(stem, {}), names, where,
+                           self.texts.get(stem, frozenset()))
 
     def field_line(self, stem: str, field: str, dialect: str | None) -> str:
         """Where `stem`'s records query gives `field`: 'file:line: the line', for an

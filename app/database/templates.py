@@ -159,7 +159,7 @@ class Template:
             elif node.name == "after" and node.pattern is None:
                 out.append(after(value, _indent(_line(out))))
             else:
-                items = [quote(field).join(node.pattern or ("", "")) for field in value]
+                items = [_quoted(field).join(node.pattern or ("", "")) for field in value]
                 if not items and n and isinstance(self.nodes[n - 1], str):
                     out[-1] = re.sub(r",\s*$", "", self.nodes[n - 1])  # and the ", " before
                 line = _line(out)
@@ -189,6 +189,17 @@ class Template:
             if alone:
                 out[-1] = re.sub(r"\n[ \t]*$", "", out[-1])
         return "".join(out)
+
+
+class Sql(str):
+    """An item of a placeholder's names that is SQL text already (a summary's text group as
+    it is grouped, `RTRIM("custcode")`), put in as it is where a name would be quoted."""
+
+    __slots__ = ()
+
+
+def _quoted(item: str) -> str:
+    return item if isinstance(item, Sql) else quote(item)
 
 
 def _merged(nodes: Sequence[Node]) -> tuple[Node, ...]:
@@ -321,19 +332,44 @@ def described(text: str, values: Mapping[str, Value]) -> str:
         for node in Template.parse(text, None).nodes)
 
 
+def lookup(text: str, where: str) -> Template:
+    """A names lookup of shapes.sql (name_of, name_from) as a Template; one still written
+    `"grouped".{group}`, from before {group} was the group's value as grouped, is refused."""
+    if '"grouped".{group}' in text:
+        raise QueryFileError(f'{where}: this lookup writes "grouped".{{group}}, and {{group}} '
+                             f"is the group's value as grouped (RTRIM(\"grouped\".\"code\") "
+                             f"of a text group): write {{group}} alone (docs/adapting.md, "
+                             f'"The placeholders")')
+    return Template.parse(text, where)
+
+
 def with_groups(statement: Statement, by: Sequence[str], namings: Mapping[str, Naming],
                 names_of: Callable[[str], tuple[str, str, Template] | None],
-                where: str) -> Statement:
+                where: str, texts: Container[str] = ()) -> Statement:
     """A summary's statement with its groups filled in: {by}; {groups}, where each code of
     master data (`namings`, Collection.namings) is followed by its name, the lookup shape
-    (name_of or name_from of shapes.sql) filled in for it; and what those names are read
-    from, each one more common table expression. `names_of(master)` gives (the expression's
-    name, its SQL, the lookup shape), or None for a master this site neither serves nor has
-    in names.sql: its names are NULL."""
+    (name_of or name_from of shapes.sql) filled in for it, {group} being the group's value
+    as grouped; and what those names are read from, each one more common table expression.
+    `names_of(master)` gives (the expression's name, its SQL, the lookup shape), or None for
+    a master this site neither serves nor has in names.sql: its names are NULL. A group of
+    `texts` (text fields) is grouped without its trailing blanks, RTRIM() of it, on every
+    engine as SQL Server's comparison already has it (docs/api.md §7): 'C005' and
+    'C005      ' are one group."""
     groups: list[str] = []
     masters: dict[str, str] = {}  # the CTE's name -> the query of names as sent
+    grouping: list[str] = []  # {by}: each group as grouped
     for group in by:
-        groups.append(quote(group))
+        column, outer = quote(group), f'"grouped".{quote(group)}'  # outer: in a lookup
+        if group in texts:
+            grouping.append(Sql(f"RTRIM({column})"))
+            groups.append(f"RTRIM({column}) AS {column}")
+            # An aggregate: the engines take no expression of an outer column in a subquery
+            # (PostgreSQL: "subquery uses ungrouped column"), but an aggregate of one, which
+            # is the outer query's; every row of the group has this one value.
+            outer = f"MIN(RTRIM({outer}))"
+        else:
+            grouping.append(group)
+            groups.append(column)
         naming = namings.get(group)
         if naming is None:
             continue
@@ -345,9 +381,10 @@ def with_groups(statement: Statement, by: Sequence[str], namings: Mapping[str, N
         masters[cte] = sql
         lookup = shape.fill({
             "name": (naming.master_name,), "master": (cte,),
-            "code": (naming.master_code,), "group": (group,)}, where).text()
+            "code": (naming.master_code,),
+            "group": outer}, where).text()
         groups.append("(" + lookup.replace("\n", "\n        ") + f") AS {quote(naming.name)}")
-    body = (statement.body.fill({"by": tuple(by)}, where)
+    body = (statement.body.fill({"by": tuple(grouping)}, where)
             .fill({"groups": ",\n    ".join(groups)}, where))
     if not statement.grouped:  # no summary: nothing reads the names
         return Statement(statement.ctes, body)

@@ -24,13 +24,14 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from decimal import Decimal
 from itertools import chain
-from operator import itemgetter
+from operator import itemgetter, methodcaller
 from typing import Any
 
 import marshmallow as ma
 import orjson
 
 from ..model.schemas import (
+    BLANK,
     TRUTHS,
     Boolean,
     Date,
@@ -44,11 +45,16 @@ from ..model.schemas import (
 from .headings import Headings
 
 NONE = type(None)
+# A text column's check in _UNCHANGED: its field dumps a text unchanged unless it ends with
+# a blank, which it sends trimmed (app/model/schemas.py `trimmed`, docs/api.md §4).
+UNPADDED = -1
+_NUL = "\0"
+_PADDED = BLANK + _NUL
 # field class -> (the types it dumps unchanged, the one text length it dumps unchanged)
 _UNCHANGED: dict[type[ma.fields.Field], tuple[frozenset[type], int | None]] = {
     Integer: (frozenset({int, NONE}), None),
     Number: (frozenset({int, float, NONE}), None),  # orjson writes NaN and Infinity as null
-    String: (frozenset({str, NONE}), None),
+    String: (frozenset({str, NONE}), UNPADDED),  # sent trimmed (schemas.trimmed)
     Date: (frozenset({str, NONE}), 10),
     Time: (frozenset({str, NONE}), 8),
     # A condition's 1, 0 or NULL becomes true or false (RecordEncoder._truths), in any batch.
@@ -79,6 +85,7 @@ _contains = frozenset.__contains__  # (types, type): `type in types`, mapped at 
 _FAST: dict[tuple[type[ma.fields.Field], frozenset[type]], Callable[[Any], str]] = {
     (Date, frozenset({dt.date})): dt.date.isoformat,
     (Time, frozenset({dt.time})): dt.time.isoformat,
+    (String, frozenset({str})): methodcaller("rstrip", BLANK),  # schemas.trimmed
 }
 
 
@@ -142,6 +149,8 @@ class RecordEncoder:
         self._texts = [(i, (check[1], *form)) for i, (check, form)
                        in enumerate(zip(self._checks, self._forms, strict=True))
                        if check and form]
+        self._strings = [i for i, check in enumerate(self._checks)
+                         if check and check[1] == UNPADDED]
         # Computed fields (vehicles' datetimes) or an unknown field type: always the schema.
         self._known = all(check is not None for check in self._checks)
         self._always_schema = len(self.names) != len(declared) or not self._known
@@ -173,11 +182,12 @@ class RecordEncoder:
         if not values:
             return True
         if len(values) <= 4:  # a record or a few: value by value beats column by column
-            types, texts = self._types, self._texts
+            types, texts, strings = self._types, self._texts, self._strings
             return all(
                 (all(map(_contains, types, map(type, row))) if len(row) == len(types)
                  else all(type(v) in t for v, t in zip(row, types, strict=True)))
                 and all(row[i] is None or _text_fits(row[i], *form) for i, form in texts)
+                and not any(row[i] and row[i][-1] == BLANK for i in strings)
                 for row in values)
         return all(_unchanged(check, column, form) for check, column, form in
                    zip(self._checks, zip(*values, strict=True), self._forms, strict=True))
@@ -349,6 +359,11 @@ def _unchanged(check: tuple[frozenset[type], int | None], column: Sequence[Any],
         return False
     if length is None:
         return True
+    if length == UNPADDED:
+        # Each text followed by a NUL, joined: a text ending in a blank leaves " \0" (so may
+        # a NUL inside one, which only sends the batch the slow way). Four times as fast as
+        # str.endswith value by value (bench/trimmed_text.py); filter(None) skips NULL.
+        return _PADDED not in _NUL.join(filter(None, column)) + _NUL
     # Each distinct text once: a batch of dates holds a day or two.
     texts = set(column)
     texts.discard(None)

@@ -24,6 +24,17 @@ class RecordId(Segment):
     openapi = {"type": "integer"}
 
 
+class TextKey(Segment):
+    """A master's text code (collections.text_keys): any text, a '/' included (a code such
+    as 'A/B' sent as A%2FB reaches the WSGI server decoded), so the rest of the path is the
+    code; the routes with words after the collection's name (page/, changes, summary/...)
+    are matched first, as any rule whose parts are fixed text is."""
+
+    regex = "[^/].*?"
+    part_isolating = False
+    openapi = {"type": "string", "example": "C005"}
+
+
 class IsoDate(Segment):
     openapi = {"type": "string", "format": "date", "example": "2026-11-01"}
 
@@ -34,4 +45,5 @@ class Clock(Segment):
 
 
 CONVERTERS: dict[str, type[Segment]] = {"pagenumber": PageNumber, "recordid": RecordId,
-                                         "isodate": IsoDate, "clock": Clock}
+                                         "textkey": TextKey, "isodate": IsoDate,
+                                         "clock": Clock}

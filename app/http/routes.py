@@ -201,8 +201,8 @@ def collection_blueprint(planner: Planner, answers: Answers, api: ApiSettings,
                                                       else None),
                             description=route.description.format(c=c.name))(view)
         path = _key_path(served) if route.path is None else route.path
-        rule = kind.rule.format(key=f"{'pagenumber' if c.numbered else 'recordid'}:"
-                                    f"{served.plan.key_name}")
+        converter = "pagenumber" if c.numbered else "textkey" if c.text_key else "recordid"
+        rule = kind.rule.format(key=f"{converter}:{served.plan.key_name}")
         blp.route(rule, parameters=[*path, *(filter_params if kind.filtered else ())])(view)
     return blp
 
@@ -211,7 +211,8 @@ def _key_path(served: CollectionViews) -> tuple[dict[str, str], ...]:
     c = served.collection
     return (_path(served.plan.key_name, "1-based position of the record in the canonical order, "
                                    f"as numbered in GET /{c.name}." if c.numbered
-                  else "The record's id, an integer."),)
+                  else "The record's id: its code, URL-encoded (trailing blanks never "
+                  "count on SQL Server)." if c.text_key else "The record's id, an integer."),)
 
 
 def _bound(view: Callable[..., Any], *context: Any, paragraphs: tuple[str, ...] = ()

@@ -212,7 +212,8 @@ class Tools:
         planner = self.planner(arguments)
         key = arguments.get("key")
         if isinstance(key, bool) or not isinstance(key, (int, str)):
-            raise ToolRefused(f"key: the record's {planner.key_name}, an integer")
+            raise ToolRefused(f"key: the record's {planner.key_name}, "
+                              f"{'its code' if planner.collection.text_key else 'an integer'}")
         read = planner.one(str(key), self.fields(planner, arguments.get("fields")))
         rows = self.runner.run(read)
         return {"collection": planner.collection.name,
@@ -480,8 +481,9 @@ _TOOLS = {
         f"same arguments, reads the next ones. For totals use summarize, not many reads."),
     "get_record": (
         "Get one record",
-        "One record by its key: the integer id, or in a collection whose key is numberrow, "
-        "its 1-based position in the canonical order."),
+        "One record by its key: the integer id (of a master keyed by a text code: that code), "
+        "or in a collection whose key is numberrow, its 1-based position in the canonical "
+        "order."),
     "summarize": (
         "Summarize a date range",
         "Plant figures computed by the database over the records between from and to, per "

@@ -6,7 +6,7 @@ is new.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import marshmallow as ma
 
@@ -16,11 +16,13 @@ from .schemas import (
     Integer,
     Product,
     Production,
+    String,
     Transporter,
     Vehicle,
     Weighing,
     numbered,
     with_first,
+    with_text_id,
 )
 
 # The field of a record shape that says its record was voided at the source (the weighings'
@@ -98,6 +100,21 @@ class Collection:
     order: tuple[str, ...]  # canonical order, ascending, NULLs first
     dates: tuple[str, ...] = ()  # `on` values, the default first; empty: no date range
     summary: str | None = None  # its measures (sql/shapes.sql summary_<summary>, docs/api.md §7)
+    text_key: bool = False  # its id is a text code (keyed_by_text), not an integer
+
+    @property
+    def keyable_by_text(self) -> bool:
+        """Whether a site may key it by a text code (collections.text_keys): a master keyed
+        by "id" with no dates, so no feed whose bookmark and walk compare keys as numbers."""
+        return self.key == "id" and not self.dates
+
+    def keyed_by_text(self) -> Collection:
+        """This collection where the site's mapping gives its id as a text code, as a master
+        keyed by KD_CUST varchar(10) is (docs/adapting.md, "A master keyed by a code"): its
+        id is sent as text, and GET /<name>/{ID} takes the code."""
+        if not self.keyable_by_text:
+            raise ValueError(f"{self.name} cannot be keyed by a text code")
+        return replace(self, schema=with_text_id(self.schema), text_key=True)
 
     @property
     def numbered(self) -> bool:
@@ -109,6 +126,12 @@ class Collection:
         computed fields such as vehicles' CreatedDate are Jembatan's own)."""
         return tuple(name for name, f in self.schema._declared_fields.items()
                      if name != "numberrow" and not f.dump_only)
+
+    @property
+    def texts(self) -> frozenset[str]:
+        """Its stored text fields: sent, and grouped, without their trailing blanks."""
+        declared = self.schema._declared_fields
+        return frozenset(f for f in self.fields if isinstance(declared[f], String))
 
     @property
     def cancellable(self) -> bool:

@@ -36,6 +36,21 @@ def integer(text: str, what: str, minimum: int | None = None) -> int:
     return bounded_int(text)
 
 
+# The longest text code a key may be: wider than any master's code column (varchar(10) to
+# varchar(50) in the vendors' schemas); no row holds a longer one, and a bound parameter
+# past 4,000 characters is an nvarchar(max) on SQL Server.
+TEXT_KEY_MAX = 255
+
+
+def text_key(text: str, what: str) -> str:
+    """A master's text code as given (a path segment, URL-decoded): compared as the database
+    compares text (on SQL Server trailing blanks never count), so taken as it is."""
+    if not text or len(text) > TEXT_KEY_MAX or not text.isprintable():
+        raise Invalid(f"{what} must be the record's code, 1 to {TEXT_KEY_MAX} printable "
+                      f"characters (URL-encoded in a path), e.g. C005; got {text[:40]!r}")
+    return text
+
+
 def date(text: str, what: str) -> dt.date:
     try:
         if DATE.fullmatch(text):

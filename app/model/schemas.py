@@ -100,14 +100,29 @@ class Boolean(fields.Boolean):
             raise ValueMisfit(value, CONDITION) from None
 
 
+# What a text value is sent without at its end (docs/api.md §4): the blanks a CHAR or NCHAR
+# column pads a code with, or a vendor program wrote after it. Only the space: a tab or a
+# line break at the end of a remark is the remark's own.
+BLANK = " "
+
+
+def trimmed(value: str) -> str:
+    """A text value as sent: without its trailing blanks ('C005      ' is 'C005')."""
+    return value.rstrip(BLANK)
+
+
 class String(fields.String):
-    """Text; `length` is the column's declared size where the tables are created
-    (app/model/tables.py). Not a validation and not in the OpenAPI document: Jembatan only reads,
-    and a site's column may be wider."""
+    """Text, sent without trailing blanks (`trimmed`); `length` is the column's declared size
+    where the tables are created (app/model/tables.py). Not a validation and not in the
+    OpenAPI document: Jembatan only reads, and a site's column may be wider."""
 
     def __init__(self, *, length: int = 255, **kwargs: Any):
         super().__init__(**kwargs)
         self.length = length
+
+    def _serialize(self, value: Any, attr: str | None, obj: Any, **kwargs: Any) -> Any:
+        text = super()._serialize(value, attr, obj, **kwargs)
+        return None if text is None else trimmed(text)
 
 
 # Why a value that reads as a date or a time is still refused: a range compares the value
@@ -282,6 +297,19 @@ def example(schema: type[ma.Schema]) -> dict[str, Any]:
 def with_first(schema: type[ma.Schema], name: str, **first: fields.Field) -> type[ma.Schema]:
     """The same shape with `first` fields put in front (numberrow; biao1's id)."""
     return _schema(name, {**first, **schema._declared_fields}, schema.Meta.description)
+
+
+TEXT_KEY_DESCRIPTION = ("The record's key: the master's code as the site's mapping gives it "
+                        "(collections.text_keys), sent without trailing blanks; "
+                        "GET /<collection>/{ID} takes it, URL-encoded.")
+
+
+def with_text_id(schema: type[ma.Schema]) -> type[ma.Schema]:
+    """The same shape with its `id` as text: a master keyed by a code (docs/adapting.md,
+    "A master keyed by a code")."""
+    declared = {**schema._declared_fields, "id": String(
+        allow_none=True, length=10, metadata={"description": TEXT_KEY_DESCRIPTION})}
+    return _schema(f"{schema.__name__}ByCode", declared, schema.Meta.description)
 
 
 NUMBERROW_DESCRIPTION = ("1-based position of the record in the collection's canonical order; "

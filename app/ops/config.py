@@ -112,6 +112,23 @@ def _served(names: list[str]) -> tuple[str, ...]:
     return tuple(c for c in known if c in names or not names)
 
 
+def _text_keys(names: list[str], serve: list[str]) -> tuple[str, ...]:
+    """collections.text_keys checked: each a collection served that a text code may key
+    (Collection.keyable_by_text), none twice."""
+    keyable = [c.name for c in COLLECTIONS if c.keyable_by_text]
+    served = _served(serve)
+    for n, name in enumerate(names):
+        if name not in keyable:
+            raise ConfigError(f"collections.text_keys: {name!r} cannot be keyed by a text code; "
+                              f"those that can: {', '.join(keyable)}")
+        if name not in served:
+            raise ConfigError(f"collections.text_keys: {name!r} is not served here "
+                              f"(collections.serve)")
+        if name in names[:n]:
+            raise ConfigError(f"collections.text_keys names {name!r} twice")
+    return tuple(names)
+
+
 # What each site.<key> labels: (one, what the names it takes are).
 _LABELLED = {"collections": ("collection", "the collections are: {}"),
              "dates": ("date field", "the date fields are: {}"),
@@ -794,6 +811,19 @@ SETTINGS: tuple[Setting, ...] = (
               "vehicles, bricon2, weighing, timbangan1, timbangan2, biao1. Any other name, or one "
               "given twice, is an error at start."),
         build=lambda name, value, given: _served(value),
+    ),
+    Setting(
+        "collections.text_keys", list, [],
+        typed="list of strings",
+        help=("the masters (customers, products, transporters) whose mapping gives `id` as a "
+              "text code, such as `KD_CUST`: their `id` is sent as text and "
+              "`/<collection>/{ID}` takes the code; empty means integer ids everywhere"),
+        note=('The masters whose mapping gives "id" as a text code, e.g. ["customers"] where '
+              'the table is keyed by KD_CUST varchar(10) and sql/customers.sql maps "KD_CUST" '
+              'AS "id": their id is sent as text (without trailing blanks) and /customers/{ID} '
+              "takes the code (docs/adapting.md, \"A master keyed by a code\"). Only "
+              "customers, products and transporters; empty: every id is an integer."),
+        build=lambda name, value, given: _text_keys(value, given["collections.serve"]),
     ),
     Setting(
         "feed.settle_seconds", (int, float), 30,
