@@ -29,6 +29,7 @@ import re
 import shutil
 import sqlite3
 import subprocess
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -1227,11 +1228,25 @@ VOIDS = [
      "CASE WHEN \"IsCancel\" = 1 THEN 1 ELSE 0 END",
      "\"IsCancel\", a flag named for a void (holds '0', '1', sampled), is 1 on a void ticket"),
     ("IS_DEL", "CHAR(1)", ["N", "Y", "N"],
-     "CASE WHEN \"IS_DEL\" = 'Y' THEN 1 ELSE 0 END",
-     "\"IS_DEL\", a flag named for a void (holds 'N', 'Y', sampled), is 'Y' on a void ticket"),
+     "CASE WHEN UPPER(\"IS_DEL\") = 'Y' THEN 1 ELSE 0 END",
+     "\"IS_DEL\", a flag named for a void (holds 'N', 'Y', sampled), is 'Y' in either case on "
+     "a void ticket"),
     ("FlagBatal", "CHAR(1)", ["f", "f"],  # no void ticket sampled: the form still says which
-     "CASE WHEN \"FlagBatal\" = 't' THEN 1 ELSE 0 END",
-     "\"FlagBatal\", a flag named for a void (holds 'f', sampled), is 't' on a void ticket"),
+     "CASE WHEN UPPER(\"FlagBatal\") = 'T' THEN 1 ELSE 0 END",
+     "\"FlagBatal\", a flag named for a void (holds 'f', sampled), is 'T' in either case on a "
+     "void ticket"),
+    # Indonesian ya/tidak: T is "no" beside Y; blank and NULL are valid tickets too.
+    ("FLAG_BATAL", "CHAR(1)", ["T", "Y", None, " ", "T", "y"],
+     "CASE WHEN UPPER(\"FLAG_BATAL\") = 'Y' THEN 1 ELSE 0 END",
+     "\"FLAG_BATAL\", a flag named for a void (holds 'T', 'Y', '', 'y', sampled), is 'Y' in "
+     "either case on a void ticket"),
+    ("FLAG_BATAL", "CHAR(1)", ["T", "T", " "],  # no void sampled: T alone is the unset one
+     "CASE WHEN UPPER(\"FLAG_BATAL\") = 'Y' THEN 1 ELSE 0 END",
+     "\"FLAG_BATAL\", a flag named for a void (holds 'T', '', sampled), is 'Y' in either case "
+     "on a void ticket"),
+    ("HAPUS", "CHAR(1)", ["0", "1", "0"],  # digits as text: no case to ignore
+     "CASE WHEN \"HAPUS\" = '1' THEN 1 ELSE 0 END",
+     "\"HAPUS\", a flag named for a void (holds '0', '1', sampled), is '1' on a void ticket"),
     ("del", "INTEGER", [0, 1, 0],
      "CASE WHEN \"del\" = 1 THEN 1 ELSE 0 END",
      "\"del\", a flag named for a void (holds '0', '1', sampled), is 1 on a void ticket"),
@@ -1246,7 +1261,7 @@ VOIDS = [
 
 
 @pytest.mark.parametrize(("column", "kind", "values", "sql", "note"), VOIDS,
-                         ids=[v[0] for v in VOIDS])
+                         ids=[f"{v[0]}-{n}" for n, v in enumerate(VOIDS)])
 def test_the_cancelled_condition_is_proposed_from_the_values(
         tmp_path: Path, column: str, kind: str, values: list[Any], sql: str,
         note: str) -> None:
@@ -1384,20 +1399,28 @@ QUARRY_ROWS = [dict(zip(_QUARRY_NAMES, row, strict=True)) for row in [
      "2026-11-24 09:00:00", "2026-11-24 09:25:00", "Y", "2026-11-24 10:02:00"),
     (4, "Q2611-0004", "B 4410 EF", "C003", "ABU", 26400, 10020, 16380, 1.25,
      "2026-11-25 10:15:00", "2026-11-25 10:44:00", "N", None),
+    (5, "Q2611-0005", "B 7301 GH", "C002", "SPL10", 27300, 10100, 17200, 3.75,
+     "2026-11-25 11:05:00", "2026-11-25 11:30:00", "y", "2026-11-25 11:52:00"),
 ]]
 
 
 def quarry_record(row: dict[str, Any]) -> dict[str, Any]:
-    """The record served for a row of the quarry's table: the deduction the kilograms its
-    percent means of the net; cancelled where IS_DEL is 'Y'."""
+    """The record served for a row of the quarry's table: the deduction the whole kilograms
+    its percent means of the net; cancelled where IS_DEL is 'Y' in either case."""
     (day1, clock1), (day2, clock2) = (row[n].split() for n in ("TGL_MASUK", "TGL_KELUAR"))
     return expected("transactions", {
         "id": row["ID_TRANS"], "recno": row["NO_TIKET"], "vehno": row["NOPOL"],
         "custcode": row["KD_CUST"], "productcode": row["KD_BRG"],
         "weigh1": row["BRT_MASUK"], "weigh2": row["BRT_KELUAR"],
-        "adjustweigh": abs(row["BRT_MASUK"] - row["BRT_KELUAR"]) * row["POT_PERSEN"] / 100,
+        "adjustweigh": whole_kilograms(
+            abs(row["BRT_MASUK"] - row["BRT_KELUAR"]) * Decimal(str(row["POT_PERSEN"])) / 100),
         "tgl_dt1": day1, "jam_dt1": clock1, "tgl_dt2": day2, "jam_dt2": clock2,
-        "cancelled": 1 if row["IS_DEL"] == "Y" else 0})
+        "cancelled": 1 if row["IS_DEL"] in ("Y", "y") else 0})
+
+
+def whole_kilograms(kilograms: Decimal) -> float:
+    """Kilograms rounded to a whole one, a half away from zero, as the books round them."""
+    return float(kilograms.quantize(Decimal(1), rounding=ROUND_HALF_UP))
 
 
 def test_a_quarry_table_with_a_percent_and_a_void_flag(
@@ -1412,15 +1435,21 @@ def test_a_quarry_table_with_a_percent_and_a_void_flag(
     assert done.exit_code == 0, done.output
     text = done.stdout
     lines = selected(text)
+    kilograms = 'ABS("BRT_MASUK" - "BRT_KELUAR") * "POT_PERSEN" / 100.0'
+    if engine == "postgresql":  # its ROUND to places takes a numeric only
+        kilograms = f"CAST({kilograms} AS numeric)"
     assert lines["adjustweigh"] == (
-        'ABS("BRT_MASUK" - "BRT_KELUAR") * "POT_PERSEN" / 100.0',
+        f"ROUND({kilograms}, 0)",
         'TODO confirm: "POT_PERSEN" holds a percent (its name says a deduction in percent), '
-        "drafted as the kilograms it means of the net, as adjustweigh is the kilograms deducted "
-        '(docs/api.md §7); where it holds kilograms, write "POT_PERSEN" alone')
+        "drafted as the kilograms it means of the net, rounded to whole kilograms per ticket, "
+        "as adjustweigh is the kilograms deducted (docs/api.md §7); where the books keep "
+        "fractions of a kilogram, drop the ROUND; where it holds kilograms, write "
+        '"POT_PERSEN" alone')
     assert lines["cancelled"] == (
-        "CASE WHEN \"IS_DEL\" = 'Y' THEN 1 ELSE 0 END",
+        "CASE WHEN UPPER(\"IS_DEL\") = 'Y' THEN 1 ELSE 0 END",
         "TODO confirm the void code with the plant: \"IS_DEL\", a flag named for a void (holds "
-        "'N', 'Y', sampled), is 'Y' on a void ticket; also named for a void: \"DEL_DATE\"")
+        "'N', 'Y', 'y', sampled), is 'Y' in either case on a void ticket; also named for a "
+        "void: \"DEL_DATE\"")
     assert {"adjustweigh", "cancelled"} <= set(todo_fields(text))
     assert '"DEL_DATE"' not in "".join(note for f, (_, note) in lines.items()
                                        if f != "cancelled")  # no other field's hint
@@ -1451,17 +1480,19 @@ def _weights() -> list[Column]:
 
 @pytest.mark.parametrize(("name", "values", "sql", "todo"), [
     ("POTONGAN", [0.25, 7.5, 2.5, 0],
-     'ABS("BERAT_MASUK" - "BERAT_KELUAR") * "POTONGAN" / 100.0',
+     'ROUND(ABS("BERAT_MASUK" - "BERAT_KELUAR") * "POTONGAN" / 100.0, 0)',
      'TODO confirm: "POTONGAN" holds a percent (its values are 0.25 to 7.5 (sampled) while the '
-     "weights are thousands of kg), drafted as the kilograms it means of the net, as "
-     "adjustweigh is the kilograms deducted (docs/api.md §7); where it holds kilograms, write "
-     '"POTONGAN" alone'),
+     "weights are thousands of kg), drafted as the kilograms it means of the net, rounded to "
+     "whole kilograms per ticket, as adjustweigh is the kilograms deducted (docs/api.md §7); "
+     "where the books keep fractions of a kilogram, drop the ROUND; where it holds kilograms, "
+     'write "POTONGAN" alone'),
     ("PotPercent", [0.02, 0.035, 0.05],
-     'ABS("BERAT_MASUK" - "BERAT_KELUAR") * "PotPercent" / 100.0',
+     'ROUND(ABS("BERAT_MASUK" - "BERAT_KELUAR") * "PotPercent" / 100.0, 0)',
      'TODO confirm: "PotPercent" holds a percent (its name says a deduction in percent), '
-     "drafted as the kilograms it means of the net, as adjustweigh is the kilograms deducted "
-     '(docs/api.md §7); where it holds kilograms, write "PotPercent" alone; its values are at '
-     "most 1: if they are fractions (0.05 for 5 %), drop the / 100.0"),
+     "drafted as the kilograms it means of the net, rounded to whole kilograms per ticket, as "
+     "adjustweigh is the kilograms deducted (docs/api.md §7); where the books keep fractions "
+     'of a kilogram, drop the ROUND; where it holds kilograms, write "PotPercent" alone; its '
+     "values are at most 1: if they are fractions (0.05 for 5 %), drop the / 100.0"),
     ("POTONGAN", [246.0, 384.0, 0, 73.0], '"POTONGAN"', "trade word (POTONGAN)"),
 ])
 def test_a_deduction_in_percent_is_drafted_as_its_kilograms(
@@ -1474,8 +1505,8 @@ def test_a_deduction_in_percent_is_drafted_as_its_kilograms(
 def test_a_percent_without_both_weights_is_named_on_the_todo_line() -> None:
     line = _deduction_line([_weights()[0], Column("POT_PERSEN", "REAL", profile([2.5, 7.5]))])
     assert line == ("NULL", 'TODO "POT_PERSEN" holds a percent (its name says a deduction in '
-                            'percent): map the kilograms it means, ABS(<weigh1> - <weigh2>) * '
-                            '"POT_PERSEN" / 100.0')
+                            'percent): map the kilograms it means, ROUND(ABS(<weigh1> - '
+                            '<weigh2>) * "POT_PERSEN" / 100.0, 0)')
 
 
 def test_a_percent_beside_the_kilograms_is_said_on_their_line() -> None:
@@ -1494,8 +1525,9 @@ def test_the_quarry_drafted_for_sql_server_is_sql_server_2008_r2() -> None:
                for name, _, _, sql_server in QUARRY_COLUMNS]
     text = draft_text(transactions, "dbo", QUARRY, columns, None, load_words(SHIPPED_SQL_DIR),
                       len(QUARRY_ROWS))
-    assert 'ABS("BRT_MASUK" - "BRT_KELUAR") * "POT_PERSEN" / 100.0 AS "adjustweigh"' in text
-    assert "CASE WHEN \"IS_DEL\" = 'Y' THEN 1 ELSE 0 END AS \"cancelled\"" in text
+    assert 'ROUND(ABS("BRT_MASUK" - "BRT_KELUAR") * "POT_PERSEN" / 100.0, 0) AS "adjustweigh"' \
+        in text
+    assert "CASE WHEN UPPER(\"IS_DEL\") = 'Y' THEN 1 ELSE 0 END AS \"cancelled\"" in text
     assert violations("SELECT\n" + text.split("\nSELECT\n", 1)[1]) == []
 
 

@@ -1,12 +1,15 @@
 """Columns draft-mapping recognises by their sampled values rather than their names: the
 code of the way a truck went (`T`/`K`, `M`/`K`, `I`/`O`, `IN`/`OUT`) and what voids a
 ticket: a status's void code (`X` among `I`/`S`/`X`, `BATAL`, `VOID`), a flag named for a
-void (`IS_DEL` 'Y'/'N', `IsDeleted` a bit, a boolean) or a stamp (`DeletedAt`, `DEL_DATE`).
+void (`IS_DEL` 'Y'/'N', `FLAG_BATAL` 'Y'/'T' as Indonesian writes ya/tidak, `IsDeleted` a bit,
+a boolean) or a stamp (`DeletedAt`, `DEL_DATE`).
 
 The weighing record has no direction field (the summaries work it out from weigh1 > weigh2,
 docs/api.md §7): the draft names the direction column in its header for a person to check
 against the weights. A void marker gives the `cancelled` condition, proposed as
-`CASE WHEN "cStatus" = 'X' THEN 1 ELSE 0 END` (`"IS_DEL" = 'Y'`, `"DEL_DATE" IS NOT NULL`),
+`CASE WHEN "cStatus" = 'X' THEN 1 ELSE 0 END` (`UPPER("IS_DEL") = 'Y'`, `"DEL_DATE" IS NOT
+NULL`), a letter flag compared without case (a plant's 'y' voids as its 'Y' does, and SQLite
+and PostgreSQL compare case),
 always for the plant to confirm (`-- TODO`): the void code is the rare value that reads as
 one, and the sample may hold none; where none is found, the status columns and their codes
 are named on cancelled's TODO line.
@@ -32,8 +35,12 @@ VOID = "batal"  # the concept of a name that says a row is void (IsDeleted, TglB
 STATUS = "status"  # the concept of a status column's name
 MAX_CODES = 6  # a code column holds a few distinct values
 # A flag's two values, the one that sets it first, as programs write them (compared without
-# case): a void flag is 'Y' on a void ticket, a bit or a number 1, a boolean TRUE.
-FLAGS = (("Y", "N"), ("T", "F"), ("1", "0"), ("YES", "NO"), ("TRUE", "FALSE"))
+# case): a void flag is 'Y' on a void ticket, a bit or a number 1, a boolean TRUE. 'Y'/'T' is
+# Indonesian ya/tidak: T is "no" there, "true" only beside F. The first pair holding the
+# sampled values is taken, so a flag sampled with one value reads it as the unset one where a
+# pair has it so (only 'T' sampled: ya/tidak, every sampled ticket valid; a void is rare).
+# Blank text is the unset flag too, as NULL is.
+FLAGS = (("Y", "N"), ("Y", "T"), ("T", "F"), ("1", "0"), ("YES", "NO"), ("TRUE", "FALSE"))
 BOOLEAN_TYPES = ("bool", "boolean")
 
 
@@ -85,25 +92,25 @@ def _void_code(column: Column, words: Words) -> str:
     return ""
 
 
-def _flag(column: Column) -> str:
-    """The SQL of a flag that is set on a void ticket: `= 'Y'` (or 'T', 'YES', 'TRUE', '1',
-    as the sample writes it) for text holding one of FLAGS' pairs, `= TRUE` for a boolean,
-    `= 1` for a bit or a number holding 0 and 1; '' for anything else."""
-    values = {str(v).strip(): str(v).strip().upper() for v in column.profile.values}
+def _flag(column: Column) -> tuple[str, str]:
+    """How a flag that is set on a void ticket is tested: (the SQL of the value compared,
+    the value it is set to). Text holding one of FLAGS' pairs (blanks aside) gives
+    (`UPPER("X")`, `'Y'`) for letters, compared without case, and ("X", `'1'`) for digits;
+    a boolean ("X", `TRUE`); a bit or a number holding 0 and 1 ("X", `1`); anything else
+    ('', '')."""
+    name = quote(column.name)
+    values = {str(v).strip().upper() for v in column.profile.values} - {""}
     declared = column.type.strip().lower()
     if declared in BOOLEAN_TYPES:
-        return "= TRUE"
+        return name, "TRUE"
     if is_text(column) and values:
-        for on, off in FLAGS:
-            if set(values.values()) <= {on, off}:
-                lower = all(v == v.lower() for v in values)  # 'n' sampled: 'y' sets it
-                written = next((v for v, up in values.items() if up == on),
-                               on.lower() if lower else on)
-                return f"= '{written}'"
-        return ""
-    if is_number(column) and set(values.values()) <= {"0", "1", "TRUE", "FALSE"}:
-        return "= 1"
-    return ""
+        on = next((on for on, off in FLAGS if values <= {on, off}), "")
+        if not on:
+            return "", ""
+        return (name, f"'{on}'") if on.isdigit() else (f"UPPER({name})", f"'{on}'")
+    if is_number(column) and values <= {"0", "1", "TRUE", "FALSE"}:
+        return name, "1"
+    return "", ""
 
 
 def named_for_void(column: Column, words: Words) -> bool:
@@ -121,14 +128,15 @@ def _named_void(column: Column, words: Words) -> Proposal | None:
     if is_dated(column):
         return Proposal(column, f"CASE WHEN {name} IS NOT NULL THEN 1 ELSE 0 END",
                         f"{name}, a stamp named for a void, is set on a void ticket")
-    test = _flag(column)
-    if not test:
+    tested, value = _flag(column)
+    if not tested:
         return None
     held = "', '".join(dict.fromkeys(str(v).strip() for v in column.profile.values))
     seen = f" (holds '{held}', sampled)" if held else " (no value sampled)"
-    return Proposal(column, f"CASE WHEN {name} {test} THEN 1 ELSE 0 END",
-                    f"{name}, a flag named for a void{seen}, is {test.removeprefix('= ')} "
-                    f"on a void ticket")
+    either = " in either case" if tested.startswith("UPPER(") else ""
+    return Proposal(column, f"CASE WHEN {tested} = {value} THEN 1 ELSE 0 END",
+                    f"{name}, a flag named for a void{seen}, is {value}{either} on a void "
+                    f"ticket")
 
 
 def cancelled(columns: Sequence[Column], used: set[str], words: Words) -> Proposal | None:

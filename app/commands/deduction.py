@@ -198,17 +198,24 @@ def beside(columns: Sequence[Column], found: dict[str, Pick], words: Words) -> C
                  and DEDUCTION in _concepts(col.name, words)), None)
 
 
-def kilograms_of(percent: Column, net: str, why: str) -> tuple[str, str]:
-    """The SQL of the kilograms a percent means of the net, and the TODO that says so."""
+def kilograms_of(percent: Column, net: str, why: str, dialect: str | None = None
+                 ) -> tuple[str, str]:
+    """The SQL of the kilograms a percent means of the net, rounded to whole kilograms per
+    ticket as a plant's books round them (PostgreSQL rounds to places a numeric only), and
+    the TODO that says so."""
     name = quote(percent.name)
     fraction = _cuts(percent) and max(_cuts(percent)) <= 1
     also = ("; its values are at most 1: if they are fractions (0.05 for 5 %), drop the "
             "/ 100.0" if fraction else "")
-    return (f"{net} * {name} / 100.0",
+    kilograms = f"{net} * {name} / 100.0"
+    if dialect == "postgresql":
+        kilograms = f"CAST({kilograms} AS numeric)"
+    return (f"ROUND({kilograms}, 0)",
             f"confirm: {name} holds a percent ({why}), drafted as the kilograms it means of "
-            f"the net, "
-            f"as adjustweigh is the kilograms deducted (docs/api.md §7); where it holds "
-            f"kilograms, write {name} alone{also}")
+            f"the net, rounded to whole kilograms per ticket, "
+            f"as adjustweigh is the kilograms deducted (docs/api.md §7); where the books keep "
+            f"fractions of a kilogram, drop the ROUND; where it holds kilograms, write "
+            f"{name} alone{also}")
 
 
 def shipped_words() -> Words:

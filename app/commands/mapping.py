@@ -202,11 +202,11 @@ def _percent(c: Collection, columns: Sequence[Column], found: dict[str, Pick],
         found.pop(DEDUCTION, None)
         refused.setdefault(DEDUCTION, []).append((column, (
             f"{quote(column.name)} holds a percent ({why}): map the kilograms it means, "
-            f"ABS(<weigh1> - <weigh2>) * {quote(column.name)} / 100.0")))
+            f"ROUND(ABS(<weigh1> - <weigh2>) * {quote(column.name)} / 100.0, 0)")))
         return
     net = "ABS({} - {})".format(*(_weight(c, f, found[f], dialect)
                                   for f in ("weigh1", "weigh2")))
-    sql, todo = kilograms_of(column, net, why)
+    sql, todo = kilograms_of(column, net, why, dialect)
     uses = tuple(found[f].column.name for f in ("weigh1", "weigh2"))
     found[DEDUCTION] = Pick(column, "", sql, "", uses, todo)
 

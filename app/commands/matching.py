@@ -341,9 +341,15 @@ def date_from_time(c: Collection, found: dict[str, Pick]) -> None:
 
 def one_date(c: Collection, found: dict[str, Pick]) -> None:
     """A table with one date and a time for each weighing (tanggal, waktu_timbangan1,
-    waktu_timbangan2): the date serves the second weighing too."""
+    waktu_timbangan2): the date serves the second weighing too; so does a datetime column
+    kept for the date (TANGGAL SMALLDATETIME, at midnight) where another column gives the
+    first weighing's time (its date part, as for tgl_dt1)."""
     first, second = found.get("tgl_dt1"), found.get("tgl_dt2")
-    if first and not second and "jam_dt2" in found and not is_datetime(first.column) \
+    clock = found.get("jam_dt1")
+    own_time = clock is not None and clock.column.name != first.column.name \
+        and not clock.sql and not is_datetime(clock.column) if first else False
+    if first and not second and "jam_dt2" in found \
+            and (not is_datetime(first.column) or own_time) \
             and not first.sql and not found["jam_dt2"].sql \
             and not is_datetime(found["jam_dt2"].column):
         found["tgl_dt2"] = first._replace(note="the one date of the table, as for tgl_dt1",
