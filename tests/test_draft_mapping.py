@@ -1562,3 +1562,75 @@ def test_a_void_flag_is_served_as_cancelled_on_each_engine(
         "id": row["ID"], "tgl_dt1": row["WaktuTimbang1"].split()[0],
         "jam_dt1": row["WaktuTimbang1"].split()[1], "cancelled": int(row["IsDeleted"])})
         for row in FLAG_ROWS])
+
+
+# A palm-oil mill's weighbridge table (an outside tester's plant, SQL Server 2008 R2): one
+# ticket date, TANGGAL SMALLDATETIME at midnight, and the two weighings' times as 'HH:MM'
+# text; the sortasi deduction as a percent (POT_PERSEN), the books' kilograms rounded per
+# ticket; the void flag FLAG_BATAL Indonesian ya/tidak, 'Y' void (once written 'y'), 'T', a
+# blank or NULL valid. (Its codes are VARCHAR here, as the quarry's are.)
+MILL_PKS = "TR_TIMBANG_PKS"
+_INT = ("INT", "INTEGER", "int")
+MILL_PKS_COLUMNS: Spec = [
+    ("NO_TIKET", "VARCHAR(15)", "VARCHAR(15)", "varchar(15)"), ("TANGGAL", *_SMALLDATETIME),
+    ("JAM_MASUK", *_CHAR[5]), ("JAM_KELUAR", *_CHAR[5]), ("JENIS_TRX", *_CHAR[1]),
+    ("NOPOL", *_VARCHAR), ("KD_BARANG", "VARCHAR(6)", "VARCHAR(6)", "varchar(6)"),
+    ("BERAT_1", *_INT), ("BERAT_2", *_INT), ("NETTO", *_INT),
+    ("POT_PERSEN", "DECIMAL(5,2)", "DECIMAL(5,2)", "decimal(5,2)"), ("FLAG_BATAL", *_CHAR[1])]
+_MILL_PKS_NAMES = [name for name, *_ in MILL_PKS_COLUMNS]
+MILL_PKS_ROWS = [dict(zip(_MILL_PKS_NAMES, row, strict=True)) for row in [
+    ("TK/2609/0002", "2026-09-30 00:00:00", "18:52", "19:22", "M", "BM 8833 KL", "TBS",
+     24780, 7619, 17161, 5.27, "T"),
+    ("TK/2609/0003", "2026-09-30 00:00:00", "20:22", "21:38", "M", "BM 8770 KL", "TBS",
+     20356, 6608, 13748, 5.04, "Y"),
+    ("TK/2610/0004", "2026-10-01 00:00:00", "09:23", "10:32", "M", "BM 8238 TU", "TBS",
+     18503, 7107, 11396, 5.55, " "),
+    ("TK/2610/0005", "2026-10-01 00:00:00", "10:05", "10:51", "M", "BM 9012 AB", "TBS",
+     20950, 7200, 13750, 2.2, "y"),  # a half kilogram: 302.5 rounds away from zero
+    ("TK/2610/0010", "2026-10-01 00:00:00", "12:08", "13:27", "K", "BM 9328 RZ", "PK",
+     11348, 34158, 22810, None, None),
+]]
+
+
+def mill_pks_record(row: dict[str, Any]) -> dict[str, Any]:
+    """The record served for a row of the mill's table, from the row alone."""
+    day = row["TANGGAL"].split()[0]
+    percent = row["POT_PERSEN"]
+    return expected("transactions", {
+        "id": int("".join(ch for ch in row["NO_TIKET"] if ch.isdigit())),
+        "recno": row["NO_TIKET"], "vehno": row["NOPOL"], "productcode": row["KD_BARANG"],
+        "weigh1": row["BERAT_1"], "weigh2": row["BERAT_2"],
+        "adjustweigh": None if percent is None else whole_kilograms(
+            abs(row["BERAT_1"] - row["BERAT_2"]) * Decimal(str(percent)) / 100),
+        "tgl_dt1": day, "jam_dt1": f"{row['JAM_MASUK']}:00",
+        "tgl_dt2": day, "jam_dt2": f"{row['JAM_KELUAR']}:00",
+        "cancelled": 1 if (row["FLAG_BATAL"] or "").upper() == "Y" else 0})
+
+
+def test_a_mill_with_one_datetime_date_a_percent_and_a_ya_tidak_flag(
+        request: pytest.FixtureRequest, engine: str, tmp_path: Path) -> None:
+    """The one SMALLDATETIME date serves both weighings (its date part), the percent is
+    drafted as whole kilograms and FLAG_BATAL 'Y'/'T' as the cancelled condition without
+    case; confirmed, every record is the rows' own."""
+    database, schema = plant_database(request, engine, tmp_path, MILL_PKS, MILL_PKS_COLUMNS,
+                                      MILL_PKS_ROWS)
+    done = draft(database, f"{schema}.{MILL_PKS}" if schema else MILL_PKS, "--collection",
+                 "transactions")
+    assert done.exit_code == 0, done.output
+    lines = selected(done.stdout)
+    date_of = 'date("TANGGAL")' if engine in FILE_ENGINES else 'CAST("TANGGAL" AS date)'
+    assert lines["tgl_dt1"][0] == lines["tgl_dt2"][0] == date_of
+    assert lines["tgl_dt2"][1] == ("the one date of the table, as for tgl_dt1, its date part; "
+                                   "CHECK a second weighing after midnight is dated the day "
+                                   "before")
+    assert lines["adjustweigh"][0].startswith("ROUND(")
+    assert lines["cancelled"][0] == "CASE WHEN UPPER(\"FLAG_BATAL\") = 'Y' THEN 1 ELSE 0 END"
+    sql_dir = tmp_path / "site-sql"
+    shutil.copytree(SHIPPED_SQL_DIR, sql_dir)
+    settled = "\n".join(line.split(" -- TODO")[0] for line in done.stdout.splitlines()) + "\n"
+    (sql_dir / "transactions.sql").write_text(settled, encoding="utf-8")
+    app = create_app({"database": database | SERVED | {"sql_dir": str(sql_dir)},
+                      "collections": {"serve": ["transactions"]}})
+    response = app.test_client().get("/transactions")
+    assert (response.status_code, response.get_json()) == (
+        200, sorted((mill_pks_record(row) for row in MILL_PKS_ROWS), key=lambda r: r["id"]))
