@@ -641,6 +641,42 @@ def test_a_date_and_a_time_column_map_separately(tmp_path: Path, kind: str) -> N
         ('time("JAM_MASUK")', "trade word (JAM_MASUK), its time part"))
 
 
+# One date for both weighings: (the date column's type, its sampled value, the times' columns
+# and values, the tgl_dt2 line drafted on SQLite). A date (DATE), or a datetime kept for the
+# date (TANGGAL SMALLDATETIME at midnight) beside a time column for each weighing, serves
+# both; a datetime that is the first weighing's own moment (its time part gives jam_dt1) is
+# no date of the second.
+_ONE_DATE_NOTE = ("the one date of the table, as for tgl_dt1{}; CHECK a second weighing "
+                  "after midnight is dated the day before")
+ONE_DATE = [
+    ("DATE", "2026-09-30", {"JAM_MASUK": "18:52", "JAM_KELUAR": "19:22"},
+     ('"TANGGAL"', _ONE_DATE_NOTE.format(""))),
+    ("DATETIME", "2026-09-30 00:00:00", {"JAM_MASUK": "18:52", "JAM_KELUAR": "19:22"},
+     ('date("TANGGAL")', _ONE_DATE_NOTE.format(", its date part"))),
+    ("SMALLDATETIME", "2026-09-30 00:00:00", {"JAM_MASUK": "18:52", "JAM_KELUAR": "19:22"},
+     ('date("TANGGAL")', _ONE_DATE_NOTE.format(", its date part"))),
+    ("TIMESTAMP", "2026-09-30 00:00:00", {"JAM_MASUK": "18:52:10", "JAM_KELUAR": "19:22:05"},
+     ('date("TANGGAL")', _ONE_DATE_NOTE.format(", its date part"))),
+    ("DATETIME", "2026-09-30 18:52:00", {"JAM_KELUAR": "19:22"},
+     ("NULL", "TODO no column near it")),
+]
+
+
+@pytest.mark.parametrize(("kind", "day", "times", "line"), ONE_DATE,
+                         ids=[f"{kind}-{len(times)}" for kind, _, times, _ in ONE_DATE])
+def test_one_date_serves_both_weighings(tmp_path: Path, kind: str, day: str,
+                                        times: dict[str, str], line: tuple[str, str]) -> None:
+    database = _sqlite_table(tmp_path / "plant.sqlite3", "TIMBANG", {
+        "NO_TIKET": "INTEGER", "TANGGAL": kind, **dict.fromkeys(times, "CHAR(8)")})
+    con = sqlite3.connect(tmp_path / "plant.sqlite3")
+    con.execute(f"INSERT INTO TIMBANG VALUES (1, ?{', ?' * len(times)})", [day, *times.values()])
+    con.commit()
+    con.close()
+    done = draft(database, "TIMBANG", "--collection", "transactions")
+    assert done.exit_code == 0, done.output
+    assert selected(done.stdout)["tgl_dt2"] == line
+
+
 def test_a_site_extends_the_words(tmp_path: Path) -> None:
     """The site's draft-words.toml in its sql_dir: its words come first, take a word from
     the field the shipped table gives it to, and say they are the site's."""
