@@ -1670,3 +1670,64 @@ def test_a_mill_with_one_datetime_date_a_percent_and_a_ya_tidak_flag(
     response = app.test_client().get("/transactions")
     assert (response.status_code, response.get_json()) == (
         200, sorted((mill_pks_record(row) for row in MILL_PKS_ROWS), key=lambda r: r["id"]))
+
+
+# The mill's product master keyed by its code (docs/adapting.md "A master keyed by a code"):
+# KD_BARANG CHAR(6), padded with blanks, its primary key.
+MASTER = "MS_BARANG"
+MASTER_COLUMNS: Spec = [("KD_BARANG", "CHAR(6)", "CHAR(6)", "char(6)"),
+                        ("NM_BARANG", "VARCHAR(40)", "VARCHAR(40)", "varchar(40)"),
+                        ("SATUAN", "CHAR(3)", "CHAR(3)", "char(3)")]
+# (written padded, as the plant's program writes them, on SQLite too)
+MASTER_ROWS = [{"KD_BARANG": "TBS   ", "NM_BARANG": "Tandan Buah Segar", "SATUAN": "KG "},
+               {"KD_BARANG": "CPO   ", "NM_BARANG": "Crude Palm Oil", "SATUAN": "KG "},
+               {"KD_BARANG": "PK    ", "NM_BARANG": "Palm Kernel", "SATUAN": "KG "}]
+
+
+def test_a_master_keyed_by_its_code_is_drafted_with_the_code_as_id(
+        request: pytest.FixtureRequest, engine: str, tmp_path: Path) -> None:
+    """With products in collections.text_keys, the code column is proposed as id (trimmed
+    where the engine compares blanks); served as drafted, each product is found by its code."""
+    database, schema = plant_database(request, engine, tmp_path, MASTER, MASTER_COLUMNS,
+                                      MASTER_ROWS)
+    keyed = {"collections": {"text_keys": ["products"]}}
+    app = create_app({"database": database} | keyed)
+    table = f"{schema}.{MASTER}" if schema else MASTER
+    done = app.test_cli_runner().invoke(args=["draft-mapping", table, "--collection",
+                                              "products"])
+    assert done.exit_code == 0, done.output
+    lines = selected(done.stdout)
+    code = '"KD_BARANG"' if engine == "mssql" else 'RTRIM("KD_BARANG")'
+    assert (lines["id"][0], lines["ProductCode"][0]) == (code, code)
+    assert lines["id"][1].startswith("the master's code, as ProductCode (collections.text_keys)"
+                                     ", unique on a sample of 3 rows")
+    assert todo_fields(done.stdout) == ["Remark"]
+    sql_dir = tmp_path / "site-sql"
+    shutil.copytree(SHIPPED_SQL_DIR, sql_dir)
+    settled = "\n".join(line.split(" -- TODO")[0] for line in done.stdout.splitlines()) + "\n"
+    (sql_dir / "products.sql").write_text(settled, encoding="utf-8")
+    served = create_app({"database": database | SERVED | {"sql_dir": str(sql_dir)},
+                         "collections": {"serve": ["products"], "text_keys": ["products"]}})
+    # Text is sent without its blanks after it (docs/api.md).
+    records = sorted(({"id": row["KD_BARANG"].rstrip(), "ProductCode": row["KD_BARANG"].rstrip(),
+                       "ProductName": row["NM_BARANG"], "Unit": row["SATUAN"].rstrip(),
+                       "Remark": None}
+                      for row in MASTER_ROWS), key=lambda r: r["id"])
+    client = served.test_client()
+    response = client.get("/products")
+    assert (response.status_code, response.get_json()) == (200, records)
+    one = client.get("/products/TBS")
+    assert (one.status_code, one.get_json()) == (200, next(r for r in records
+                                                           if r["id"] == "TBS"))
+
+
+def test_a_master_not_listed_in_text_keys_is_told_how(tmp_path: Path) -> None:
+    """Without collections.text_keys, id is left open, its TODO saying how to key it."""
+    database, _ = plant_database(None, "sqlite3", tmp_path, MASTER,  # type: ignore[arg-type]
+                                 MASTER_COLUMNS, MASTER_ROWS)
+    done = draft(database, MASTER, "--collection", "products")
+    assert done.exit_code == 0, done.output
+    assert selected(done.stdout)["id"] == (
+        "NULL", 'TODO products is keyed by its code "KD_BARANG", text: list products in '
+                'collections.text_keys and map "KD_BARANG" as id too (docs/adapting.md "A '
+                'master keyed by a code")')

@@ -54,7 +54,7 @@ from ..core.services import services
 from ..database.db import Database, DatabaseUnavailable, QueryFailed
 from ..database.loading import load_queries
 from ..database.sqltext import QueryFileError, qualified, quote
-from ..model.collections import CANCELLED, COLLECTIONS, Collection
+from ..model.collections import CANCELLED, COLLECTIONS, NAMINGS, Collection
 from ..model.schemas import Boolean, Date, Integer, Number, String, Time
 from ..ops.config import SHIPPED_SQL_DIR, ConfigError, load_settings
 from ..ops.config_option import FROM_SETTINGS
@@ -162,7 +162,8 @@ class Plan:
         one_date(c, self.found)
         if dialect != "sqlite":
             unix_time(c, self.found, refused)
-        self.key_advice = text_key_id(c, self.found, dialect, sampled)
+        self.key_advice = text_key_id(c, self.found, dialect, sampled) or master_code_id(
+            c, self.found, dialect, sampled)
         codes_that_are_names(c, self.found)
         descriptions(c, self.found, refused)
         if DEDUCTION in c.fields:
@@ -217,6 +218,42 @@ def plan(c: Collection, columns: Sequence[Column], words: Words | None = None
     named for it whose type cannot hold it."""
     drafted = Plan(c, columns, words)
     return drafted.found, drafted.refused
+
+
+def master_code_id(c: Collection, found: dict[str, Pick], dialect: str | None,
+                   sampled: int) -> str:
+    """A master keyed by its text code (collections.text_keys lists it: docs/adapting.md
+    "A master keyed by a code"): `id` is the column of its code field (KD_BARANG for
+    ProductCode), on a CHECK line that it is the table's key; on SQLite and PostgreSQL,
+    which compare a code with its blanks, both RTRIM a code sampled with blanks after it
+    (a CHAR column). Where the master may be keyed so but is not listed, and its code column
+    is text, why `id` is left open."""
+    code = next((n.master_code for names in NAMINGS.values() for n in names
+                 if n.master == c.name), "")
+    pick = found.get(code)
+    if "id" in found or not pick or pick.sql or not c.keyable_by_text:
+        return ""
+    name = quote(pick.column.name)
+    if c.text_key:
+        values = pick.column.profile.values
+        unique = (f", unique on a sample of {sampled} rows" if values
+                  and len(set(values)) == len(values) else "")
+        padded = dialect is not None and any(
+            isinstance(v, str) and v != v.rstrip() for v in values)
+        if padded:
+            pick = found[code] = pick._replace(
+                sql=f"RTRIM({name})", note=f"{pick.note}, its blanks after the code trimmed "
+                                           f"(docs/adapting.md \"Codes with blanks after them\")")
+        found["id"] = pick._replace(
+            note=f"the master's code, as {code} (collections.text_keys){unique}"
+                 + (", its blanks after it trimmed" if padded else ""),
+            check=f"{name} is the table's key (its primary key): each code once")
+        return ""
+    if not is_text(pick.column):
+        return ""
+    return (f"{c.name} is keyed by its code {name}, text: list {c.name} in "
+            f"collections.text_keys and map {name} as id too (docs/adapting.md \"A master "
+            f"keyed by a code\")")
 
 
 # -- the draft ------------------------------------------------------------------------
@@ -451,10 +488,11 @@ def _written_schema(given: str, found: str, table: str, dialect: str | None) -> 
     return ""
 
 
-def _catalog() -> Database:
-    """The configured database with Jembatan's own queries only: a draft needs no mapping
-    file, so it runs while the site's are missing, empty or half written (the shell creates
-    the file a draft is redirected into before the draft starts)."""
+def _catalog() -> tuple[Database, tuple[str, ...]]:
+    """The configured database with Jembatan's own queries only, and the collections keyed
+    by a text code (collections.text_keys): a draft needs no mapping file, so it runs while
+    the site's are missing, empty or half written (the shell creates the file a draft is
+    redirected into before the draft starts)."""
     try:
         # Under `jembatan` and `flask --app wsgi` no app is built (building it reads the
         # mapping files); an app handed to the CLI as built (the tests'
@@ -467,7 +505,7 @@ def _catalog() -> Database:
         queries = load_queries(settings.database.sql_dir, (), SHIPPED_SQL_DIR)
     except (ConfigError, QueryFileError) as exc:
         raise click.ClickException(str(exc)) from None
-    return Database(settings.database, queries)
+    return Database(settings.database, queries), settings.collections.text_keys
 
 
 def sampled_columns(db: Database, schema: str, table: str, columns: Sequence[Column]
@@ -515,9 +553,10 @@ def draft_mapping_command(table: str, name: str | None, names: bool) -> None:
     and a sample of its rows. Redirect the output into your sql_dir as <collection>.sql,
     finish its TODO lines, then run check-sql.
     """
-    db = _catalog()
+    db, text_keys = _catalog()
     schema, bare = split_table(table)
     c = _collection(bare, name)
+    c = c.keyed_by_text() if c.name in text_keys else c
     words = load_words(db.settings.sql_dir)
     try:
         found, columns = table_columns(db, schema, bare)

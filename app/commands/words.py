@@ -69,8 +69,10 @@ def normalized(name: str) -> str:
 
 def section_of(c: Collection) -> str:
     """The words file's section for a collection: its record shape (docs/api.md §3), the
-    name its summaries go by, or for the master data its schema's."""
-    return c.summary or c.schema.__name__.lower()
+    name its summaries go by, or for the master data its schema's: the shipped one, so that
+    a master keyed by a text code (collections.text_keys) has the words of its shape."""
+    shipped = next((x for x in COLLECTIONS if x.name == c.name), c)
+    return shipped.summary or shipped.schema.__name__.lower()
 
 
 def section_fields() -> dict[str, set[str]]:
