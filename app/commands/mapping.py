@@ -27,7 +27,8 @@ field, but for a datetime (or text holding date-times) that fills the date of a 
 fills the pair's time too, cast to each part in the engine's text
 (`CAST("TGL_MASUK" AS date)`, on SQLite `date("TGL_MASUK")`). A gross and a tare are
 ordered by weighing where the table says how; a text key's digits give the integer id
-(app/commands/sampling.py).
+(app/commands/sampling.py); a master listed in collections.text_keys (read from the same
+configuration) gets its code column as id.
 
 Every line ends with how sure the draft is of it: `-- exact name`, `-- same name but for
 case`, `-- trade word (NOPOL)`, `-- site word (...)`, `-- parts (waktu+timbang+1)`, and
