@@ -382,6 +382,9 @@ def check_collection(db: Database, c: Collection, dialect: str | None) -> tuple[
     if found := nulls.warnings(db, c, nulls_given):  # a warning: the exit status stays
         click.echo(f"  {'NULL dates, weights':<22} WARNING")
         click.echo("\n".join(f"      {line}" for line in found))
+    if found := nulls.zeros(db, c, nulls_given):  # a warning: the exit status stays
+        click.echo(f"  {'weights of 0':<22} WARNING")
+        click.echo("\n".join(f"      {line}" for line in found))
     if found := indexes.notes(db, c, dialect):  # a note: the exit status stays the same
         click.echo(f"  {'indexes':<22} NOTE")
         click.echo("\n".join(f"      {line}" for line in found))
