@@ -142,6 +142,18 @@ def test_the_draft_reads_a_weight_written_0_as_null(
         (r["NO_TIKET"], None if not r["BERAT_2"] else r["BERAT_2"]) for r in ROWS]
     summary = client.get(f"/transactions/summary/{OCTOBER}")
     assert summary.status_code == 200, summary.get_data(as_text=True)
+    checked = app.test_cli_runner().invoke(args=["check-sql", "transactions"])
+    # (Its exit status is the queries' and the proof's: the draft's own lines, not these.)
+    # NETTO is left unused: the tickets weighed twice whose printed net is not the weights'.
+    twice = [r for r in ROWS if r["BERAT_1"] and r["BERAT_2"] and r["NETTO"] is not None]
+    differ = [f'{r["NO_TIKET"]} ({r["NETTO"]}, not {abs(r["BERAT_1"] - r["BERAT_2"])})'
+              for r in twice if r["NETTO"] != abs(r["BERAT_1"] - r["BERAT_2"])]
+    assert warned(checked.output, "printed net") == [
+        f'"NETTO", a net the program prints, unused by the mapping, is not |weigh1 - weigh2| '
+        f"(Jembatan's net) on {len(differ)} of {len(twice)} rows weighed twice of the first "
+        f"1000 of the table (by NO_TIKET): {', '.join(differ)}. Where the plant's books add "
+        f'up the printed net, reconcile these tickets (docs/adapting.md "A printed net '
+        f'beside the weights")']
     want = []
     for day in sorted({r["TANGGAL"][:10] for r in ROWS}):
         of_day = [r for r in ROWS if r["TANGGAL"][:10] == day]
