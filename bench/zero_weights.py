@@ -1,7 +1,8 @@
 """What check-sql's warning of the weights of 0 costs a plant's database (app/commands/nulls.py
 `zeros`; docs/adapting.md "A weighing not made, written as 0"): per weight of the weighing
 shape, a count of the records whose weight is 0 or less and a page of the first of them,
-beside what the NULL weights' warning already ran (the same two queries with `__isnull`).
+beside what the NULL weights' warning already ran (the same two queries with `__isnull`);
+and the printed net's comparison (app/commands/printed.py: the table's first 1,000 rows).
 check-sql runs them when a person runs it; the service never does.
 
     .venv/bin/python bench/zero_weights.py bench/data/bench.sqlite3 [--rounds 5] 2>/dev/null
@@ -32,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from app import create_app  # noqa: E402
-from app.commands import nulls  # noqa: E402
+from app.commands import nulls, printed  # noqa: E402
 from app.core.services import services  # noqa: E402
 from app.model.collections import COLLECTIONS  # noqa: E402
 
@@ -84,7 +85,8 @@ def main() -> None:
               f"{args.rounds} rounds")
         for label, measure in (
                 ("NULL dates and weights (before)", lambda: nulls.warnings(db, c, [])),
-                ("weights of 0 (added)", lambda: nulls.zeros(db, c, []))):
+                ("weights of 0 (added)", lambda: nulls.zeros(db, c, [])),
+                ("printed net (added)", lambda: printed.warnings(db, c, "sqlite"))):
             ms, lines = median_ms(measure, args.rounds, write)
             print(f"  {label:<34} {ms:9.1f} ms  ({len(lines)} line{'s' * (len(lines) != 1)})")
         started = time.perf_counter()
