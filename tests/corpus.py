@@ -209,6 +209,8 @@ def render(form: Form) -> list[str]:
         return [_weighing(form, "first_weighing_of" in form)]
     if "number_of" in form:
         return [f"CAST({text} AS REAL)" for text in render(form["number_of"])]
+    if "weighed_of" in form:
+        return [f"NULLIF({text}, 0)" for text in render(form["weighed_of"])]
     if "when" in form:
         return [f"CASE WHEN {form['when']} THEN 1 ELSE 0 END"]
     raise ValueError(f"no such form of source: {form!r}")

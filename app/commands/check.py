@@ -30,7 +30,7 @@ from ..database.templates import AFTER_PARAMETERS, DEFAULT_BY, FILTER_PLACEHOLDE
 from ..formats.encoding import RecordEncoder
 from ..model import params
 from ..model.collections import COLLECTIONS, DATE_PAIRS, NAMINGS, Collection
-from . import indexes, nulls
+from . import indexes, nulls, printed
 from .deduction import FIELD as DEDUCTION
 from .deduction import deduction_findings
 
@@ -381,6 +381,12 @@ def check_collection(db: Database, c: Collection, dialect: str | None) -> tuple[
             return failures + len(runs) - 1, 0
     if found := nulls.warnings(db, c, nulls_given):  # a warning: the exit status stays
         click.echo(f"  {'NULL dates, weights':<22} WARNING")
+        click.echo("\n".join(f"      {line}" for line in found))
+    if found := nulls.zeros(db, c, nulls_given):  # a warning: the exit status stays
+        click.echo(f"  {'weights of 0':<22} WARNING")
+        click.echo("\n".join(f"      {line}" for line in found))
+    if found := printed.warnings(db, c, dialect):  # a warning: the exit status stays
+        click.echo(f"  {'printed net':<22} WARNING")
         click.echo("\n".join(f"      {line}" for line in found))
     if found := indexes.notes(db, c, dialect):  # a note: the exit status stays the same
         click.echo(f"  {'indexes':<22} NOTE")

@@ -44,6 +44,7 @@ else the one the catalog found it in); on SQLite, which has no schemas, the tabl
 
 from __future__ import annotations
 
+import decimal
 import re
 import textwrap
 from collections.abc import Sequence
@@ -169,6 +170,9 @@ class Plan:
         descriptions(c, self.found, refused)
         if DEDUCTION in c.fields:
             _percent(c, columns, self.found, refused, words, dialect)
+        for field in ("weigh1", "weigh2"):
+            if field in self.found:
+                self.found[field] = _unweighed(c, field, self.found[field], dialect)
         self.refused = {f: r for f, r in refused.items() if f not in self.found}
         self.names: list[Named] = names_beside(c, self.found, columns, words)
         used = {p.column.name for p in self.found.values()} | {
@@ -184,6 +188,26 @@ def _weight(c: Collection, field: str, pick: Pick, dialect: str | None) -> str:
     """A weight as a percent's net reads it: its column (the gross or the tare where the
     pick orders a pair: the net is the same either way), cast where it is text."""
     return _source(c, field, pick._replace(sql=""), dialect)
+
+
+WEIGHED = 1000  # a sampled weight this heavy beside zeros: the zeros are no weighing
+
+
+def _unweighed(c: Collection, field: str, pick: Pick, dialect: str | None) -> Pick:
+    """A weight column whose sampled values hold zeros beside weights in the thousands: a
+    program that writes 0 for a weighing not made yet. Its line reads such a 0 as NULL
+    (NULLIF), or the ticket would count as weighed, its net the whole other weight."""
+    numbers = [float(v) for v in pick.column.profile.values
+               if isinstance(v, int | float | decimal.Decimal)
+               or (isinstance(v, str) and re.fullmatch(r"\s*-?\d+(\.\d+)?\s*", v))]
+    zeros = sum(n == 0 for n in numbers)
+    if pick.sql or not zeros or max(numbers) < WEIGHED:
+        return pick
+    return pick._replace(
+        sql=f"NULLIF({_source(c, field, pick, dialect)}, 0)",
+        note=f"{pick.note}; NULLIF: {zeros} of {len(numbers)} sampled values are 0 beside "
+             f"weights up to {max(numbers):g}: a weighing not made yet, written as 0, is "
+             f"read as NULL (docs/adapting.md \"A weighing not made, written as 0\")")
 
 
 def _percent(c: Collection, columns: Sequence[Column], found: dict[str, Pick],
