@@ -221,7 +221,7 @@ class Queries:
             found = self.names_of(master, dialect)
             return found and (found[0], found[1].sql, found[2])
         return with_groups(statement, by, self.namings.get(stem, {}), names, where,
-                           self.texts.get(stem, frozenset()))
+                           self.texts.get(stem, frozenset()), dialect)
 
     def field_line(self, stem: str, field: str, dialect: str | None) -> str:
         """Where `stem`'s records query gives `field`: 'file:line: the line', for an

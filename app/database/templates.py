@@ -343,9 +343,16 @@ def lookup(text: str, where: str) -> Template:
     return Template.parse(text, where)
 
 
+# A text group's value without its trailing blanks, by dialect: SQL Server and SQLite trim
+# a number too (converted to text), PostgreSQL has no rtrim(integer) (a text field mapped to
+# a column of numbers).
+_TRIMMED = {"postgresql": "RTRIM(CAST({} AS TEXT))"}
+
+
 def with_groups(statement: Statement, by: Sequence[str], namings: Mapping[str, Naming],
                 names_of: Callable[[str], tuple[str, str, Template] | None],
-                where: str, texts: Container[str] = ()) -> Statement:
+                where: str, texts: Container[str] = (), dialect: str | None = None
+                ) -> Statement:
     """A summary's statement with its groups filled in: {by}; {groups}, where each code of
     master data (`namings`, Collection.namings) is followed by its name, the lookup shape
     (name_of or name_from of shapes.sql) filled in for it, {group} being the group's value
@@ -361,12 +368,13 @@ def with_groups(statement: Statement, by: Sequence[str], namings: Mapping[str, N
     for group in by:
         column, outer = quote(group), f'"grouped".{quote(group)}'  # outer: in a lookup
         if group in texts:
-            grouping.append(Sql(f"RTRIM({column})"))
-            groups.append(f"RTRIM({column}) AS {column}")
+            trimmed = _TRIMMED.get(dialect or "", "RTRIM({})")
+            grouping.append(Sql(trimmed.format(column)))
+            groups.append(f"{trimmed.format(column)} AS {column}")
             # An aggregate: the engines take no expression of an outer column in a subquery
             # (PostgreSQL: "subquery uses ungrouped column"), but an aggregate of one, which
             # is the outer query's; every row of the group has this one value.
-            outer = f"MIN(RTRIM({outer}))"
+            outer = f"MIN({trimmed.format(outer)})"
         else:
             grouping.append(group)
             groups.append(column)
