@@ -11,8 +11,10 @@ The page tells where it is through `<html data-state>`: loading, ready, key or e
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
+import sqlite3
 import subprocess
 from collections import defaultdict
 from contextlib import AbstractContextManager
@@ -25,7 +27,7 @@ from zoneinfo import ZoneInfo
 import pytest
 import requests
 
-from app.commands.demo import build_demo_database
+from app.commands.demo import build_demo_database, write_void_mapping
 from tests.browser import NO_NETWORK, Browser, needs_chromium
 from tests.conftest import build_database, other_zone_than
 from tests.servers import Running, gunicorn
@@ -51,9 +53,16 @@ def demo_database(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def serve(tmp_path: Path, database: Path, config: str = "",
           **env: str) -> AbstractContextManager[Running]:
-    """One gunicorn on `database`, with `config` as its TOML file and JEMBATAN_* `env`."""
+    """One gunicorn on `database`, with `config` as its TOML file and JEMBATAN_* `env`; a
+    database whose tickets void in the demo's flag column is read with the mapping that
+    reads it."""
     toml = tmp_path / "report.toml"
-    toml.write_text(config)
+    with contextlib.closing(sqlite3.connect(database)) as con:
+        flag = "cancelled" in {r[1] for r in con.execute(
+            "SELECT * FROM pragma_table_info('transactions')")}
+    mapping = write_void_mapping(tmp_path / "void-sql") if flag else None
+    toml.write_text((f"[database]\nsql_dir = {json.dumps(str(mapping))}\n" if mapping else "")
+                    + config)
     return gunicorn(tmp_path, {"JEMBATAN_SQLITE": str(database),
                                "JEMBATAN_CONFIG": str(toml), **env},
                     "--workers", "1", "--threads", "4")
