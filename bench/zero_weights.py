@@ -21,13 +21,10 @@ import argparse
 import logging
 import shutil
 import sqlite3
-import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -36,21 +33,9 @@ from app import create_app  # noqa: E402
 from app.commands import nulls, printed  # noqa: E402
 from app.core.services import services  # noqa: E402
 from app.model.collections import COLLECTIONS  # noqa: E402
+from bench.left_out import median_ms  # noqa: E402  (the same timing as its sibling bench)
 
 ZEROS = 25  # tickets given a weigh2 of 0, spread over the table
-
-
-def median_ms(measure: Callable[[], Any], rounds: int, before: Callable[[], None]
-              ) -> tuple[float, Any]:
-    """The median time of `measure` in ms over `rounds`, `before` run (untimed) each time;
-    and its last answer."""
-    times, answer = [], None
-    for _ in range(rounds):
-        before()
-        start = time.perf_counter()
-        answer = measure()
-        times.append((time.perf_counter() - start) * 1000)
-    return statistics.median(times), answer
 
 
 def main() -> None:
