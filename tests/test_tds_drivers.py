@@ -487,21 +487,22 @@ def test_a_query_slower_than_query_timeout_answers_503(server: Kit, driver: str,
     """503 "timed out" after about query_timeout; the same worker serves on."""
     sql = tmp_path / "sql"
     shutil.copytree(SHIPPED_SQL_DIR, sql)
-    # A site's own `all` for customers that counts 300,000 x 400 rows first (seconds: 300,000
-    # x 100 took 0.95 s once, within the timeout); its other reads stay quick. T-SQL has no
-    # sleep inside a SELECT.
+    # A site's own `all` for customers that counts 300,000 x 4,000 rows first (half a minute:
+    # 300,000 x 100 took 0.95 s once); its other reads stay quick. T-SQL has no sleep inside a
+    # SELECT. The timeout is 3 s, not 1: the server is shared with the suite's other workers,
+    # and on a loaded machine a record by key once took 1.7 s there.
     (sql / "customers.sql").write_text((sql / "customers.sql").read_text() + (
         '\n-- name: all\nSELECT {fields} FROM "records"\n'
         'CROSS JOIN (SELECT COUNT(*) AS "n" FROM "timbangan1" AS "a"\n'
-        '    CROSS JOIN "timbangan1" AS "b" WHERE "b"."id" <= 400) AS "slow"\n'
+        '    CROSS JOIN "timbangan1" AS "b" WHERE "b"."id" <= 4000) AS "slow"\n'
         'ORDER BY {order};\n'))
-    with serve_odbc(server.odbc(driver), tmp_path, query_timeout=1, sql_dir=str(sql),
+    with serve_odbc(server.odbc(driver), tmp_path, query_timeout=3, sql_dir=str(sql),
                     serve=tuple(SITE_TYPES)) as web:
         before = workers(web)
         start = time.monotonic()
         response = requests.get(web.base + "/customers", timeout=60)
         took = time.monotonic() - start
-        print(f"query slower than query_timeout=1: GET /customers -> "
+        print(f"query slower than query_timeout=3: GET /customers -> "
               f"{response.status_code} in {took:.3f} s")
         assert response.status_code == 503, response.text
         assert "timed out" in response.json()["message"]
@@ -509,7 +510,7 @@ def test_a_query_slower_than_query_timeout_answers_503(server: Kit, driver: str,
         # Cancelled after about query_timeout, not when the count is done: the watchdog's
         # SQLCancel (a TDS attention), or FreeTDS's own query timeout, which gives the server
         # as long again to answer the attention and then drops the connection.
-        assert took < 5
+        assert took < 10
         found = samples(requests.get(web.base + "/metrics", timeout=10).text)
         assert value(found, "jembatan_database_errors_total", kind="timeout") == 1
         # The count may still run on the server (Kit.cancel): end it, so that the next

@@ -301,7 +301,7 @@ def test_idle_connections_after_the_server_returns_serve_at_once(
     """Each thread of the worker holds a connection; the server stops (or crashes) and comes
     back while they sit idle. Each stale connection's first query then fails (STALE_ERRORS):
     it is run again on a fresh connection, so the first request after the
-    server's return is a 200, /health within a second, and every later one 200."""
+    server's return is a 200, /health at once, and every later one 200."""
     with serve(odbc, tmp_path, threads=THREADS) as web:
         deadline = time.monotonic() + 20
         while tsql.sessions() < THREADS:  # every thread has made its connection
@@ -317,7 +317,9 @@ def test_idle_connections_after_the_server_returns_serve_at_once(
               f"in {took:.3f} s")
         assert response.status_code == 200, (response.text, web.log()[-3000:])
         assert response.json() == {"status": "ok", "database": "ok"}
-        assert took < 1
+        # At once: no login timeout (database.connect_timeout, 5 s) waited out. About 0.6 s on a
+        # quiet machine (a fresh login and the check); 1.3 s once on a loaded one.
+        assert took < 4
 
         # Until both stale connections have been met (and replaced), every answer is 200.
         # A stale connection's first error is HY000 "Unknown error" or, when the server's
