@@ -186,31 +186,47 @@ def test_a_plants_file_lists_each_plant_with_its_key(tmp_path: Path) -> None:
     path = tmp_path / "plants.toml"
     path.write_text('page_size = 500\npause_seconds = 0.5\ncollections = ["transactions"]\n'
                     '[plants.north_mill]\nurl = "http://10.0.0.5:8000/"\nkey_env = "NORTH"\n'
-                    '[plants."depot-2"]\nurl = "https://depot2.example/jembatan"\n')
-    assert load_fleet(path, {"NORTH": "s3cret"}) == Fleet(
-        plants=(Plant("north_mill", "http://10.0.0.5:8000", "s3cret"),
-                Plant("depot-2", "https://depot2.example/jembatan", None)),
+                    'insecure_http = true\n'
+                    '[plants."depot-2"]\nurl = "https://depot2.example/jembatan"\n'
+                    '[plants.here]\nurl = "http://localhost:8000"\nkey = "k"\n')
+    warned: list[str] = []
+    assert load_fleet(path, {"NORTH": "s3cret"}, warned.append) == Fleet(
+        plants=(Plant("north_mill", "http://10.0.0.5:8000", "s3cret", insecure_http=True),
+                Plant("depot-2", "https://depot2.example/jembatan", None),
+                Plant("here", "http://localhost:8000", "k")),
         collections=("transactions",), page_size=500, pause_seconds=0.5, timeout=30.0)
+    # One line per plant the file allows plain http to another host (loopback needs none).
+    assert warned == [f"{path}: [plants.north_mill]: http://10.0.0.5:8000 is read over plain "
+                      "http (insecure_http = true): its key and its records cross the network "
+                      "unencrypted"]
 
 
 @pytest.mark.parametrize(("text", "message"), [
     ("", "no plants: add a [plants.<name>] table with its url"),
     ('[plants.a]\nurl = "ftp://x"\n', "[plants.a]: url must be the plant's Jembatan address, "
                                       "http://host:port or https://host/prefix"),
-    ('[plants.a]\nurl = "http://x"\nkey_env = "NOPE"\n',
+    ('[plants.a]\nurl = "https://x"\nkey_env = "NOPE"\n',
      "[plants.a]: key_env names 'NOPE', which is not set"),
-    ('[plants.a]\nurl = "http://x"\nkey = "k"\nkey_env = "K"\n',
+    ('[plants.a]\nurl = "https://x"\nkey = "k"\nkey_env = "K"\n',
      "[plants.a]: give key or key_env, not both"),
-    ('[plants."a b"]\nurl = "http://x"\n',
+    ('[plants."a b"]\nurl = "https://x"\n',
      "[plants.a b]: a plant's name is 1 to 64 letters, digits, '_', '.' or '-', starting "
      "with a letter or digit"),
-    ('page_size = 20000\n[plants.a]\nurl = "http://x"\n',
+    ('page_size = 20000\n[plants.a]\nurl = "https://x"\n',
      "page_size must be a whole number from 1 to 10000"),
-    ('collections = ["trucks"]\n[plants.a]\nurl = "http://x"\n',
+    ('collections = ["trucks"]\n[plants.a]\nurl = "https://x"\n',
      "collections must be a list of distinct collection names, of customers, products, "
      "transporters, transactions, vehicles, bricon2, weighing, timbangan1, timbangan2, biao1"),
-    ('limit = 5\n[plants.a]\nurl = "http://x"\n', "unknown setting 'limit'; the settings are "
+    ('limit = 5\n[plants.a]\nurl = "https://x"\n', "unknown setting 'limit'; the settings are "
      "collections, page_size, pause_seconds, plants, timeout"),
+    # Plain http to another host: the key and the records in clear text on the network.
+    ('[plants.a]\nurl = "http://10.0.0.5:8000"\nkey = "k"\n',
+     "[plants.a]: http://10.0.0.5:8000 is plain http to another host: the key and the "
+     "records would cross the network in clear text; use the plant's https:// address (its "
+     "proxy, docs/deploy.md), or set insecure_http = true for a network without TLS "
+     "(docs/warehouse.md)"),
+    ('[plants.a]\nurl = "http://x"\ninsecure_http = "yes"\n',
+     "[plants.a]: insecure_http must be true or false"),
 ])
 def test_a_bad_plants_file_is_refused_with_what_is_wrong(tmp_path: Path, text: str,
                                                          message: str) -> None:

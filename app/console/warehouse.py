@@ -67,7 +67,8 @@ def load(plants_file: Path, **run: Any) -> None:
     run (the others were loaded; its bookmarks are kept, and a later run catches up)."""
     modules = warehouse_modules()
     try:
-        fleet = modules.load_fleet(plants_file)
+        fleet = modules.load_fleet(
+            plants_file, warn=lambda line: click.echo(f"warning: {line}", err=True))
     except modules.FleetError as exc:
         raise click.UsageError(str(exc)) from None
     raise SystemExit(run_pipeline(fleet, **run))

@@ -8,6 +8,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urljoin, urlsplit
 
 import requests
 
@@ -17,6 +18,8 @@ from .plants import Fleet, Plant
 # version): the feed starts again from a stamp (docs/api.md §5.11, Errors).
 RESTART = ("after: the bookmark is not valid", "after: a bookmark of another version")
 BUSY_TRIES = 5  # a 429 (the key's max_concurrent) is waited out this many times
+REDIRECTS = 5  # redirects followed within the plant's own origin, at most, for one request
+DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 class PlantDown(Exception):
@@ -80,7 +83,7 @@ class PlantClient:
     def get(self, path: str, params: Mapping[str, Any]) -> requests.Response:
         """A GET of the plant, paced; PlantDown or PlantRefused unless it answers 200."""
         for _ in range(BUSY_TRIES):
-            answer = self.paced(path, params)
+            answer = self.followed(path, params)
             if answer.status_code != 429:
                 break
             time.sleep(min(float(answer.headers.get("Retry-After", "1") or 1), 30.0))
@@ -92,19 +95,51 @@ class PlantClient:
         refused = BookmarkRefused if message.startswith(RESTART) else PlantRefused
         raise refused(f"{path} answered {answer.status_code}: {message}")
 
-    def paced(self, path: str, params: Mapping[str, Any]) -> requests.Response:
-        """One request, no sooner than pause_seconds after the last one to this plant."""
+    def followed(self, path: str, params: Mapping[str, Any]) -> requests.Response:
+        """The answer to a GET of the plant's `path`, its redirects followed while they stay
+        at the plant's own origin (scheme, host and port); a redirect anywhere else is
+        refused, never followed: the key would go with it (docs/warehouse.md)."""
+        answer = self.paced(self.plant.url + path, path, params)
+        for _ in range(REDIRECTS):
+            if not answer.is_redirect:
+                return answer
+            location = urljoin(answer.url, answer.headers["Location"])
+            if origin(location) != origin(self.plant.url):
+                raise PlantRefused(
+                    f"{path} answered {answer.status_code}, a redirect to {location}: another "
+                    "scheme, host or port than the plant's url, not followed (the key would "
+                    f"go there); set [plants.{self.plant.name}] url in the plants file to the "
+                    "address that answers")
+            answer = self.paced(location, path, {})
+        if answer.is_redirect:
+            raise PlantRefused(f"{path}: more than {REDIRECTS} redirects")
+        return answer
+
+    def paced(self, url: str, path: str, params: Mapping[str, Any]) -> requests.Response:
+        """One request of `url` (for `path`), without following a redirect, no sooner than
+        pause_seconds after the last one to this plant."""
         wait = self.last + self.fleet.pause_seconds - time.monotonic()
         if wait > 0:
             time.sleep(wait)
         self.counted[self.plant.name] = self.counted.get(self.plant.name, 0) + 1
         try:
-            return self.session.get(self.plant.url + path, params=params,
-                                    timeout=self.fleet.timeout)
+            return self.session.get(url, params=params, timeout=self.fleet.timeout,
+                                    allow_redirects=False)
         except requests.RequestException as exc:
             raise PlantDown(f"{path}: {_reason(exc)}") from None
         finally:
             self.last = time.monotonic()
+
+
+def origin(url: str) -> tuple[str, str, int | None]:
+    """A URL's origin: its scheme, host and port (the scheme's own when it names none)."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port or DEFAULT_PORTS.get(scheme)
+    except ValueError:  # not a port: no origin of a plant's
+        port = -1
+    return scheme, (parts.hostname or "").lower(), port
 
 
 def _json(answer: requests.Response) -> Any:
