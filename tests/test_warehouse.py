@@ -36,7 +36,7 @@ from app.warehouse import (
 )
 from tests.conftest import build_database
 from tests.helpers import NAMES, exactly, name_of, warehouse_key
-from tests.servers import JEMBATAN, ROOT, environment, free_port
+from tests.servers import JEMBATAN, ROOT, free_port
 
 COLUMN = NamingConvention().normalize_identifier  # dlt's default names (its documented rule)
 MASTERS = {"products": [{"id": 1, "ProductCode": "P1", "ProductName": "Sand"},
@@ -235,25 +235,6 @@ def test_a_bad_plants_file_is_refused_with_what_is_wrong(tmp_path: Path, text: s
     with pytest.raises(FleetError) as refused:
         load_fleet(path, {})
     assert str(refused.value) == f"{path}: {message}"
-
-
-# -- one command: the demo plant into a DuckDB file ----------------------------------------
-
-
-def test_one_command_loads_the_demo_plant_into_a_duckdb_file(tmp_path: Path) -> None:
-    database = tmp_path / "demo.sqlite3"  # missing: the command makes it, as demo-db would
-    env = environment(tmp_path, {"JEMBATAN_SQLITE": str(database),
-                                 "RUNTIME__DLTHUB_TELEMETRY": "false"})
-    done = subprocess.run([str(JEMBATAN), "warehouse", "demo", "--pipelines-dir", "pipelines"],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
-                          check=False)
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert done.stdout.splitlines()[-1].startswith(
-        "loaded into duckdb (warehouse.duckdb), dataset jembatan, in ")
-    with plant(database, voids=False) as url:
-        expected = expected_tables(url, "demo")
-    assert len(expected) == 10 and len(expected["transactions"]) == 3000
-    compare(expected, duck(tmp_path / "warehouse.duckdb"), "jembatan")
 
 
 # -- updates, cancellations, new tickets; the state; a plant down ----------------------------
