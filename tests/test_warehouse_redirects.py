@@ -107,3 +107,17 @@ def test_the_load_names_the_plant_and_the_location_it_did_not_follow(tmp_path: P
         "key would go there); set [plants.north_mill] url in the plants file to the address "
         "that answers (its bookmarks are kept: a later run catches up)")
     assert len(asked) == 1 and received == []
+
+
+def test_a_plant_allowed_plain_http_is_named_in_a_warning_at_each_load(tmp_path: Path) -> None:
+    # 192.0.2.1 (TEST-NET-1) answers nothing: the run goes on past the warning to skip it.
+    plants = tmp_path / "plants.toml"
+    plants.write_text('timeout = 0.2\n[plants.south_quarry]\nurl = "http://192.0.2.1:8000"\n'
+                      f'key = "{KEY}"\ninsecure_http = true\n')
+    said = CliRunner().invoke(main, [
+        "warehouse", "load", "--plants", str(plants), "--duckdb-file",
+        str(tmp_path / "w.duckdb"), "--pipelines-dir", str(tmp_path / "pipelines")])
+    assert said.exit_code == 3, said.output
+    assert said.stderr.splitlines()[0] == (
+        f"warning: {plants}: [plants.south_quarry]: http://192.0.2.1:8000 is read over plain "
+        "http (insecure_http = true): its key and its records cross the network unencrypted")
