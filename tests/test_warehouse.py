@@ -5,6 +5,7 @@ its lists (`GET /<c>`), never from the feed the source reads, nor from the wareh
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import sqlite3
 import subprocess
 from collections.abc import Iterator
@@ -182,7 +183,8 @@ def no_telemetry(monkeypatch: pytest.MonkeyPatch) -> None:
 # -- the plants file ------------------------------------------------------------------------
 
 
-def test_a_plants_file_lists_each_plant_with_its_key(tmp_path: Path) -> None:
+def test_a_plants_file_lists_each_plant_with_its_key(tmp_path: Path,
+                                                    caplog: pytest.LogCaptureFixture) -> None:
     path = tmp_path / "plants.toml"
     path.write_text('page_size = 500\npause_seconds = 0.5\ncollections = ["transactions"]\n'
                     '[plants.north_mill]\nurl = "http://10.0.0.5:8000/"\nkey_env = "NORTH"\n'
@@ -199,6 +201,10 @@ def test_a_plants_file_lists_each_plant_with_its_key(tmp_path: Path) -> None:
     assert warned == [f"{path}: [plants.north_mill]: http://10.0.0.5:8000 is read over plain "
                       "http (insecure_http = true): its key and its records cross the network "
                       "unencrypted"]
+    # Without `warn` (the Python API), the same lines go to the log jembatan.warehouse.
+    with caplog.at_level(logging.WARNING, "jembatan.warehouse"):
+        load_fleet(path, {"NORTH": "s3cret"})
+    assert [r.getMessage() for r in caplog.records if r.name == "jembatan.warehouse"] == warned
 
 
 @pytest.mark.parametrize(("text", "message"), [
