@@ -10,17 +10,19 @@ from __future__ import annotations
 import ast
 import datetime as dt
 import hashlib
+import io
 import os
 import re
 import shutil
 import subprocess
 import tomllib
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack
+from contextlib import ExitStack, redirect_stdout
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import duckdb
 
@@ -189,15 +191,20 @@ def _counts(line: str) -> dict[str, int]:
 
 def orchestrator(ws: Workspace, text: str) -> None:
     """The page's Python over the same pipeline (this warehouse and its working directory
-    rather than the page's PostgreSQL and /var/lib): caught up, it reads nothing new."""
+    rather than the page's PostgreSQL and /var/lib), run in this process with the keys the
+    session exported: caught up, it reads nothing new."""
     for shown, here in (('destination="postgres"',
                          f"destination=dlt.destinations.duckdb({str(ws.warehouse)!r})"),
                         ('"/var/lib/jembatan-warehouse/pipelines"',
                          repr(ws.env["DLT_DATA_DIR"] + "/pipelines")),
-                        ('"/etc/jembatan/plants.toml"', '"plants.toml"')):
+                        ('"/etc/jembatan/plants.toml"', repr(str(ws.cwd / "plants.toml")))):
         assert text.count(shown) == 1
         text = text.replace(shown, here)
-    records, skipped = ast.literal_eval("(" + ws.shell(text, "python").strip()
+    printed = io.StringIO()
+    keys = {name: ws.env[name] for name in re.findall(r'key_env = "(\w+)"', ws.plants)}
+    with mock.patch.dict(os.environ, keys), redirect_stdout(printed):
+        exec(compile(text, "docs/warehouse.md", "exec"), {})  # noqa: S102
+    records, skipped = ast.literal_eval("(" + printed.getvalue().strip()
                                         .replace("} {", "}, {") + ")")
     collections = [c for c in tomllib.loads(ws.plants)["collections"]
                    if c in ws.settings["auth"]["keys"]["warehouse"]["collections"]]
