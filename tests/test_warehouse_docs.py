@@ -99,6 +99,19 @@ def test_every_block_of_the_warehouse_docs_is_run_or_says_why_not() -> None:
     assert {how for how in TRIED.values() if not how.startswith("not run: ")} == set(RUNNERS)
 
 
+def test_the_example_plants_file_loads_and_warns_of_each_plant_on_plain_http() -> None:
+    example = DOCS / "examples" / "warehouse" / "plants.toml"
+    tables = tomllib.loads(example.read_text(encoding="utf-8"))["plants"]
+    warned: list[str] = []
+    fleet = load_fleet(example, {t["key_env"]: KEY for t in tables.values() if "key_env" in t},
+                       warned.append)
+    assert [p.name for p in fleet.plants] == list(tables)
+    assert warned == [f"{example}: [plants.{name}]: {t['url']} is read over plain http "
+                      "(insecure_http = true): its key and its records cross the network "
+                      "unencrypted" for name, t in tables.items() if t.get("insecure_http")]
+    assert warned  # the file shows the opt-in
+
+
 @dataclass
 class Workspace:
     """The directory the page's commands run in, their environment, and what runs share."""
