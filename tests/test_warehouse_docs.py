@@ -167,7 +167,8 @@ def key(ws: Workspace, text: str) -> None:
 def plants(ws: Workspace, text: str) -> None:
     """The page's plants file loads as it is (its keys from the page's variables)."""
     fleet = load_fleet(_written(ws, "page-plants.toml", text),
-                       {"NORTH_MILL_KEY": KEY, "SOUTH_QUARRY_KEY": KEY}, lambda _: None)
+                       dict.fromkeys(re.findall(r'key_env = "(\w+)"', text), KEY),
+                       lambda _: None)
     assert [p.name for p in fleet.plants] == re.findall(r"^\[plants\.(\w+)\]", text, re.M)
     ws.plants = text
 
