@@ -53,7 +53,8 @@ ROWS = {"transactions": WEIGHINGS, "weighing": WEIGHINGS, "transporters": TRANSP
         "customers": CUSTOMERS}
 SECRETS = {"t03": "transporter-T03-secret-0001", "custs": "customers-C01-C02-secret",
            "full": "full-access-secret-000001", "limited": "one-at-a-time-secret-0001",
-           "narrow": "a-few-fields-secret-00001", "entry": "entry-times-only-secret-1"}
+           "narrow": "a-few-fields-secret-00001", "entry": "entry-times-only-secret-1",
+           "undated": "no-dates-at-all-secret-01"}
 # What each key reads: its collections and, per field, the values its rows may hold.
 SCOPES: dict[str, tuple[tuple[str, ...], dict[str, tuple[str, ...]]]] = {
     "t03": (("transactions", "weighing"), {"transcode": ("T03",)}),
@@ -74,6 +75,9 @@ AUTH = {"api_keys": [SECRETS["full"]], "keys": {
     # Reads the entry weighings' times, not the stamp the feed moves on by default.
     "entry": {"key": SECRETS["entry"], "collections": ["transactions"],
               "fields": ["id", "vehno", "tgl_dt1", "jam_dt1"], "max_concurrent": 0},
+    # Reads no date, nor the time beside one: no range, no feed.
+    "undated": {"key": SECRETS["undated"], "collections": ["transactions"],
+                "fields": ["id", "vehno", "tgl_dt1"], "max_concurrent": 0},
 }}
 NARROW = ["id", "jam_update", "tgl_update", "vehno"]  # the key's fields, in the record's order
 NAMES = {"t03": "t03", "custs": "custs", "full": "key-1"}
@@ -361,7 +365,7 @@ def on_path(kind: Any, collection: str) -> str:
     return kind.path.replace("<c>", collection).replace("…", DAYS).replace("{n}", "1")
 
 
-@pytest.mark.parametrize("key", ["narrow", "entry"])
+@pytest.mark.parametrize("key", ["narrow", "entry", "undated"])
 def test_a_key_with_fields_reads_on_its_own_dates_alone(client: FlaskClient, key: str
                                                         ) -> None:
     """Every read kind that takes `on` (a range, a summary, the feed), on every date pair of
@@ -370,15 +374,16 @@ def test_a_key_with_fields_reads_on_its_own_dates_alone(client: FlaskClient, key
     default pair too. A pair it reads answers its records in that pair's order."""
     keyed = Keyed(client, key)
     fields = [f for f in COLLECTIONS["transactions"][0] if f in AUTH["keys"][key]["fields"]]
+    where = AUTH["keys"][key].get("where", {})
     mine = [{f: r[f] for f in fields} for r in WEIGHINGS
-            if all(r.get(f) in v for f, v in (SCOPES["t03"][1] if key == "narrow" else
-                                               {}).items())]
+            if all(r.get(f) in ([v] if isinstance(v, str) else v) for f, v in where.items())]
     kinds = [k for k in READ_KINDS if "on" in k.arguments]
     assert kinds
     for c in AUTH["keys"][key]["collections"]:
         accepted = readable(key, c)
+        takes = ", ".join(accepted) or "nothing: this key reads none of its dates"
         refusal = (f"{c} has no date pair {{!r}} that this key reads (auth.keys.{key}.fields); "
-                   f"on takes {', '.join(accepted)}")
+                   f"on takes {takes}")
         for kind in kinds:
             for on in DATED[c].dates:
                 path = f"{on_path(kind, c)}?on={on}"
