@@ -20,7 +20,11 @@ import pytest
 from flask.testing import FlaskClient
 
 from app import create_app
-from app.ops.config import SHIPPED_SQL_DIR, ConfigError
+from app.formats.registry import FORMATS
+from app.model.collections import COLLECTIONS as TABLE
+from app.model.collections import DATE_PAIRS
+from app.model.kinds import READ_KINDS
+from app.ops.config import SHIPPED_SQL_DIR, ConfigError, load_settings
 from tests.conftest import build_database
 from tests.contract import COLLECTIONS, PAIRS, expected
 from tests.helpers import grouped, in_range, records, samples, weighing
@@ -49,7 +53,8 @@ ROWS = {"transactions": WEIGHINGS, "weighing": WEIGHINGS, "transporters": TRANSP
         "customers": CUSTOMERS}
 SECRETS = {"t03": "transporter-T03-secret-0001", "custs": "customers-C01-C02-secret",
            "full": "full-access-secret-000001", "limited": "one-at-a-time-secret-0001",
-           "narrow": "a-few-fields-secret-00001"}
+           "narrow": "a-few-fields-secret-00001", "entry": "entry-times-only-secret-1",
+           "undated": "no-dates-at-all-secret-01"}
 # What each key reads: its collections and, per field, the values its rows may hold.
 SCOPES: dict[str, tuple[tuple[str, ...], dict[str, tuple[str, ...]]]] = {
     "t03": (("transactions", "weighing"), {"transcode": ("T03",)}),
@@ -67,6 +72,12 @@ AUTH = {"api_keys": [SECRETS["full"]], "keys": {
     "narrow": {"key": SECRETS["narrow"], "collections": ["transactions", "weighing"],
                "fields": ["vehno", "id", "tgl_update", "jam_update"],
                "where": {"transcode": "T03"}, "max_concurrent": 0},
+    # Reads the entry weighings' times, not the stamp the feed moves on by default.
+    "entry": {"key": SECRETS["entry"], "collections": ["transactions"],
+              "fields": ["id", "vehno", "tgl_dt1", "jam_dt1"], "max_concurrent": 0},
+    # Reads no date, nor the time beside one: no range, no feed.
+    "undated": {"key": SECRETS["undated"], "collections": ["transactions"],
+                "fields": ["id", "vehno", "tgl_dt1"], "max_concurrent": 0},
 }}
 NARROW = ["id", "jam_update", "tgl_update", "vehno"]  # the key's fields, in the record's order
 NAMES = {"t03": "t03", "custs": "custs", "full": "key-1"}
@@ -85,6 +96,13 @@ def ranged(key: str, collection: str) -> list[dict[str, Any]]:
     """Its rows in RANGE on dt1, in the range's order."""
     rows = in_range(scoped(key, collection), PAIRS["dt1"], START, END)
     return sorted(rows, key=lambda r: (r["tgl_dt1"], r["jam_dt1"], r["id"]))
+
+
+def stamped(rows: list[dict[str, Any]], on: str) -> list[dict[str, Any]]:
+    """The rows in the order of a range or the feed on the pair `on`: its date and time
+    (a NULL time as 00:00:00), then id."""
+    day, clock = PAIRS[on]
+    return sorted(rows, key=lambda r: (r[day], r[clock] or "00:00:00", r["id"]))
 
 
 class Keyed:
@@ -285,8 +303,9 @@ def test_a_key_with_fields_reads_only_those(client: FlaskClient) -> None:
     assert keyed.json("/transactions/page/1?page_size=2") == only[:2]
     assert keyed.json(f"/transactions/{mine[0]['id']}") == only[0]
     assert keyed.json("/weighing/1") == {"numberrow": 1} | only[0]
-    assert keyed.json(f"/transactions{RANGE}") == [
-        {f: r[f] for f in NARROW} for r in ranged("t03", "transactions")]
+    assert keyed.json(f"/transactions{RANGE}?on=update") == [  # the pair it reads
+        {f: r[f] for f in NARROW} for r in stamped(in_range(mine, PAIRS["update"], START, END),
+                                                   "update")]
     assert keyed.json("/transactions/changes") == feed
     assert keyed.get("/transactions?format=csv").get_data(as_text=True) == "".join(
         ",".join(str(v or "") for v in row.values()) + "\r\n"
@@ -329,3 +348,122 @@ def test_a_sites_own_read_without_filters_refuses_a_keys_condition(tmp_path: Pat
         f"key to its rows: add them, or leave transactions out of the key's collections")
     create_app({"database": database, "auth": {"keys": {"c": AUTH["keys"]["custs"] | {
         "collections": ["weighing"], "where": {"custcode": "C01"}}}}})
+
+
+# The moments a key of `fields` reads: the `on` pairs whose date and time are both its own.
+DATED = {c.name: c for c in TABLE}
+DAYS = "2026-11-01/00:00/2026-11-03/23:59:59"
+
+
+def readable(key: str, collection: str) -> list[str]:
+    fields = AUTH["keys"][key]["fields"]
+    return [on for on in DATED[collection].dates if set(DATE_PAIRS[on]) <= set(fields)]
+
+
+def on_path(kind: Any, collection: str) -> str:
+    """A read kind's path (docs/api.md §6.2 as app/model/kinds.py writes it) over DAYS."""
+    return kind.path.replace("<c>", collection).replace("…", DAYS).replace("{n}", "1")
+
+
+@pytest.mark.parametrize("key", ["narrow", "entry", "undated"])
+def test_a_key_with_fields_reads_on_its_own_dates_alone(client: FlaskClient, key: str
+                                                        ) -> None:
+    """Every read kind that takes `on` (a range, a summary, the feed), on every date pair of
+    the key's collections: a pair whose date or time the key does not read is the 400 of a
+    pair that is not there, listing those it reads, through HTTP and MCP alike; the feed's
+    default pair too. A pair it reads answers its records in that pair's order."""
+    keyed = Keyed(client, key)
+    fields = [f for f in COLLECTIONS["transactions"][0] if f in AUTH["keys"][key]["fields"]]
+    where = AUTH["keys"][key].get("where", {})
+    mine = [{f: r[f] for f in fields} for r in WEIGHINGS
+            if all(r.get(f) in ([v] if isinstance(v, str) else v) for f, v in where.items())]
+    kinds = [k for k in READ_KINDS if "on" in k.arguments]
+    assert kinds
+    for c in AUTH["keys"][key]["collections"]:
+        accepted = readable(key, c)
+        takes = ", ".join(accepted) or "nothing: this key reads none of its dates"
+        refusal = (f"{c} has no date pair {{!r}} that this key reads (auth.keys.{key}.fields); "
+                   f"on takes {takes}")
+        for kind in kinds:
+            for on in DATED[c].dates:
+                path = f"{on_path(kind, c)}?on={on}"
+                if kind.name == "summary":  # made of other fields: refused on any pair
+                    assert keyed.json(path, 400)["message"].startswith(f"the key {key} reads")
+                elif on not in accepted:
+                    assert keyed.json(path, 400) == {
+                        "code": 400, "status": "Bad Request",
+                        "message": f"Invalid query parameter on: {refusal.format(on)}",
+                        "errors": {"query": {"on": [refusal.format(on)]}}}, path
+                else:
+                    found = keyed.json(path)
+                    numbered = [{"numberrow": None} | r for r in mine] if DATED[c].numbered \
+                        else mine
+                    assert found == stamped(in_range(numbered, PAIRS[on], START, END), on), path
+        for on in DATED[c].dates:
+            if on in accepted:
+                continue
+            assert keyed.tool("read_records", collection=c, on=on, **{
+                "from": START, "to": END}) == refusal.format(on)
+            assert keyed.tool("changes", collection=c, on=on) == refusal.format(on)
+        if DATED[c].feed_on not in accepted:  # the feed's own pair: no default for this key
+            assert keyed.json(f"/{c}/changes", 400)["message"] == (
+                f"Invalid query parameter on: {refusal.format(DATED[c].feed_on)}")
+        described = keyed.tool("describe", collection=c)["collections"][0]["date_pairs"]
+        assert described == {on: list(DATE_PAIRS[on]) for on in accepted}
+
+
+@pytest.mark.parametrize(("collection", "fields", "hidden"), [
+    ("transactions", ["vehno", "weigh1"], "id"),
+    ("bricon2", ["tanggal", "jam", "no_produksi"], "no_produksi_"),
+])
+def test_a_key_must_read_the_order_its_records_come_in(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, collection: str, fields: list[str],
+        hidden: str) -> None:
+    """Records come in their collection's canonical order: a key's fields without one of
+    its fields would read that field's order, so the start is refused, naming it."""
+    monkeypatch.chdir(tmp_path)
+    order = DATED[collection].order
+    with pytest.raises(ConfigError) as refused:
+        load_settings({"auth": {"keys": {"k": {"key": SECRETS["narrow"], "fields": fields,
+                                               "collections": [collection]}}}}, {})
+    assert str(refused.value) == (
+        f"auth.keys.k.fields: {collection}'s records come in the order of {', '.join(order)} "
+        f"(docs/api.md §2), which would tell the key what it may not read: add {hidden}")
+
+
+# Tickets 4 and 8 of the transporter T03 voided: a key that may not read `cancelled`.
+VOIDED = {"transactions": [r | {"cancelled": int(r["id"] in (4, 8))} for r in WEIGHINGS]}
+
+
+def listed_ids(name: str, body: bytes) -> list[Any]:
+    """The first column of an answer in format `name` (asked with fields=id): its ids."""
+    extension = FORMATS[name].extension
+    if extension is None:
+        return [r["id"] for r in json.loads(body)]
+    if extension == "csv":
+        lines = body.decode("utf-8-sig").splitlines()
+        return [int(v) for v in lines[1 + lines[0].startswith("sep="):]]
+    assert extension == "xlsx", f"a format this test cannot read: {name}"
+    book = openpyxl.load_workbook(io.BytesIO(body))
+    assert len(book.sheetnames) == 1, book.sheetnames  # no sheet of what it leaves out
+    return [v for (v,) in book.active.iter_rows(min_row=2, values_only=True)]
+
+
+def test_every_format_sends_the_same_records_to_a_key_that_cannot_read_cancelled(
+        shared: Callable[..., FlaskClient]) -> None:
+    """A workbook leaves voided tickets out, JSON and CSV send them: for a key without
+    `cancelled` among its fields, every format of every read sends the same records in the
+    same order, and nothing says how many were voided (X-Left-Out names no voided)."""
+    keyed = Keyed(shared(VOIDED, auth=AUTH), "narrow")
+    mine = [r for r in VOIDED["transactions"] if r["transcode"] == "T03"]
+    assert any(r["cancelled"] for r in mine) and any(not r["cancelled"] for r in mine)
+    kinds = [k for k in READ_KINDS if "format" in k.arguments and "filters" in k.arguments
+             and "by" not in k.arguments]
+    for kind in kinds:
+        path = on_path(kind, "transactions") + "?fields=id" + (
+            "&on=update" if "on" in kind.arguments else "")
+        ordered = stamped(mine, "update") if "on" in kind.arguments else mine
+        for name in FORMATS:
+            answer = keyed.get(f"{path}&format={name}")
+            assert listed_ids(name, answer.data) == [r["id"] for r in ordered], (path, name)
+            assert "voided" not in answer.headers.get("X-Left-Out", ""), (path, name)

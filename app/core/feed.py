@@ -204,6 +204,7 @@ def read(runner: Runner, planner: Planner, feed: FeedSettings, on: str, limit: i
     `fit` says how many of the records found an answer can hold; where it holds fewer, the
     call is made again for that many from the rows already read, so that the bookmark is
     theirs."""
+    planner.check_on(on)  # a pair the key may not read: refused before its bookmark is read
     filters = planner.as_run(filters)  # cancelled=all is no filter: the same bookmarks
     first = start(planner.collection.name, on, filters, after, since, feed.secrets)
     # With the plant's zone set, its "now": the server's UTC clock in that zone, read before

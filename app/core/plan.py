@@ -18,7 +18,7 @@ from ..database.filters import Filter
 from ..formats.encoding import RecordEncoder
 from ..formats.headings import Headings
 from ..model import params
-from ..model.collections import CANCELLED, Collection, QueryName
+from ..model.collections import CANCELLED, DATE_PAIRS, Collection, QueryName
 from ..model.problems import Absent, Invalid
 from ..ops.config import ApiKey
 from . import summaries
@@ -52,6 +52,8 @@ class Planner:
         self.scope: tuple[Filter, ...] = ()
         # A key's fields: the only ones its records send, filter on and group by (None: all).
         self.allowed: tuple[str, ...] | None = None
+        # The `on` pairs it may read: the collection's, less those a key's fields hide.
+        self.dates: tuple[str, ...] = collection.dates
         self.scoped: dict[str, Planner] = {}  # by key name: this planner within that key
         self.scoped_to = ""  # the name of the key this planner is scoped to ("": none)
 
@@ -70,6 +72,7 @@ class Planner:
             found.allowed = (None if key.fields is None else
                              tuple(f for f in self.encoder.output
                                    if f in key.fields or f == "numberrow"))
+            found.dates = tuple(on for on in self.dates if found.reads(*DATE_PAIRS[on]))
             found.scoped, found.scoped_to = {}, key.name
             self.scoped[key.name] = found
         return found
@@ -82,6 +85,10 @@ class Planner:
             return list(self.allowed)
         self.refuse_outside(fields, "fields")
         return fields
+
+    def reads(self, *names: str) -> bool:
+        """Whether the key may read every one of these fields (no key's fields: all)."""
+        return self.allowed is None or all(f in self.allowed for f in names)
 
     def refuse_outside(self, names: Sequence[str], argument: str) -> None:
         """Fields outside the key's (auth.keys.<name>.fields) are not its to read."""
@@ -106,6 +113,9 @@ class Planner:
         self.refuse_outside([f.field for f in filters if f not in self.scope], "filters")
         if not self.collection.cancellable:
             return tuple(filters)
+        # A key that may not read cancelled reads the voided records in every format: to
+        # leave them out of one would tell them apart (docs/keys.md §3).
+        leave_out = leave_out and self.reads(CANCELLED)
         named = any(f.field == CANCELLED for f in filters)
         kept = tuple(f for f in filters if f.field != CANCELLED or f.values != (None,))
         return kept + ((Filter(CANCELLED, "", (False,)),) if leave_out and not named else ())
@@ -166,11 +176,11 @@ class Planner:
                 filters: Sequence[Filter] = ()) -> Read:
         """The summary of the records a range would read, per group of `by` (day by
         default), cancelled ones left out unless a filter names them."""
-        self.check_on(on)
         if self.allowed is not None:  # its figures are made of fields the key may not read
             raise Invalid(f"the key {self.scoped_to} reads only some fields of "
                           f"{self.collection.name} (auth.keys.{self.scoped_to}.fields), and a "
                           f"summary's figures are made of others: read its records instead")
+        self.check_on(on)
         groups = summaries.read_by(self.collection, by, self.groupable)
         return self._read(QueryName("summary", on), encoder=self.summary_encoder(groups),
                           values=bounds, filters=self.as_run(filters, True), by=groups)
@@ -196,9 +206,15 @@ class Planner:
                           whole=True, also=(CLOCK,))
 
     def check_on(self, on: str) -> None:
-        """`on` must be one of the collection's date pairs."""
-        dates = self.collection.dates
-        if on not in dates:
-            accepted = ", ".join(dates) if dates else "nothing: it has no dates"
+        """`on` must be one of the collection's date pairs, and under a key's fields one
+        whose date and time the key reads: a hidden pair is refused as an unknown one is."""
+        if on in self.dates:
+            return
+        accepted = ", ".join(self.dates) or (
+            "nothing: it has no dates" if self.allowed is None or not self.collection.dates
+            else "nothing: this key reads none of its dates")
+        if self.allowed is None:
             raise Invalid(f"{self.collection.name} has no date pair {on!r}; on takes "
                           f"{accepted}", "on")
+        raise Invalid(f"{self.collection.name} has no date pair {on!r} that this key reads "
+                      f"(auth.keys.{self.scoped_to}.fields); on takes {accepted}", "on")

@@ -405,7 +405,7 @@ def _described(tools: Tools, arguments: Mapping[str, Any]) -> dict[str, Any]:
         entry: dict[str, Any] = {"name": name, "record": shape,
                                  "description": c.schema.Meta.description, "key": c.key,
                                  "order": list(c.order),
-                                 "date_pairs": {on: list(DATE_PAIRS[on]) for on in c.dates}}
+                                 "date_pairs": {on: list(DATE_PAIRS[on]) for on in planner.dates}}
         if c.summary and planner.allowed is None:  # a key's fields: no summaries
             entry["summary"] = {
                 "by": [*summaries.named_groups(c), "a text or integer field"],

@@ -267,6 +267,12 @@ def _key_fields(given: Any, where: str, collections: Sequence[Collection]
                 raise ConfigError(f"{where}: {name!r} is not a field of {c.name}; a key's "
                                   f"fields are fields of every collection of the key: name "
                                   f"fewer collections in its `collections`")
+    for c in collections:  # its records come in that order: the order would tell them
+        hidden = [f for f in c.order if f not in names]
+        if hidden:
+            raise ConfigError(f"{where}: {c.name}'s records come in the order of "
+                              f"{', '.join(c.order)} (docs/api.md §2), which would tell the "
+                              f"key what it may not read: add {', '.join(hidden)}")
     return names
 
 
