@@ -602,7 +602,11 @@ RECYCLING = "## Records by key under recycling"  # by hand: bench/recycling.py's
 FLEET = "## The warehouse over a fleet of plants"  # by hand: bench/fleet.py's
 EXACT = "## Exact figures (weighing summaries summed as decimals)"  # bench/exact_sums.py's
 LEFT_OUT = "## What leaving out costs"  # by hand: bench/left_out.py's
-KEPT = (COST, TSQL, READ_CORE, RECYCLING, FLEET, EXACT, LEFT_OUT, EARLIER)  # `make bench` keeps
+CAUGHT_UP = "## A caught-up warehouse run"  # by hand: bench/caught_up.py's
+KEY_FIELDS = "## What a key's fields cost a plan"  # by hand: bench/key_fields.py's
+# `make bench` keeps these sections
+KEPT = (COST, TSQL, READ_CORE, RECYCLING, FLEET, EXACT, LEFT_OUT, KEY_FIELDS, CAUGHT_UP,
+        EARLIER)
 
 
 def earlier_studies(published: Path) -> list[str]:

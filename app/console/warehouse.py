@@ -139,8 +139,8 @@ def run_pipeline(fleet: Any, destination: str, duckdb_file: Path, dataset: str,
 def said(fleet: Any, tally: Any) -> Iterator[str]:
     """One line per plant: the records of each collection and the requests, or why not."""
     for plant in fleet.plants:
-        read = ", ".join(f"{c} {n:,}" for (p, c), n in tally.records.items()
-                         if p == plant.name)
+        read = ", ".join(f"{c} {n:,}{again(n, tally.repeats.get((p, c), 0))}"
+                         for (p, c), n in tally.records.items() if p == plant.name)
         keyless = sum(n for (p, _), n in tally.keyless.items() if p == plant.name)
         line = f"{plant.name}: {read or 'no records'}; " \
                f"{tally.requests.get(plant.name, 0)} requests"
@@ -150,6 +150,15 @@ def said(fleet: Any, tally: Any) -> Iterator[str]:
             line += f"; NOT READ TO THE END: {tally.skipped[plant.name]} (its bookmarks " \
                     "are kept: a later run catches up)"
         yield line
+
+
+def again(records: int, repeats: int) -> str:
+    """How many of a collection's records read were new and how many came again (the
+    plant's X-Bookmark-Repeats: a late commit into a busy window brings its neighbours
+    again), when some did."""
+    if not repeats:
+        return ""
+    return f" ({max(records - repeats, 0):,} new, {repeats:,} again)"
 
 
 def demo_database() -> None:

@@ -9,6 +9,14 @@ count of forgotten records are capped, so a token cannot make a call read or hol
 than app/core/feed.py's stated bound. A feed walking a crowded second carries that second
 (whole), the last key of it sent (at most 8 fields of 64 bits, NULLs allowed) and whether
 the walk is over: a few bytes more, whatever the second holds.
+
+Records forgotten (past SEEN) are not lost from the bookmark: each is folded into the digest
+of its **bucket**, a slice of the window's time grid (`bucket_width`, 1/30 of the lookback),
+as a count and a sum of keyed 64-bit hashes of (key, stamp). A read that finds a bucket's
+unremembered records to be exactly those (the same count and sum) knows them all sent; any
+difference (a late commit into that slice, an update that moved a stamp out of it) and the
+bucket's records are sent again, counted as repeats, never skipped. At most MAX_BUCKETS of
+them: 10 bytes or so each, whatever the records they stand for.
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ import binascii
 import datetime as dt
 import hashlib
 import hmac
+import math
 import re
 import zlib
 from collections.abc import Sequence
@@ -42,9 +51,16 @@ _MAC = 12  # bytes of the token's HMAC-SHA-256 (96 bits), which no one without a
 # a key of 8 fields (10 bytes each), with room to spare; a larger body is no token of ours.
 _UNPACKED = 64 * 1024
 _FILTERS = 6  # bytes of the digest of the filters the bookmark was made with
+BUCKETS = 30  # slices of the lookback window a bucket's digest covers (bucket_width)
+MAX_BUCKETS = 64  # digests a token may carry: a window spans at most BUCKETS + 1 of them
+_HASH = 8  # bytes of a bucket's sum of hashes
+_SUM = 2 ** (8 * _HASH)
 _US = dt.timedelta(microseconds=1)
 
 Key = tuple[int | None, ...]
+# A bucket's digest: its index on the grid (stamp // bucket_width), how many forgotten
+# records it holds and the sum of their hashes (entry_hash) modulo 2**64.
+Bucket = tuple[int, int, int]
 
 
 @dataclass(frozen=True)
@@ -62,6 +78,8 @@ class Bookmark:
     walk: dt.datetime | None = None  # a crowded second walked by key (app/core/feed.py)
     walked: Key | None = None  # the last key of it sent; None: none yet
     walked_all: bool = False  # the walk has ended: reads leave out what it sent
+    width: int = 0  # seconds of a bucket (bucket_width); 0: not set yet (a new bookmark)
+    buckets: tuple[Bucket, ...] = ()  # the forgotten records' digests, by index
 
     def lower_bound(self, lookback: dt.timedelta) -> dt.datetime:
         """Where this call's read starts."""
@@ -70,10 +88,39 @@ class Bookmark:
 
 
 def window_start(mark: dt.datetime, lookback: dt.timedelta) -> dt.datetime:
-    """The oldest stamp a call reads, in whole seconds: a time parameter over ODBC carries
-    none of a second's fraction, so a bound with one would be cut to the second below and
-    the read would return records the bookmark no longer remembers."""
-    return (mark - lookback).replace(microsecond=0)
+    """The oldest stamp a call reads: on the buckets' grid (bucket_width, whole seconds), so
+    that a read holds the whole of each bucket it meets (a time parameter over ODBC carries
+    none of a second's fraction either)."""
+    width = bucket_width(lookback) * 1_000_000
+    return dt.datetime.min + (_micros(mark - lookback) // width * width) * _US
+
+
+def bucket_width(lookback: dt.timedelta) -> int:
+    """Seconds of a bucket: 1/BUCKETS of the lookback, at least one."""
+    return max(1, math.ceil(lookback.total_seconds() / BUCKETS))
+
+
+def bucket_of(stamp: dt.datetime, width: int) -> int:
+    """The index of the bucket holding `stamp` on a grid of `width` seconds."""
+    return _micros(stamp) // (width * 1_000_000)
+
+
+def entry_hash(key: Key, stamp: dt.datetime, secret: bytes) -> int:
+    """A record's 64-bit hash in a bucket's digest, keyed with the bookmark secret."""
+    data = _key(key) + _varint(_micros(stamp))
+    return int.from_bytes(hashlib.blake2b(data, key=secret[:64], digest_size=_HASH).digest(),
+                          "big")
+
+
+def folded(buckets: tuple[Bucket, ...], entries: Sequence[tuple[Key, dt.datetime]],
+           width: int, secret: bytes) -> tuple[Bucket, ...]:
+    """`buckets` with `entries` (records forgotten) added to their buckets' digests."""
+    out = {bid: (count, total) for bid, count, total in buckets}
+    for key, stamp in entries:
+        bid = bucket_of(stamp, width)
+        count, total = out.get(bid, (0, 0))
+        out[bid] = (count + 1, (total + entry_hash(key, stamp, secret)) % _SUM)
+    return tuple((bid, count, total) for bid, (count, total) in sorted(out.items()))
 
 
 def filters_digest(filters: Sequence[Filter]) -> bytes:
@@ -140,6 +187,17 @@ def _entries(b: Bookmark) -> bytes:
     return bytes(out)
 
 
+def _buckets(b: Bookmark) -> bytes:
+    """The width, the count of buckets, then each: its index's step from the previous one
+    (the first in full), its count of records, its sum of hashes."""
+    out = bytearray(_varint(b.width) + _varint(len(b.buckets)))
+    previous = 0
+    for bid, count, total in b.buckets:
+        out += _varint(bid - previous) + _varint(count) + total.to_bytes(_HASH, "big")
+        previous = bid
+    return bytes(out)
+
+
 def _key(key: Key | None) -> bytes:
     """A key of the walk: its width + 1 (0: no key), then each field, 0 for NULL, else its
     zigzag + 1."""
@@ -153,7 +211,8 @@ def encode(b: Bookmark, secrets: Sequence[bytes]) -> str:
     """The token: version, MAC (under the first of `secrets`), then the bookmark; entries
     compressed when that is shorter."""
     flags = ((b.mark is not None) | (b.floor is not None) << 1 | (b.forgotten is not None) << 2
-             | (b.walk is not None) << 4 | (b.walk is not None and b.walked_all) << 5)
+             | (b.walk is not None) << 4 | (b.walk is not None and b.walked_all) << 5
+             | bool(b.width) << 6)
     entries = _entries(b)
     packed = zlib.compress(entries, 9)
     if len(packed) < len(entries):
@@ -166,6 +225,8 @@ def encode(b: Bookmark, secrets: Sequence[bytes]) -> str:
         body += _varint(b.forgotten_count)
     if b.walk is not None:
         body += _varint(_micros(b.walk)) + _key(b.walked)
+    if b.width:
+        body += _buckets(b)
     body += entries
     head = bytes([VERSION])
     return base64.urlsafe_b64encode(head + mac(secrets[0], head + body) + body
@@ -281,6 +342,9 @@ def _read(r: _Reader) -> Bookmark:
     walk, walked = (r.stamp(), _walked(r)) if flags & 16 else (None, None)
     if walk is not None and walk.microsecond or flags & 32 and walk is None:
         raise ValueError("walk")  # a whole second, always
+    grid, buckets = _read_buckets(r) if flags & 64 else (0, ())
+    if buckets and (forgotten is None or bucket_of(forgotten, grid) < buckets[-1][0]):
+        raise ValueError("buckets")  # a bucket holds forgotten records only
     rest = r.data[r.at:]
     entries = _Reader(_unpacked(rest) if flags & 8 else rest)
     seen: set[tuple[Key, dt.datetime]] = set()
@@ -308,7 +372,29 @@ def _read(r: _Reader) -> Bookmark:
     if entries.at != len(entries.data):
         raise ValueError("trailing bytes")
     return Bookmark(collection, on, filters, mark, floor, forgotten, count, frozenset(seen),
-                    walk, walked, bool(flags & 32))
+                    walk, walked, bool(flags & 32), grid, buckets)
+
+
+def _read_buckets(r: _Reader) -> tuple[int, tuple[Bucket, ...]]:
+    """A token's buckets: as many as a window holds at most, indexes rising, counts that
+    add up to no more than MAX_FORGOTTEN, a width a lookback of a day could give."""
+    width, n = r.varint(), r.varint()
+    if not 1 <= width <= 86_400 or n > MAX_BUCKETS:
+        raise ValueError("buckets")
+    out: list[Bucket] = []
+    bid = 0
+    for i in range(n):
+        step = r.varint()
+        if i and not step:
+            raise ValueError("buckets")
+        bid += step
+        count = r.varint()
+        if not count:
+            raise ValueError("buckets")
+        out.append((bid, count, int.from_bytes(r.take(_HASH), "big")))
+    if sum(c for _, c, _ in out) > MAX_FORGOTTEN:
+        raise ValueError("buckets")
+    return width, tuple(out)
 
 
 def _walked(r: _Reader) -> Key | None:
@@ -332,14 +418,22 @@ def key_order(key: Key) -> tuple[tuple[bool, int], ...]:
 
 
 def fitted(b: Bookmark, secrets: Sequence[bytes]) -> str:
-    """The token, with the oldest remembered records forgotten while it is too long (only
-    stamps with fractions of a second take that much room)."""
+    """The token, with the oldest remembered records forgotten (into their buckets) while it
+    is too long (only stamps with fractions of a second take that much room)."""
     token = encode(b, secrets)
     while len(token) >= MAX_TOKEN and b.seen:
         oldest = sorted(b.seen, key=lambda e: (e[1], key_order(e[0])))
-        drop = oldest[:max(1, len(oldest) // 10)]
-        b = replace(b, seen=b.seen - set(drop),
-                    forgotten=max(f for f in (b.forgotten, drop[-1][1]) if f is not None),
-                    forgotten_count=b.forgotten_count + len(drop))
+        b = forget(b, oldest[:max(1, len(oldest) // 10)], secrets[0])
         token = encode(b, secrets)
     return token
+
+
+def forget(b: Bookmark, drop: Sequence[tuple[Key, dt.datetime]], secret: bytes) -> Bookmark:
+    """`b` without the remembered records `drop` (the oldest, in order): counted as
+    forgotten, and folded into their buckets when the bookmark keeps buckets."""
+    if not drop:
+        return b
+    buckets = folded(b.buckets, drop, b.width, secret) if b.width else b.buckets
+    return replace(b, seen=b.seen - set(drop), buckets=buckets,
+                   forgotten=max(f for f in (b.forgotten, drop[-1][1]) if f is not None),
+                   forgotten_count=b.forgotten_count + len(drop))

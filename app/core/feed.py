@@ -18,6 +18,12 @@ holds it and writes and reads its token).
   (the newest stamp forgotten) and `forgotten_count` say which stamps may come again. Such
   records are sent again rather than lost, counted in X-Bookmark-Repeats, and they do not
   count against `limit`, so that a call always gets past them.
+  Forgotten records are not lost, though: each is folded into its bucket's digest
+  (app/core/bookmarks.py), and a read that finds a bucket's unremembered records to be
+  exactly those skips them as it skips the remembered ones (`checked`). So a caught-up call
+  sends nothing it has sent, however many records changed inside the window; only a bucket
+  whose records differ from its digest (a late commit into it, a stamp moved out of it) is
+  sent again, counted as repeats.
 - `floor`: a start from ?since= reads nothing older, until the window has moved past it.
 
 Every query of a call is bounded, whatever its token says: at most `limit + SEEN + REPEATS`
@@ -64,9 +70,13 @@ from .bookmarks import (
     SEEN,
     Bookmark,
     Key,
+    bucket_of,
+    bucket_width,
     decode,
+    entry_hash,
     filters_digest,
     fitted,
+    folded,
     key_order,
     window_start,
 )
@@ -103,6 +113,7 @@ class Step:
     # len(rows) when the read was cut by its row_count; None when it read to the end (or to
     # a record still settling).
     cut: int | None = None
+    known: int = 0  # forgotten records read and left out: their buckets' digests matched
 
 
 def advance(b: Bookmark, rows: Sequence[tuple[Key, dt.datetime, tuple[Any, ...]]],
@@ -114,10 +125,14 @@ def advance(b: Bookmark, rows: Sequence[tuple[Key, dt.datetime, tuple[Any, ...]]
     settle, lookback = (dt.timedelta(seconds=s) for s in (feed.settle_seconds,
                                                            feed.lookback_seconds))
     cutoff = now - settle if now is not None else None
+    # Digests of another grid (lookback_seconds changed since) are dropped by _kept: their
+    # records come again, as any forgotten record without a digest.
+    known, covered = checked(b, rows, complete, feed.secrets[0]) \
+        if b.width == bucket_width(lookback) else (set(), set())
     sent: list[tuple[Any, ...]] = []
     lateness: list[float] = []
     added: set[tuple[Key, dt.datetime]] = set()
-    repeats, last, read_all = 0, None, complete
+    repeats, skipped, last, read_all = 0, 0, None, complete
     cut = None if complete else len(rows)
     for at, (key, stamp, values) in enumerate(rows):
         if cutoff is None or stamp > cutoff:  # still settling; so is everything after it
@@ -127,6 +142,9 @@ def advance(b: Bookmark, rows: Sequence[tuple[Key, dt.datetime, tuple[Any, ...]]
             last = stamp
             continue
         repeat = b.forgotten is not None and stamp <= b.forgotten
+        if repeat and known and bucket_of(stamp, b.width) in known:  # its digest: sent
+            last, skipped = stamp, skipped + 1
+            continue
         if not repeat and len(sent) - repeats == limit:
             read_all, cut = False, at
             break
@@ -139,15 +157,45 @@ def advance(b: Bookmark, rows: Sequence[tuple[Key, dt.datetime, tuple[Any, ...]]
             lateness.append((now - stamp).total_seconds())  # type: ignore[operator]
     reached = cutoff if read_all and cutoff is not None else last
     mark = max((m for m in (b.mark, reached) if m is not None), default=None)
-    return Step(sent, _kept(b, mark, b.seen | added, lookback), repeats, lateness, cut)
+    # A bucket read whole whose digest did not match has just been sent again: its records
+    # are remembered from here (or forgotten into a fresh digest), its old digest dropped.
+    b = replace(b, buckets=tuple(d for d in b.buckets if d[0] in known or d[0] not in covered))
+    kept = _kept(b, mark, b.seen | added, lookback, feed.secrets[0])
+    return Step(sent, kept, repeats, lateness, cut, skipped)
+
+
+def checked(b: Bookmark, rows: Sequence[tuple[Key, dt.datetime, tuple[Any, ...]]],
+            complete: bool, secret: bytes) -> tuple[set[int], set[int]]:
+    """The buckets whose forgotten records `rows` holds exactly (the same count and sum of
+    hashes as their digests: every one of them sent), and the buckets the read covers whole
+    (every bucket before the last row's, or all of them when it read to the end)."""
+    if not b.buckets or b.forgotten is None:
+        return set(), set()
+    found: dict[int, tuple[int, int]] = {}
+    for key, stamp, _ in rows:
+        if stamp > b.forgotten:
+            break  # in stamp order: the rest are newer than any forgotten record
+        if (key, stamp) not in b.seen:
+            bid = bucket_of(stamp, b.width)
+            count, total = found.get(bid, (0, 0))
+            found[bid] = (count + 1, (total + entry_hash(key, stamp, secret)) % 2 ** 64)
+    last = bucket_of(rows[-1][1], b.width) if rows else None
+    covered = {bid for bid, _, _ in b.buckets
+               if complete or (last is not None and bid < last)}
+    return {bid for bid, count, total in b.buckets
+            if bid in covered and found.get(bid) == (count, total)}, covered
 
 
 def _kept(b: Bookmark, mark: dt.datetime | None, seen: frozenset[tuple[Key, dt.datetime]],
-          lookback: dt.timedelta) -> Bookmark:
-    """The bookmark at `mark`: what lies inside its window kept, at most SEEN records."""
+          lookback: dt.timedelta, secret: bytes) -> Bookmark:
+    """The bookmark at `mark`: what lies inside its window kept, at most SEEN records, the
+    rest folded into their buckets' digests."""
     if mark is None:
         return replace(b, seen=seen)
     start = window_start(mark, lookback)
+    width = bucket_width(lookback)
+    first = bucket_of(start, width)
+    buckets = tuple(d for d in b.buckets if d[0] >= first) if b.width == width else ()
     inside = sorted((e for e in seen if e[1] >= start), key=lambda e: (e[1], key_order(e[0])))
     forgotten, count = b.forgotten, b.forgotten_count
     if forgotten is not None and forgotten < start:
@@ -156,11 +204,12 @@ def _kept(b: Bookmark, mark: dt.datetime | None, seen: frozenset[tuple[Key, dt.d
     if dropped:
         forgotten = max(f for f in (forgotten, dropped[-1][1]) if f is not None)
         count += len(dropped)
+        buckets = folded(buckets, dropped, width, secret)
     floor = b.floor if b.floor is not None and b.floor > start else None
     if b.walk is not None and b.walked_all and b.walk + _SECOND <= start:
         b = replace(b, walk=None, walked=None, walked_all=False)  # the window has passed it
     return replace(b, mark=mark, floor=floor, forgotten=forgotten, forgotten_count=count,
-                   seen=frozenset(inside))
+                   seen=frozenset(inside), width=width, buckets=buckets)
 
 
 # -- the read ---------------------------------------------------------------------------------
@@ -286,7 +335,8 @@ class Call:
 
     def usual(self, b: Bookmark, limit: int) -> tuple[Step, bool]:
         """The read from the bookmark's lower bound, in stamp then key order; and whether
-        the call reads on: a crowded second met with room left for a walk of it."""
+        the call reads on: a crowded second met with room left for a walk of it, or a read
+        of records all sent before that moved the floor."""
         frm = b.lower_bound(dt.timedelta(seconds=self.feed.lookback_seconds))
         row_count = limit + len(b.seen) + min(b.forgotten_count, REPEATS)
         values = {"from_date": frm.date(), "from_time": frm.time(), "midnight": dt.time(0),
@@ -305,6 +355,10 @@ class Call:
             return step, len(step.sent) - step.repeats < limit
         if not complete and b.forgotten_count > REPEATS:
             step = passed(step, b, frm, found)
+            # A read of records all sent before (known by their digests) that moved the
+            # floor: the call reads on from there rather than answer nothing.
+            floor = step.bookmark.floor
+            return step, not step.sent and floor is not None and floor > frm
         return step, False
 
     def walk(self, b: Bookmark, limit: int) -> tuple[Step, bool]:
@@ -401,7 +455,8 @@ def walked_on(b: Bookmark, rows: Sequence[tuple[Key, dt.datetime, tuple[Any, ...
                      != b.walk or key_order(e[0]) > key_order(walked))
     done = replace(b, walked=walked, walked_all=True)
     lookback = dt.timedelta(seconds=feed.lookback_seconds)
-    return Step(sent, _kept(done, mark, seen, lookback), repeats, lateness), True
+    return Step(sent, _kept(done, mark, seen, lookback, feed.secrets[0]), repeats, lateness
+                ), True
 
 
 def passed(step: Step, b: Bookmark, frm: dt.datetime,
@@ -412,7 +467,7 @@ def passed(step: Step, b: Bookmark, frm: dt.datetime,
     record has just been sent (see the module's docstring). A read that ended inside the
     second it started from was walked instead (crowded: it read more than SEEN records of
     that second)."""
-    remembered = sum(1 for key, stamp, _ in found if (key, stamp) in b.seen)
+    remembered = step.known + sum(1 for key, stamp, _ in found if (key, stamp) in b.seen)
     if len(step.sent) > step.repeats or len(step.sent) + remembered < len(found):
         return step
     floor = found[-1][1].replace(microsecond=0)

@@ -50,6 +50,8 @@ class Tally:
     records: dict[tuple[str, str], int] = field(default_factory=dict)
     requests: dict[str, int] = field(default_factory=dict)
     keyless: dict[tuple[str, str], int] = field(default_factory=dict)
+    # Of `records`, those the plant said an earlier poll may have sent (X-Bookmark-Repeats).
+    repeats: dict[tuple[str, str], int] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
     resumed: bool = False  # whether the run first finished an earlier run's load
 
@@ -240,6 +242,8 @@ def plant_feed(feed: Feed, plants: Plants, bookmarks: dict[str, str],
             since = newest.get(name, "1753-01-01T00:00:00")
             continue
         rows = shaped(c, plants, feed.plant, poll.records)
+        if poll.repeats:
+            plants.tally.add(plants.tally.repeats, name, c.name, poll.repeats)
         bookmarks[name] = poll.bookmark
         stamp = newest_stamp(feed.on, poll, newest.get(name))
         if stamp:

@@ -73,7 +73,8 @@ def test_a_token_signed_with_a_secret_no_longer_kept_is_refused() -> None:
 def test_the_lower_bound_is_the_window_start_or_the_floor() -> None:
     lookback = dt.timedelta(minutes=10)
     b = BOOKMARKS[1]
-    assert b.lower_bound(lookback) == dt.datetime(2026, 11, 28, 7, 5, 30)
+    # Ten minutes back, down to the buckets' grid (1/30 of the lookback: 20 s).
+    assert b.lower_bound(lookback) == dt.datetime(2026, 11, 28, 7, 5, 20)
     later = dataclasses.replace(b, floor=dt.datetime(2026, 11, 28, 7, 6))
     assert later.lower_bound(lookback) == dt.datetime(2026, 11, 28, 7, 6)
     assert Bookmark("transactions", "update", DIGEST).lower_bound(lookback).year == 1753

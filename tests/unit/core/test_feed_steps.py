@@ -72,8 +72,46 @@ def test_the_oldest_records_seen_are_forgotten_past_the_most_remembered() -> Non
     assert len(step.sent) == SEEN + 10
     assert step.bookmark.seen == frozenset((k, s) for k, s, _ in many[10:])
     assert (step.bookmark.forgotten, step.bookmark.forgotten_count) == (many[9][1], 10)
+    # Forgotten, not lost: their buckets' digests vouch for them, so none comes again.
     again = advance(step.bookmark, many, NOW, complete=True, limit=10_000, feed=FEED)
+    assert (again.sent, again.repeats, again.known) == ([], 0, 10)
+    assert again.bookmark.buckets == step.bookmark.buckets
+
+
+def test_a_late_commit_into_a_bucket_of_forgotten_records_brings_the_bucket_again() -> None:
+    """The digest cannot tell which record of a bucket is new: the bucket's forgotten
+    records come again with the late one, counted as repeats, and are remembered after."""
+    many = [row(n, 500 - n) for n in range(1, SEEN + 11)]  # records 1-10 forgotten
+    step = advance(EMPTY, many, NOW, complete=True, limit=10_000, feed=FEED)
+    late = row(1000, 500 - 3)  # stamped as record 3, committed now
+    grid = 20  # seconds: 1/30 of the 600 s lookback
+    same = [r for r in many[:10] if _bucket(r[1], grid) == _bucket(late[1], grid)]
+    window = sorted([*many, late], key=lambda r: (r[1], r[0]))
+    again = advance(step.bookmark, window, NOW, complete=True, limit=10_000, feed=FEED)
+    expected = sorted([*same, late], key=lambda r: (r[1], r[0]))
+    assert (again.sent, again.repeats) == ([r[2] for r in expected], len(expected))
+    after = advance(again.bookmark, window, NOW, complete=True, limit=10_000, feed=FEED)
+    assert (after.sent, after.repeats) == ([], 0)
+
+
+def test_a_bucket_a_read_cut_short_may_not_hold_whole_is_sent_again() -> None:
+    """A read cut by its row count inside a bucket cannot vouch for that bucket."""
+    many = [row(n, 500 - n) for n in range(1, SEEN + 11)]
+    step = advance(EMPTY, many, NOW, complete=True, limit=10_000, feed=FEED)
+    cut = advance(step.bookmark, many[:5], NOW, complete=False, limit=10_000, feed=FEED)
+    assert (cut.sent, cut.repeats) == ([r[2] for r in many[:5]], 5)
+
+
+def test_digests_of_another_lookback_are_not_trusted() -> None:
+    many = [row(n, 500 - n) for n in range(1, SEEN + 11)]
+    step = advance(EMPTY, many, NOW, complete=True, limit=10_000, feed=FEED)
+    longer = dataclasses.replace(FEED, lookback_seconds=1200)
+    again = advance(step.bookmark, many, NOW, complete=True, limit=10_000, feed=longer)
     assert (again.sent, again.repeats) == ([r[2] for r in many[:10]], 10)
+
+
+def _bucket(stamp: dt.datetime, seconds: int) -> int:
+    return int((stamp - dt.datetime.min).total_seconds()) // seconds
 
 
 def test_a_start_from_since_sets_the_floor() -> None:
