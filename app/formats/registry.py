@@ -116,8 +116,21 @@ class _CsvWriter:
 
 
 # OWASP's "CSV Injection": a spreadsheet program reads a cell that begins with one of these as
-# a formula (or, for a tab or a carriage return, drops what hides the formula behind it).
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+# a formula (or, for a tab or a carriage return, drops what hides the formula behind it); and,
+# a precaution beyond OWASP's list, their full-width forms (＝＋－＠), which a program that folds
+# full-width input to ASCII would read the same (LibreOffice 7.4 shows them as text).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+# Where a spreadsheet program may begin a cell inside a text value, besides its start: the
+# separators a CSV file is opened with (a semicolon in Excel under a `;` list separator, as in
+# Indonesian and most European Windows; a tab or a semicolon ticked in LibreOffice's import),
+# where the file's quotes do not hold, and so the line ends too. A comma is not among them:
+# a value holding one is quoted (RFC 4180), which both programs honour whenever a comma
+# separates.
+CELL_BREAKS = ";\t\r\n"
+# A cell's start may be followed by blanks (LibreOffice's "Trim spaces" drops them) and double
+# quotes (a quoted cell is read as one unquoted) before its formula.
+_FORMULA_AHEAD = "[ \"]*[" + re.escape("".join(FORMULA_STARTS)) + "]"
+_FORMULA_CELL = re.compile(f"(^|[{re.escape(CELL_BREAKS)}])(?={_FORMULA_AHEAD})")
 
 
 def noted(writer: Writer, notes: Sequence[tuple[Any, ...]]) -> Writer:
@@ -130,9 +143,11 @@ def noted(writer: Writer, notes: Sequence[tuple[Any, ...]]) -> Writer:
 
 
 def inert(text: str) -> str:
-    """A text cell a spreadsheet program shows as text: OWASP's single quote before a cell
-    that would begin a formula, the text otherwise unchanged."""
-    return "'" + text if text.startswith(FORMULA_STARTS) else text
+    """Text a spreadsheet program shows as text, whatever separator it opens the CSV with:
+    OWASP's single quote at each place a cell may begin (the start, after a CELL_BREAKS
+    character) where, after any blanks and double quotes, a formula would begin; the text
+    otherwise unchanged."""
+    return _FORMULA_CELL.sub(r"\1'", text)
 
 
 class _SheetCsvWriter(_CsvWriter):
@@ -157,7 +172,7 @@ class _SheetCsvWriter(_CsvWriter):
         made = list(values)
         for i in hit:  # the rows that hold such a text in this column, each made anew
             for j, value in enumerate(map(itemgetter(i), values)):
-                if type(value) is str and value.startswith(FORMULA_STARTS):
+                if type(value) is str and _FORMULA_CELL.search(value):
                     row = list(made[j])
                     row[i] = inert(value)
                     made[j] = tuple(row)
@@ -165,16 +180,16 @@ class _SheetCsvWriter(_CsvWriter):
 
 
 def _may_begin_a_formula(column: Iterable[Any]) -> bool:
-    """Whether a text column's values (str or None) may hold one that begins a formula: a
-    search of them joined, at C speed (a NUL inside a value may answer True wrongly, which
-    only costs the exact look of part)."""
+    """Whether a text column's values (str or None) may hold one in which a cell may begin
+    a formula (inert): a search of them joined, at C speed (a NUL inside a value may answer
+    True wrongly, which only costs the exact look of part)."""
     try:
         return _FORMULA_AFTER_NUL.search("\0".join(filter(None, column))) is not None
     except TypeError:  # a value that is not text: look at each
         return True
 
 
-_FORMULA_AFTER_NUL = re.compile("(?:^|\0)[" + re.escape("".join(FORMULA_STARTS)) + "]")
+_FORMULA_AFTER_NUL = re.compile(f"(?:^|[\0{re.escape(CELL_BREAKS)}]){_FORMULA_AHEAD}")
 
 
 JSON = Format(name="json", media_type="application/json", extension=None, doc="",
