@@ -213,10 +213,12 @@ SHEET_CSV = Format(
     name="csv-sheet", media_type="text/csv", extension="csv", negotiated=False,
     doc="""
 CSV to open in a spreadsheet: `?format=csv-sheet` (by name only; `Accept: text/csv` is the
-CSV above) gives that CSV with every text value that begins with `=`, `+`, `-`, `@`, a tab
-or a carriage return sent after a single quote (`'=1+1`), so that Excel or LibreOffice shows
-it as text instead of running it as a formula; numbers, dates and booleans are as in the
-CSV above. A program reads `format=csv`, which sends every value exactly as stored.""",
+CSV above) gives that CSV with a single quote in a text value wherever a cell would begin a
+formula (`=`, `+`, `-`, `@`, a tab or a carriage return): at its start (`'=1+1`) and after a
+`;`, a tab or a line break inside it (`a;'=1+1`), where Excel under a `;` list separator
+begins a cell; so that Excel or LibreOffice shows it as text instead of running it as a
+formula, with a `,` or a `;` list separator. Numbers, dates and booleans are as in the CSV
+above. A program reads `format=csv`, which sends every value exactly as stored.""",
     writer=_SheetCsvWriter)
 
 
