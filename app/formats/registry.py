@@ -184,12 +184,18 @@ def _may_begin_a_formula(column: Iterable[Any]) -> bool:
     a formula (inert): a search of them joined, at C speed (a NUL inside a value may answer
     True wrongly, which only costs the exact look of part)."""
     try:
-        return _FORMULA_AFTER_NUL.search("\0".join(filter(None, column))) is not None
+        joined = "\0".join(filter(None, column))
     except TypeError:  # a value that is not text: look at each
         return True
+    return (_FORMULA_AFTER_BREAK.search(joined) is not None
+            or _FORMULA_FIRST.match(joined) is not None)
 
 
-_FORMULA_AFTER_NUL = re.compile(f"(?:^|[\0{re.escape(CELL_BREAKS)}]){_FORMULA_AHEAD}")
+# Two patterns, not one with `(?:^|…)`: a search that begins with a set of characters scans
+# for them at C speed, about three times as fast as one that begins with an alternative
+# (bench/sheet_csv.py).
+_FORMULA_AFTER_BREAK = re.compile(f"[\0{re.escape(CELL_BREAKS)}]{_FORMULA_AHEAD}")
+_FORMULA_FIRST = re.compile(_FORMULA_AHEAD)
 
 
 JSON = Format(name="json", media_type="application/json", extension=None, doc="",
