@@ -172,7 +172,8 @@ class _SheetCsvWriter(_CsvWriter):
         made = list(values)
         for i in hit:  # the rows that hold such a text in this column, each made anew
             for j, value in enumerate(map(itemgetter(i), values)):
-                if type(value) is str and _FORMULA_CELL.search(value):
+                if type(value) is str and (_FORMULA_FIRST.match(value)
+                                           or _FORMULA_AFTER_BREAK.search(value)):
                     row = list(made[j])
                     row[i] = inert(value)
                     made[j] = tuple(row)
