@@ -123,7 +123,8 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", 
 # Where a spreadsheet program may begin a cell inside a text value, besides its start: the
 # separators a CSV file is opened with (a semicolon in Excel under a `;` list separator, as in
 # Indonesian and most European Windows; a tab or a semicolon ticked in LibreOffice's import),
-# where the file's quotes do not hold, and so the line ends too. A comma is not among them:
+# and the line ends: split there, the file's quotes no longer hold, so a line break inside a
+# quoted value ends a row. A comma is not among them:
 # a value holding one is quoted (RFC 4180), which both programs honour whenever a comma
 # separates.
 CELL_BREAKS = ";\t\r\n"
