@@ -328,3 +328,34 @@ def voided(tables: Mapping[str, Sequence[Mapping[str, Any]]]) -> bool:
     """Whether these rows void tickets: some row carries `cancelled`, a column the plant's
     tables lack (the service description's fields) and the demo's tables have."""
     return any("cancelled" in row for rows in tables.values() for row in rows)
+
+
+# -- CSV for people (format=csv-sheet, docs/api.md §5.8) ------------------------------------
+
+# Stored text a spreadsheet program would run as a formula when it opens CSV, with the
+# separator `,`, `;` or a tab (an Excel list separator, LibreOffice's import options): a
+# formula at the start (OWASP's "CSV Injection"), behind blanks, or behind a `;`, a tab or a
+# line break inside the text, where such a separator begins a cell.
+HOSTILE_TEXTS = (
+    '=HYPERLINK("http://x.example/","y")', "+1+1", "-2+3", "@SUM(A1)", "\tx", "\rx",
+    " =1+1", "\uff1d1+1", "Sortasi 2%;=cmd|' /C calc'!A0", "a; =2+2", 'a;"=3+3"',
+    "a;;=4+4", "b\t=5+5", "c\n=6+6", "d\r\n=7+7", "e;@SUM(1)", "f;-8+1")
+# Text that only looks like it, which stays as it is: a formula that a comma, inside the
+# value's RFC 4180 quotes, never begins a cell of; signs inside a word.
+HARMLESS_TEXTS = ("a=1", "'quoted", "1-2", "q,=5+5", "r, -3", "a;b", "Sortasi 2%")
+_SHEET_BREAKS = ";\t\r\n"
+_SHEET_FORMULA = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+
+
+def sheet_text(text: str) -> str:
+    """`text` as csv-sheet must send it: a single quote at each place a cell may begin (the
+    start, after each of _SHEET_BREAKS) where, past any blanks and double quotes, the next
+    character begins a formula."""
+    out = []
+    for i, char in enumerate(text):
+        if i == 0 or text[i - 1] in _SHEET_BREAKS:
+            rest = text[i:].lstrip(' "')
+            if rest[:1] and rest[0] in _SHEET_FORMULA:
+                out.append("'")
+        out.append(char)
+    return "".join(out)

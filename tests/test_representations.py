@@ -14,7 +14,7 @@ import pytest
 
 from app.formats.registry import FORMATS
 from tests.contract import COLLECTIONS, expected
-from tests.helpers import AWKWARD_WEIGHINGS
+from tests.helpers import AWKWARD_WEIGHINGS, HARMLESS_TEXTS, HOSTILE_TEXTS, sheet_text
 
 # Every test here only reads: they share a database per engine holding these tables (the
 # `shared` fixture); each reads its own collection's rows alone.
@@ -192,23 +192,18 @@ def test_the_reference_names_every_format() -> None:
     assert sorted(re.findall(r"`([a-z0-9-]+)`", sentence)) == sorted(FORMATS)
 
 
-# Text a spreadsheet program would run as a formula, OWASP's "CSV Injection" list; and text
-# that only looks like it, which stays as it is.
-FORMULAS = {"custcode": '=HYPERLINK("http://x.example/","y")', "drivername": "+1+1",
-            "vehno": "-2+3", "remark": "@SUM(A1)", "noct": "\tx", "dono": "\rx"}
-HARMLESS = {"custcode": "a=1", "drivername": "'quoted", "vehno": " =1", "remark": "1-2"}
-SHEET_ROWS = [{"id": 1, **FORMULAS, "tgl_dt1": "2026-11-01", "jam_dt1": "07:00:00",
-               "weigh1": -5.2, "weigh2": -1.0},
-              {"id": 2, **HARMLESS, "tgl_dt1": "2026-11-01", "jam_dt1": "08:00:00",
-               "weigh1": 3.5, "productcode": "-RM1"}]
+# Each stored text a spreadsheet program would run as a formula, and each that only looks like
+# it (tests/helpers.py), in a weighing of its own, beside negative weights.
+SHEET_ROWS = [{"id": n, "custcode": text, "remark": text, "vehno": f"L {n} A",
+               "tgl_dt1": "2026-11-01", "jam_dt1": "07:00:00", "weigh1": -5.2, "weigh2": -1.0}
+              for n, text in enumerate(HOSTILE_TEXTS + HARMLESS_TEXTS, 1)]
 
 
 def people_cell(value: Any, written: Any) -> str:
-    """A JSON value's cell in CSV for people: a JSON string that begins a formula after a
-    single quote; anything else (a number as the JSON wrote it) as in the CSV for programs."""
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value
-    return json_cell(written)
+    """A JSON value's cell in CSV for people: a JSON string with a single quote wherever a
+    cell may begin a formula (sheet_text); anything else (a number as the JSON wrote it) as
+    in the CSV for programs."""
+    return sheet_text(value) if isinstance(value, str) else json_cell(written)
 
 
 def program_cell(value: Any, written: Any) -> str:
@@ -219,9 +214,9 @@ def program_cell(value: Any, written: Any) -> str:
     "/transactions", "/transactions/1", "/transactions/page/1?page_size=5",
     "/transactions/summary/2026-11-01/00:00/2026-11-30/23:59:59?by=custcode,vehno"])
 def test_csv_for_people_is_inert_and_csv_for_programs_exact(make_client, path: str) -> None:
-    """format=csv-sheet: each text value that would begin a formula after a single quote,
-    numbers (-5.2) untouched; format=csv and Accept: text/csv: every value as stored
-    (docs/api.md §5.8)."""
+    """format=csv-sheet: a single quote wherever a text value would begin a formula, at its
+    start or after a `;`, a tab or a line break, numbers (-5.2) untouched; format=csv and
+    Accept: text/csv: every value as stored (docs/api.md §5.8)."""
     client = make_client({"transactions": SHEET_ROWS})
     body = client.get(path).get_data(as_text=True)
     typed, written = json.loads(body), as_written(body)
