@@ -71,7 +71,7 @@ def environment(work: Path, env: Mapping[str, str]) -> dict[str, str]:
     empty_config = work / "empty.toml"
     empty_config.write_text("")
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("JEMBATAN_")}
-    return full_env | {"JEMBATAN_CONFIG": str(empty_config), "JEMBATAN_API_KEYS": ""} | dict(env)
+    return full_env | {"JEMBATAN_CONFIG": str(empty_config)} | dict(env)
 
 
 @contextlib.contextmanager

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import re
+import subprocess
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -12,6 +14,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from app.ops.config import (
+    KNOWN_KEYS,
     SECRET_FILE,
     SETTINGS,
     SHIPPED_SQL_DIR,
@@ -390,6 +393,75 @@ def test_a_short_key_in_the_environment_refuses_the_start(workdir: Path) -> None
         load_settings(None, {"JEMBATAN_API_KEYS": f"{GOOD},,short"})
     assert str(info.value) == ("auth.api_keys entry 2 is 5 characters long: a key must have "
                                "at least 16 (e.g. from `openssl rand -hex 24`)")
+
+
+# What a shell prints for a key that is not there: the digests of the empty string and of a
+# lone line feed, from the real sha256sum (a variable unset, an `echo` of nothing).
+UNSET_DIGESTS = {command: subprocess.run(["sh", "-c", command], capture_output=True,
+                                         text=True, check=True, env={}).stdout.split()[0]
+                 for command in ('printf %s "$UNSET" | sha256sum', 'echo "$UNSET" | sha256sum')}
+ADVICE = ("Make a key of your own with `openssl rand -hex 24`, and write its digest, from "
+          "`printf %s 'the-key' | sha256sum`, or remove the key")
+
+
+@pytest.mark.parametrize("command", UNSET_DIGESTS)
+def test_the_digest_of_no_key_refuses_the_start(workdir: Path, command: str) -> None:
+    """A key_sha256 of an empty value would let in a request with no key (the old start took
+    it, and every route answered 200 without one)."""
+    with pytest.raises(ConfigError) as info:
+        load_settings({"auth": {"keys": {"x": {"key_sha256": UNSET_DIGESTS[command]}}}}, {})
+    what = ("an empty value (what `printf %s \"$VAR\" | sha256sum` prints when the variable "
+            "is unset): it would let in a request that sends no key" if "printf" in command
+            else "a blank value ('\\n', what `echo | sha256sum` prints for an empty one): "
+                 "anyone could send it")
+    assert str(info.value) == f"auth.keys.x.key_sha256 is the SHA-256 of {what}. {ADVICE}"
+
+
+@pytest.mark.parametrize("known", KNOWN_KEYS)
+def test_a_key_anyone_knows_refuses_the_start(workdir: Path, known: str) -> None:
+    """Every key of the table of known keys, by its digest (in capitals too) and, where it
+    is long enough to be taken as a key, as the key itself."""
+    digest = hashlib.sha256(known.encode()).hexdigest()
+    for key in ({"key_sha256": digest}, {"key_sha256": digest.upper()}):
+        with pytest.raises(ConfigError) as info:
+            load_settings({"auth": {"keys": {"x": key}}}, {})
+        assert str(info.value).startswith("auth.keys.x.key_sha256 is the SHA-256 of ")
+        assert str(info.value).endswith(ADVICE)
+    if len(known) >= 16:
+        with pytest.raises(ConfigError) as info:
+            load_settings({"auth": {"api_keys": [known]}}, {})
+        assert str(info.value) == (f"auth.api_keys entry 1 is the docs' example key "
+                                   f"{known!r}: anyone could send it. {ADVICE}")
+
+
+def test_the_docs_example_keys_are_known_keys() -> None:
+    """The example keys the docs print are in the table of known keys."""
+    docs = (ROOT / "docs" / "keys.md").read_text() + (ROOT / "docs" / "api.md").read_text()
+    printed = set(re.findall(r"X-API-Key: ([\w-]{16,})'|openssl rand -hex 24 +# e\.g\. "
+                             r"(\w+)", docs))
+    assert {k for pair in printed for k in pair if k} <= set(KNOWN_KEYS)
+    assert "a-long-random-key-0001" in docs
+
+
+@pytest.mark.parametrize("given", ["", ",", " , ", " ,, "])
+def test_keys_from_the_environment_that_give_none_refuse_the_start(workdir: Path,
+                                                                   given: str) -> None:
+    """JEMBATAN_API_KEYS set but empty was taken for no keys at all: the service started
+    open, though someone meant to require a key (a short one there is refused)."""
+    with pytest.raises(ConfigError) as info:
+        load_settings(None, {"JEMBATAN_API_KEYS": given})
+    assert str(info.value) == (
+        f"JEMBATAN_API_KEYS is set but gives no api_keys ({given!r}): whoever set it meant "
+        f"to require a key, and an empty list would leave every endpoint open; give the "
+        f"keys, comma-separated, or unset it (the keys then come from the settings file "
+        f"alone)")
+
+
+def test_keys_from_the_file_when_the_environment_has_none(workdir: Path,
+                                                          tmp_path: Path) -> None:
+    path = write_config(tmp_path / "etc", f'[auth]\napi_keys = ["{GOOD}"]\n')
+    assert load_settings(None, {"JEMBATAN_CONFIG": str(path)}).auth.api_keys == (GOOD,)
+    assert load_settings(None, {}).auth.api_keys == ()
 
 
 def test_named_keys_and_their_scopes(workdir: Path, tmp_path: Path) -> None:

@@ -72,8 +72,9 @@ def current_key() -> ApiKey | None:
 
 
 def sent_key() -> str:
-    """The key a request sends: X-API-Key, else Authorization: Bearer <key>."""
-    sent = request.headers.get("X-API-Key", "")
+    """The key a request sends: X-API-Key, else Authorization: Bearer <key>; "" for none, and
+    for an empty or blank one (`X-API-Key: `, `Authorization: Bearer `), which is no key."""
+    sent = request.headers.get("X-API-Key", "").strip()
     auth = request.headers.get("Authorization", "")
     if not sent and auth[:7].lower() == "bearer ":
         sent = auth[7:].strip()
@@ -97,9 +98,11 @@ def register_auth(app: Flask, settings: Settings) -> None:
     def require_key() -> None:
         if request.endpoint in _OPEN or request.endpoint is None or preflight(origins):
             return
-        given = hashlib.sha256(sent_key().encode()).digest()
-        # Compare with every key, so the time taken does not tell which one nearly matched.
-        found = [k for k in keys if hmac.compare_digest(given, k.digest)]
+        sent = sent_key()
+        given = hashlib.sha256(sent.encode()).digest()
+        # Compare with every key, so the time taken does not tell which one nearly matched;
+        # no key sent matches none, whatever digest the settings hold.
+        found = [k for k in keys if hmac.compare_digest(given, k.digest) and sent]
         if not found:
             raise Unauthorized("an API key is required: send it as X-API-Key: <key> or "
                                "Authorization: Bearer <key>")

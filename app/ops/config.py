@@ -191,6 +191,34 @@ def _origins(given: list[str]) -> tuple[str, ...]:
     return tuple(o.lower() for o in given)
 
 
+# Keys whose SHA-256 anyone can work out, so that a digest of one would let anyone in: a
+# blank value (what `printf %s "$UNSET" | sha256sum` or `echo | sha256sum` prints: the
+# empty string, a newline, up to two blanks of any kind) and the example keys the docs
+# print (docs/keys.md, docs/api.md §10). A key_sha256 or a key that is one of them stops
+# the start (docs/keys.md, "Make a key").
+_BLANKS = " \t\r\n"
+KNOWN_KEYS: tuple[str, ...] = ("", *_BLANKS, *(a + b for a in _BLANKS for b in _BLANKS),
+                               "the-key", "a-long-random-key-0001",
+                               "3f1c9e0b7a2d4c6e8f1a3b5c7d9e0f2a4b6c8d0e1f3a5b7c")
+_KNOWN_DIGESTS = {hashlib.sha256(k.encode()).digest(): k for k in KNOWN_KEYS}
+
+
+def _known(digest: bytes, where: str, hashed: bool = True) -> bytes:
+    """`digest` unless it is one of a key anyone knows (KNOWN_KEYS); `hashed`: `where` gave
+    the digest, not the key."""
+    known = _KNOWN_DIGESTS.get(digest)
+    if known is None:
+        return digest
+    what = ("an empty value (what `printf %s \"$VAR\" | sha256sum` prints when the variable "
+            "is unset): it would let in a request that sends no key" if not known else
+            f"a blank value ({known!r}, what `echo | sha256sum` prints for an empty one): "
+            f"anyone could send it" if not known.strip() else
+            f"the docs' example key {known!r}: anyone could send it")
+    raise ConfigError(f"{where} is {'the SHA-256 of ' if hashed else ''}{what}. Make a key of "
+                      f"your own with `openssl rand -hex 24`, and write its digest, from "
+                      f"`printf %s 'the-key' | sha256sum`, or remove the key")
+
+
 def _secret(key: str, where: str) -> bytes:
     """A key as given, checked: not empty, at least MIN_KEY_LENGTH characters, no space at
     either end; its SHA-256 digest, which is all that is kept of it."""
@@ -202,7 +230,7 @@ def _secret(key: str, where: str) -> bytes:
                           f"{MIN_KEY_LENGTH} (e.g. from `openssl rand -hex 24`)")
     if key != key.strip():
         raise ConfigError(f"{where} begins or ends with a space, which no client would send")
-    return hashlib.sha256(key.encode()).digest()
+    return _known(hashlib.sha256(key.encode()).digest(), where, hashed=False)
 
 
 def _digest(given: Any, where: str) -> bytes:
@@ -210,7 +238,7 @@ def _digest(given: Any, where: str) -> bytes:
     if not isinstance(given, str) or not re.fullmatch(r"[0-9a-fA-F]{64}", given.strip()):
         raise ConfigError(f"{where} must be the key's SHA-256 in 64 hex digits, as "
                           f"`printf %s 'the-key' | sha256sum` prints it; got {given!r}")
-    return bytes.fromhex(given.strip())
+    return _known(bytes.fromhex(given.strip()), where)
 
 
 def _strings(given: Any, where: str) -> tuple[str, ...]:
@@ -499,6 +527,9 @@ class Setting:
     shape: Any = None  # the attribute's type (None: the TOML type's)
     blank: Any = UNSET  # the attribute's value in settings made by a program, not loaded
     env: str = ""  # the environment variable that sets it (a list: comma-separated)
+    # Why that variable, set, must give something ("": set and empty, it means the default):
+    # the end of the message that stops the start
+    env_needed: str = ""
     path: bool = False  # a path: a relative one resolves against the file's directory
     shown: str = ""  # its default in docs/api.md §12 ("": the TOML of `default`)
     example: Any = UNSET  # its value in config.example.toml (UNSET: the default)
@@ -761,6 +792,9 @@ SETTINGS: tuple[Setting, ...] = (
               "X-API-Key or Bearer. Each at least 16 characters (an empty or shorter one stops the "
               "start); the access log and /metrics call them key-1, key-2, ..."),
         build=_tuple, env="JEMBATAN_API_KEYS",
+        env_needed=("whoever set it meant to require a key, and an empty list would leave "
+                    "every endpoint open; give the keys, comma-separated, or unset it (the "
+                    "keys then come from the settings file alone)"),
     ),
     Setting(
         "auth.keys", dict, {},
@@ -1066,6 +1100,9 @@ def _environment(environ: Mapping[str, str]) -> dict[str, dict[str, Any]]:
             given = environ[s.env]
             value = given if s.kind is str else [v.strip() for v in given.split(",")
                                                  if v.strip()]
+            if s.env_needed and not value:
+                raise ConfigError(f"{s.env} is set but gives no {s.key} ({given!r}): "
+                                  f"{s.env_needed}")
             layer.setdefault(s.section, {})[s.key] = value
     return layer
 
