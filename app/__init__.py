@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -93,6 +94,10 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     unmapped = from_mapping(queries.files, served)  # unfinished: 503s (app/core/unmapped.py)
     refuse_unscoped(queries, served, settings.auth.keys)
     logs.configure(settings.log)
+    # No key in any log line, wherever a client put it (docs/deploy.md, "Logs").
+    logs.hide_keys([k.digest for k in settings.auth.keys] + (
+        [hashlib.sha256(settings.api.metrics_key.encode()).digest()]
+        if settings.api.metrics_key else []))
     metrics = Metrics()
     db = Database(settings.database, queries, settings.log.slow_query, metrics)
 

@@ -53,3 +53,45 @@ def test_no_key_sent_matches_no_digest(tmp_path: Path, monkeypatch: pytest.Monke
                  {"X-API-Key": "", "Authorization": f"Bearer {KEY}"}):
         answer = client.get("/customers/3", headers=sent)
         assert (answer.status_code, answer.get_json()) == (200, expected("customers", CUSTOMER))
+
+
+# Keys as a client may send them where no key belongs, each with the path it asks for and
+# the path its access line must show: a hex key (openssl rand -hex), a base64 one with "/",
+# "+" and "=" (openssl rand -base64), and a named key known by its digest alone.
+HEX = "3a7f0c9e1b2d4f6a8c0e2b4d6f8a1c3e5b7d9f0a2c4e6b8d"
+B64 = "q3+Zx/9kT2mW8vYb1/LpR0sN=="
+NAMED = "named-key-by-digest-0001"
+SENT = [("/customers?CustCode={k}", "/customers?CustCode=***"),
+        ("/{k}", "/***"),
+        ("/customers/{k}", "/customers/***"),
+        ("/customers;api_key={k}", "/customers;api_key=***"),
+        ("/customers?fields={k},id&page=1", "/customers?fields=***,id&page=1"),
+        ("/customers?CustName={q}", "/customers?CustName=***"),
+        ("/customers?a={k}&b={k}", "/customers?a=***&b=***")]
+
+
+def test_no_configured_key_in_an_access_line(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """A key sent in a query argument of any name, as a path segment or a `;` parameter,
+    raw or percent-encoded, is written *** in the access line (the old line held it as
+    sent), and in the slow-query line that logs the filter's parameters."""
+    client = app_with(tmp_path, log={"format": "json", "slow_query": 1e-9},
+                      auth={"api_keys": [HEX, B64], "keys": {"n": {
+                          "key_sha256": hashlib.sha256(NAMED.encode()).hexdigest()}}})
+    capsys.readouterr()
+    wanted = {}
+    for n, (path, logged) in enumerate(SENT):
+        for m, key in enumerate((HEX, B64, NAMED)):
+            sent = path.format(k=key, q="".join(f"%{b:02X}" for b in key.encode()))
+            rid = f"r-{n}-{m}"
+            client.get(sent, headers={"X-API-Key": HEX, "X-Request-ID": rid}).close()
+            wanted[rid] = logged
+    err = capsys.readouterr().err
+    lines = [json.loads(line) for line in err.splitlines() if line.startswith("{")]
+    logged_paths = {line["request_id"]: line["path"] for line in lines
+                    if line["logger"] == "jembatan.access"}
+    assert logged_paths == wanted
+    slow = [line["message"] for line in lines if line["message"].startswith("slow query")]
+    assert any("'***'" in message for message in slow), slow
+    for key in (HEX, B64, NAMED):
+        assert key not in err

@@ -11,7 +11,9 @@ import os
 import re
 import sys
 import time
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from hashlib import sha256
 from typing import Any
 from urllib.parse import unquote_plus
 
@@ -44,9 +46,67 @@ SECRET_WORDS = ("key", "token", "secret", "passw", "pwd", "auth", "credential", 
 _SECRET_NAME = re.compile("|".join(SECRET_WORDS))  # of lower-case text (IGNORECASE: 5x slower)
 
 
+# The SHA-256 digests of the keys this process's settings hold (the API keys and the
+# metrics key), which `without_keys` finds wherever a logged text holds one of them. Kept for
+# the process, as its log handler is: every app built in it adds its own (hide_keys).
+_HIDDEN: set[bytes] = set()
+KEY_MIN = 16  # characters of a key at least (app/ops/config.py MIN_KEY_LENGTH)
+KEY_MAX = 256  # characters of a piece of text looked at as a key, at most
+SLASHED_MAX = 16  # the segments of a run of text whose slashed stretches are looked at
+# A run of text that a key may be: between the characters that part a URL's arguments and a
+# log line's words (a key sent as ?vehno=KEY, ;api_key=KEY, KEY,id or in quotes); a "/" is
+# within it, as a base64 key may hold one.
+_RUN = re.compile("[^?&;#,\\s'\"]{" + str(KEY_MIN) + ",}")
+
+
+def hide_keys(digests: Iterable[bytes]) -> None:
+    """Have every log line of this process written without these keys (their SHA-256)."""
+    _HIDDEN.update(digests)
+
+
+def _pieces(run: str) -> Iterator[str]:
+    """The stretches of `run` that may be a key: each stretch of whole segments between its
+    slashes (all of them when it has up to SLASHED_MAX segments; else each segment alone),
+    and of each, what follows its first "=" (a value: name=KEY)."""
+    segments = run.split("/")
+    spans = (range(1, len(segments) + 1) if len(segments) <= SLASHED_MAX else (1,))
+    for width in spans:
+        for start in range(len(segments) - width + 1):
+            piece = "/".join(segments[start:start + width])
+            if KEY_MIN <= len(piece) <= KEY_MAX:
+                yield piece
+            name, equals, value = piece.partition("=")
+            if equals and len(value) >= KEY_MIN and "/" not in name:
+                yield value
+
+
+def without_keys(text: str) -> str:
+    """`text` with every stretch of it that is a configured key, as sent or
+    percent-decoded, written ***: candidate stretches (`_pieces` of each `_RUN`, at least
+    KEY_MIN characters long) are hashed and looked up among the keys' digests
+    (bench/key_redaction.py measures what it costs a request)."""
+    if not _HIDDEN or len(text) < KEY_MIN:
+        return text
+    found = []
+    for run in _RUN.findall(text):
+        for piece in _pieces(run):
+            decoded = unquote_plus(piece) if "%" in piece or "+" in piece else piece
+            if (sha256(piece.encode()).digest() in _HIDDEN
+                    or (decoded != piece and sha256(decoded.encode()).digest() in _HIDDEN)):
+                found.append(piece)
+    for piece in sorted(found, key=len, reverse=True):
+        text = text.replace(piece, "***")
+    return text
+
+
 def redacted(path: str) -> str:
     """A path with its query as logged: the value of every argument that looks like a key
-    replaced by ***."""
+    replaced by ***, and any configured key, wherever it is (`without_keys`)."""
+    return _named_secrets_hidden(without_keys(path))
+
+
+def _named_secrets_hidden(path: str) -> str:
+    """The value of every argument whose name looks like a key's replaced by ***."""
     root, mark, query = path.partition("?")
     if not mark or not _SECRET_NAME.search(
             (unquote_plus(query) if "%" in query else query).lower()):
@@ -72,7 +132,7 @@ class SecretsHidden(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
-        hidden = _SECRET_ARGUMENT.sub("\\1***", message)
+        hidden = _SECRET_ARGUMENT.sub("\\1***", without_keys(message))
         if hidden != message:
             record.msg, record.args = hidden, ()
         return True
@@ -142,8 +202,14 @@ class Plain(_SecondsKept):
         return text
 
 
+# The database's lines (a slow query's parameters are what a client sent: a key sent as
+# ?vehno=KEY among them) with what SecretsHidden hides.
+_DATABASE_FILTER = SecretsHidden()
+
+
 def configure(settings: LogSettings) -> None:
     """One handler on the `jembatan` loggers, set up once per process."""
+    logging.getLogger("jembatan.db").addFilter(_DATABASE_FILTER)
     logger = logging.getLogger("jembatan")
     formatter = JsonLines() if settings.format == "json" else Plain()
     handler = next((h for h in logger.handlers if isinstance(h, _Stderr)), None)
