@@ -49,7 +49,7 @@ SAMPLES = {
     "database.prove_on_first_read": False, "database.proof_dir": "/var/lib/proofs",
     "database.proof_wait": 0.5,
     "api.page_size": 50, "api.max_page_size": 500, "api.url_prefix": "/api",
-    "api.cors_origins": ["https://erp.example"], "api.metrics_key": "secret",
+    "api.cors_origins": ["https://erp.example"], "api.metrics_key": "a-scrape-secret-0001",
     "api.public_url": "https://weighbridge.plant.local/api",
     "api.allowed_hosts": ["weighbridge.plant.local"], "api.trusted_proxies": ["127.0.0.1"],
     "auth.api_keys": ["key-one-0123456789"],
@@ -725,3 +725,17 @@ def test_site_field_labels_name_every_field_and_measure(workdir: Path, tmp_path:
     s = load_settings(None, {"JEMBATAN_CONFIG": str(path)})
     assert s.site.fields == {**FIELD_LABELS, "weigh1": "Bruto (kg)",
                              "adonan_deviation": "Adonan dev. (%)"}
+
+
+@pytest.mark.parametrize(("key", "message"), [
+    ("scrape-key", "api.metrics_key is 10 characters long: a key must have at least 16 (e.g. "
+                   "from `openssl rand -hex 24`)"),
+    ("   ", "api.metrics_key is empty: an empty key would let anyone in; give a long random "
+           "key (e.g. from `openssl rand -hex 24`) or remove it"),
+    ("a-long-random-key-0001", "api.metrics_key is the docs' example key "
+                               "'a-long-random-key-0001': anyone could send it. " + ADVICE),
+])
+def test_a_metrics_key_is_checked_as_an_api_key(workdir: Path, key: str, message: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_settings({"api": {"metrics_key": key}}, {})
+    assert str(info.value) == message

@@ -91,6 +91,12 @@ class ApiKey:
         """Whether this key reads `collection` at all."""
         return self.collections is None or collection in self.collections
 
+    @property
+    def reads_everything(self) -> bool:
+        """Whether this key has no scope: every collection, row and field (an entry of
+        auth.api_keys, or a named key with no collections, where or fields)."""
+        return self.collections is None and not self.where and self.fields is None
+
 
 STATE_DIRECTORY = "STATE_DIRECTORY"  # what systemd's StateDirectory= gives the service
 SECRET_FILE = "bookmark-secret"  # in database.proof_dir, when [feed] bookmark_secrets is []
@@ -231,6 +237,13 @@ def _secret(key: str, where: str) -> bytes:
     if key != key.strip():
         raise ConfigError(f"{where} begins or ends with a space, which no client would send")
     return _known(hashlib.sha256(key.encode()).digest(), where, hashed=False)
+
+
+def _metrics_key(given: str) -> str:
+    """api.metrics_key checked as an API key is, when it is set."""
+    if given:
+        _secret(given, "api.metrics_key")
+    return given
 
 
 def _digest(given: Any, where: str) -> bytes:
@@ -734,12 +747,15 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "api.metrics_key", str, "",
         typed="string",
-        help=("when set, `/metrics` needs `Authorization: Bearer <metrics_key>`; empty means "
-              "`/metrics` is open"),
-        note=("A key for GET /metrics (Prometheus), sent as Authorization: Bearer <key>; empty: "
-              "/metrics is open to anyone who can reach the service (API keys do not apply to "
-              "it)."),
-        blank="",
+        help=("when set (16 characters at least), `/metrics` needs `Authorization: Bearer "
+              "<metrics_key>`; empty: with API keys configured, a key that reads everything "
+              "(an `auth.api_keys` entry); without any, `/metrics` is open as every endpoint is"),
+        note=("A key for GET /metrics (Prometheus), sent as Authorization: Bearer <key>, at least"
+              " 16 characters (openssl rand -hex 24); then only it opens /metrics. Empty: with "
+              "API keys configured, /metrics needs a key that reads everything (an api_keys "
+              "entry, or a named key without a scope), as it names every key and counts its "
+              "requests; without any key, it is open, as every endpoint is."),
+        build=lambda name, value, given: _metrics_key(value), blank="",
     ),
     Setting(
         "api.public_url", str, "",
