@@ -154,6 +154,10 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     # `flask --app wsgi demo-db` comes from setup.cfg's flask.commands entry point, which
     # Flask loads without building the app: the database it creates need not exist yet.
     log.info("Jembatan serves %s (settings: %s)", db.describe, settings.source)
+    if settings.database.proof_dir is not None:  # resolved: the working directory's, or not
+        log.info("database.proof_dir, where the proof's findings (and, without [feed] "
+                 "bookmark_secrets, the bookmark secret) are kept: %s",
+                 settings.database.proof_dir)
     if len(served) < len(COLLECTIONS):
         log.info("collections served: %s", ", ".join(c.name for c in served))
     if named := queries.names(NAMES_FILE):

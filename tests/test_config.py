@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import os
 import re
 import subprocess
 import tomllib
@@ -739,3 +740,73 @@ def test_a_metrics_key_is_checked_as_an_api_key(workdir: Path, key: str, message
     with pytest.raises(ConfigError) as info:
         load_settings({"api": {"metrics_key": key}}, {})
     assert str(info.value) == message
+
+
+# Where the proof's verdicts and the bookmark secret may be kept, made here with real
+# directories and modes: (the parent's mode, proof_dir's mode or None where it is not made
+# yet, its owner: "me" or "other") and what the start says (None: it starts).
+PLACES = [
+    (0o755, 0o755, "me", None),
+    (0o755, None, "me", None),
+    (0o1777, 0o755, "me", None),  # as under /tmp: nobody else may rename the service's own
+    (0o755, 0o700, "me", None),
+    (0o755, 0o775, "me", "{d} is open to its group (mode 0775)"),
+    (0o755, 0o757, "me", "{d} is open to others (mode 0757)"),
+    (0o755, 0o1777, "me", "{d} is open to its group and others (mode 1777)"),
+    (0o777, 0o755, "me", "{p} is open to its group and others (mode 0777)"),
+    (0o1777, None, "me", None),
+    (0o775, None, "me", "{p} is open to its group (mode 0775)"),
+    (0o755, 0o755, "other", "{d} belongs to user 65534, not to root or the service's ({me})"),
+]
+
+
+@pytest.mark.parametrize(("parent", "mode", "owner", "why"), PLACES)
+def test_a_proof_dir_another_user_may_write_refuses_the_start(
+        tmp_path: Path, parent: int, mode: int | None, owner: str, why: str | None) -> None:
+    """The old start took any proof_dir: a local user who could write there planted a
+    bookmark secret (and signed bookmarks) or a verdict of the proof."""
+    if owner == "other" and os.geteuid() != 0:
+        pytest.skip("giving a directory to another user needs root")
+    top, directory = tmp_path / "top", tmp_path / "top" / "proofs"
+    top.mkdir()
+    if mode is not None:
+        directory.mkdir()
+        directory.chmod(mode)
+        if owner == "other":
+            os.chown(directory, 65534, -1)
+    top.chmod(parent)
+    given = {"database": {"proof_dir": str(directory)}}
+    if why is None:
+        assert with_secrets(load_settings(given, {})).feed.secrets == (
+            (directory / SECRET_FILE).read_text().strip().encode(),)
+        return
+    with pytest.raises(ConfigError) as info:
+        load_settings(given, {})
+    said = why.format(d=directory, p=top, me=os.geteuid())
+    assert str(info.value) == (
+        f"database.proof_dir ({directory}): {said}, so another local user could plant a "
+        f"verdict of the proof or the bookmark secret there: make it the service's alone "
+        f"(chown and chmod go-w), or set database.proof_dir to a directory that is")
+
+
+@pytest.mark.parametrize(("mode", "said"), [(0o644, "its group and others (mode 0644)"),
+                                            (0o640, "its group (mode 0640)"),
+                                            (0o602, "others (mode 0602)")])
+def test_a_bookmark_secret_others_may_read_refuses_the_start(tmp_path: Path, mode: int,
+                                                             said: str) -> None:
+    """A kept secret that others could read (or write) was used as it was: now the start
+    stops, whether the secret came from an earlier start or was planted."""
+    directory = tmp_path / "proofs"
+    directory.mkdir()
+    secret = directory / SECRET_FILE
+    secret.write_text("a-planted-secret-0123456789\n")
+    secret.chmod(mode)
+    settings = load_settings({"database": {"proof_dir": str(directory)}}, {})
+    with pytest.raises(ConfigError) as info:
+        with_secrets(settings)
+    assert str(info.value) == (
+        f"the bookmark secret {secret}: {secret} is open to {said}, so another local user "
+        f"could read or plant it and sign bookmarks: chmod 600 it and make it the service's, "
+        f"or delete it (a new one is made)")
+    secret.chmod(0o600)
+    assert with_secrets(settings).feed.secrets == (b"a-planted-secret-0123456789",)

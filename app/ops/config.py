@@ -8,6 +8,7 @@ import logging
 import os
 import re
 import secrets as random_secrets
+import stat
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import Field, dataclass, field, make_dataclass, replace
@@ -414,14 +415,51 @@ def _proxies(given: list[str]) -> tuple[IPv4Network | IPv6Network, ...]:
     return tuple(networks)
 
 
+class UnsafePlace(ConfigError):
+    """A file the service trusts is kept where another local user could write it."""
+
+
+def unsafe_place(path: Path, secret: bool = False) -> str | None:
+    """Why another local user than the service's could put or change a file at `path`, as
+    OpenSSH's StrictModes asks of ~/.ssh, else None: `path` (where it exists) and each of its
+    parents must belong to root or to the service's user, and none may be writable by its
+    group or others, but for a parent with the sticky bit (/tmp), where nobody else may
+    rename what the service owns. A `secret` file must not be readable by others either.
+    Not checked on Windows, whose files have ACLs instead."""
+    if os.name == "nt":
+        return None
+    me, path = os.geteuid(), path.absolute()
+    for place in (path, *path.parents):
+        try:
+            st = place.stat()
+        except OSError:
+            continue  # made by the service when it first writes there, or never can be
+        mode = stat.S_IMODE(st.st_mode)
+        if st.st_uid not in (0, me):
+            return f"{place} belongs to user {st.st_uid}, not to root or the service's ({me})"
+        open_to = mode & (0o077 if secret and place == path else 0o022)
+        if open_to and (place == path or not mode & stat.S_ISVTX):
+            whom = " and ".join(w for w, bits in (("its group", 0o070), ("others", 0o007))
+                                if open_to & bits)
+            return f"{place} is open to {whom} (mode {mode:04o})"
+    return None
+
+
 def _proof_dir(given: str, cwd: Path, environ: Mapping[str, str]) -> Path:
     """database.proof_dir: as given; else the service manager's state directory (systemd's
     StateDirectory=, the shipped unit's /var/lib/jembatan) + proofs; else instance/proofs
-    under the working directory."""
-    if given:
-        return Path(given)
+    under the working directory. One another local user could write to stops the start: a
+    verdict or a bookmark secret planted there would be believed."""
     state = environ.get(STATE_DIRECTORY, "").split(":")[0]
-    return Path(state) / "proofs" if state else cwd / "instance" / "proofs"
+    path = Path(given) if given else Path(state) / "proofs" if state else (
+        cwd / "instance" / "proofs")
+    why = unsafe_place(path)
+    if why:
+        raise UnsafePlace(f"database.proof_dir ({path}): {why}, so another local user could "
+                          f"plant a verdict of the proof or the bookmark secret there: make "
+                          f"it the service's alone (chown and chmod go-w), or set "
+                          f"database.proof_dir to a directory that is")
+    return path
 
 
 def _bookmark_secrets(given: list[str]) -> tuple[bytes, ...]:
@@ -443,9 +481,14 @@ def kept_secret(directory: Path) -> bytes:
     whole to a file of its own, mode 0600, then linked to its name, which fails if another
     process (or thread) linked its own first, so every worker reads the same one."""
     path = directory / SECRET_FILE
+    why = unsafe_place(path, secret=True)
+    if why:
+        raise UnsafePlace(f"the bookmark secret {path}: {why}, so another local user could "
+                          f"read or plant it and sign bookmarks: chmod 600 it and make it the "
+                          f"service's, or delete it (a new one is made)")
     try:
         if not path.is_file():
-            directory.mkdir(parents=True, exist_ok=True)
+            directory.mkdir(parents=True, exist_ok=True, mode=0o755)  # whatever the umask
             mine = directory / f".{SECRET_FILE}.{os.getpid()}.{random_secrets.token_hex(4)}"
             fd = os.open(mine, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             with os.fdopen(fd, "w") as f:
@@ -477,6 +520,8 @@ def with_secrets(settings: Settings) -> Settings:
         return settings
     try:
         secret = kept_secret(settings.database.proof_dir)
+    except UnsafePlace:
+        raise
     except ConfigError as exc:
         logging.getLogger("jembatan").warning(
             "%s; until then this process signs the feed's bookmarks with a secret of its own, "
