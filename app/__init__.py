@@ -95,9 +95,10 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     refuse_unscoped(queries, served, settings.auth.keys)
     logs.configure(settings.log)
     # No key in any log line, wherever a client put it (docs/deploy.md, "Logs").
-    logs.hide_keys([k.digest for k in settings.auth.keys] + (
-        [hashlib.sha256(settings.api.metrics_key.encode()).digest()]
-        if settings.api.metrics_key else []))
+    metrics_key = [settings.api.metrics_key] if settings.api.metrics_key else []
+    logs.hide_keys([k.digest for k in settings.auth.keys]
+                   + [hashlib.sha256(k.encode()).digest() for k in metrics_key],
+                   [k.text for k in settings.auth.keys if k.text] + metrics_key)
     metrics = Metrics()
     db = Database(settings.database, queries, settings.log.slow_query, metrics)
 

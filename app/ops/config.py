@@ -87,6 +87,9 @@ class ApiKey:
     where: tuple[tuple[str, tuple[str, ...]], ...] = ()
     max_concurrent: int = 0
     fields: tuple[str, ...] | None = None
+    # The key itself where the settings give it (api_keys, key = "..."), "" for key_sha256:
+    # what the log hides (app/ops/logs.py), never compared, shown or sent.
+    text: str = field(default="", compare=False, repr=False)
 
     def reads(self, collection: str) -> bool:
         """Whether this key reads `collection` at all."""
@@ -343,14 +346,14 @@ def _named_key(name: str, table: Any, served: Sequence[str]) -> ApiKey:
     if type(limit) is not int or limit < 0:
         raise ConfigError(f"{at}.max_concurrent must be a whole number, 0 (no limit) or more, "
                           f"not {limit!r}")
-    return ApiKey(name, digest, collections, where, limit, fields)
+    return ApiKey(name, digest, collections, where, limit, fields, table.get("key", ""))
 
 
 def _keys(api_keys: Sequence[str], named: Mapping[str, Any], served: Sequence[str]
           ) -> tuple[ApiKey, ...]:
     """Every key: api_keys' entries (full access, named key-1, key-2, ...), then the named
     keys; no two the same key."""
-    keys = [ApiKey(f"key-{n}", _secret(key, f"auth.api_keys entry {n}"))
+    keys = [ApiKey(f"key-{n}", _secret(key, f"auth.api_keys entry {n}"), text=key)
             for n, key in enumerate(api_keys, 1)]
     keys += [_named_key(name, table, served) for name, table in named.items()]
     for n, key in enumerate(keys):

@@ -46,10 +46,13 @@ SECRET_WORDS = ("key", "token", "secret", "passw", "pwd", "auth", "credential", 
 _SECRET_NAME = re.compile("|".join(SECRET_WORDS))  # of lower-case text (IGNORECASE: 5x slower)
 
 
-# The SHA-256 digests of the keys this process's settings hold (the API keys and the
-# metrics key), which `without_keys` finds wherever a logged text holds one of them. Kept for
-# the process, as its log handler is: every app built in it adds its own (hide_keys).
+# The keys this process's settings hold (the API keys and the metrics key), which
+# `without_keys` finds wherever a logged text holds one of them: the SHA-256 of each, and
+# the text of those the settings give as text (not key_sha256). Kept for the process, as
+# its log handler is: every app built in it adds its own (hide_keys).
 _HIDDEN: set[bytes] = set()
+_TEXTS: set[str] = set()
+_DIGESTS_ALONE: set[bytes] = set()  # of the keys known by their digest alone
 KEY_MIN = 16  # characters of a key at least (app/ops/config.py MIN_KEY_LENGTH)
 KEY_MAX = 256  # characters of a piece of text looked at as a key, at most
 SLASHED_MAX = 16  # the segments of a run of text whose slashed stretches are looked at
@@ -59,33 +62,48 @@ SLASHED_MAX = 16  # the segments of a run of text whose slashed stretches are lo
 _RUN = re.compile("[^?&;#,\\s'\"]{" + str(KEY_MIN) + ",}")
 
 
-def hide_keys(digests: Iterable[bytes]) -> None:
-    """Have every log line of this process written without these keys (their SHA-256)."""
+def hide_keys(digests: Iterable[bytes], texts: Iterable[str] = ()) -> None:
+    """Have every log line of this process written without these keys: `digests`, the
+    SHA-256 of each, and `texts`, those of them whose text the settings give."""
+    texts = set(texts)
     _HIDDEN.update(digests)
+    _TEXTS.update(texts)
+    _DIGESTS_ALONE.update(set(digests) - {sha256(t.encode()).digest() for t in texts})
 
 
 def _pieces(run: str) -> Iterator[str]:
     """The stretches of `run` that may be a key: each stretch of whole segments between its
-    slashes (all of them when it has up to SLASHED_MAX segments; else each segment alone),
-    and of each, what follows its first "=" (a value: name=KEY)."""
+    slashes up to KEY_MAX characters (when it has up to SLASHED_MAX segments; else each
+    segment alone), and of each, what follows its first "=" (a value: name=KEY)."""
     segments = run.split("/")
-    spans = (range(1, len(segments) + 1) if len(segments) <= SLASHED_MAX else (1,))
-    for width in spans:
-        for start in range(len(segments) - width + 1):
-            piece = "/".join(segments[start:start + width])
-            if KEY_MIN <= len(piece) <= KEY_MAX:
+    widest = len(segments) if len(segments) <= SLASHED_MAX else 1
+    for start in range(len(segments)):
+        piece = segments[start]
+        for end in range(start + 1, min(start + widest, len(segments)) + 1):
+            if end > start + 1:
+                piece += "/" + segments[end - 1]
+            if len(piece) > KEY_MAX:
+                break
+            if len(piece) >= KEY_MIN:
                 yield piece
-            name, equals, value = piece.partition("=")
-            if equals and len(value) >= KEY_MIN and "/" not in name:
-                yield value
+                if "=" in piece:
+                    name, _, value = piece.partition("=")
+                    if len(value) >= KEY_MIN and "/" not in name:
+                        yield value
 
 
 def without_keys(text: str) -> str:
-    """`text` with every stretch of it that is a configured key, as sent or
-    percent-decoded, written ***: candidate stretches (`_pieces` of each `_RUN`, at least
-    KEY_MIN characters long) are hashed and looked up among the keys' digests
-    (bench/key_redaction.py measures what it costs a request)."""
+    """`text` with every configured key in it, as sent or percent-decoded, written ***. A
+    key the settings give as text is found wherever it is; the others (key_sha256), and an
+    encoded key, by their digest: candidate stretches (`_pieces` of each `_RUN`, KEY_MIN
+    characters at least) are hashed and looked up among the digests (bench/key_redaction.py
+    measures what it costs a request)."""
     if not _HIDDEN or len(text) < KEY_MIN:
+        return text
+    for key in _TEXTS:
+        if key in text:
+            text = text.replace(key, "***")
+    if not _DIGESTS_ALONE and "%" not in text and "+" not in text:
         return text
     found = []
     for run in _RUN.findall(text):
