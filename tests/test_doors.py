@@ -13,7 +13,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from app import create_app
-from app.ops import config
+from app.ops import config, logs
 from tests.conftest import build_database
 from tests.contract import expected
 from tests.helpers import assert_error
@@ -95,3 +95,21 @@ def test_no_configured_key_in_an_access_line(tmp_path: Path,
     assert any("'***'" in message for message in slow), slow
     for key in (HEX, B64, NAMED):
         assert key not in err
+
+
+@pytest.mark.parametrize("by_text", [True, False])
+def test_keys_by_text_or_by_digest_alone(monkeypatch: pytest.MonkeyPatch,
+                                         by_text: bool) -> None:
+    """The same lines, with the keys known by their text (found by it, and an encoded one
+    by its digest) and by their digest alone (key_sha256)."""
+    for kept in ("_HIDDEN", "_TEXTS", "_DIGESTS_ALONE"):
+        monkeypatch.setattr(logs, kept, set())
+    logs.hide_keys([hashlib.sha256(k.encode()).digest() for k in (HEX, B64)],
+                   (HEX, B64) if by_text else ())
+    encoded = "".join(f"%{b:02X}" for b in B64.encode())
+    lines = {f"/c?v={HEX}": "/c?v=***", f"/c/{B64}/x": "/c/***/x",
+             f"/c?v={encoded}&w=B%201": "/c?v=***&w=B%201", "/c?v=B%201&w=2": "/c?v=B%201&w=2",
+             f"slow query all took 2.10 s, parameters ['{HEX}', 7]":
+             "slow query all took 2.10 s, parameters ['***', 7]",
+             f"/c/x{HEX}": "/c/x***" if by_text else f"/c/x{HEX}"}  # glued: by its text only
+    assert {line: logs.without_keys(line) for line in lines} == lines

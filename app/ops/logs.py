@@ -103,8 +103,12 @@ def without_keys(text: str) -> str:
     for key in _TEXTS:
         if key in text:
             text = text.replace(key, "***")
-    if not _DIGESTS_ALONE and "%" not in text and "+" not in text:
-        return text
+    if not _DIGESTS_ALONE:  # every key known by its text: only an encoded one is left
+        if "%" not in text and "+" not in text:
+            return text
+        decoded = unquote_plus(text)
+        if not any(key in decoded for key in _TEXTS):
+            return text
     found = []
     for run in _RUN.findall(text):
         for piece in _pieces(run):
