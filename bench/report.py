@@ -602,7 +602,9 @@ RECYCLING = "## Records by key under recycling"  # by hand: bench/recycling.py's
 FLEET = "## The warehouse over a fleet of plants"  # by hand: bench/fleet.py's
 EXACT = "## Exact figures (weighing summaries summed as decimals)"  # bench/exact_sums.py's
 LEFT_OUT = "## What leaving out costs"  # by hand: bench/left_out.py's
-KEPT = (COST, TSQL, READ_CORE, RECYCLING, FLEET, EXACT, LEFT_OUT, EARLIER)  # `make bench` keeps
+KEY_LOG = "## Keys kept out of the log"  # by hand: bench/key_redaction.py's
+KEPT = (COST, TSQL, READ_CORE, RECYCLING, FLEET, EXACT, LEFT_OUT, KEY_LOG,
+        EARLIER)  # `make bench` keeps
 
 
 def earlier_studies(published: Path) -> list[str]:
@@ -611,7 +613,8 @@ def earlier_studies(published: Path) -> list[str]:
     "MCP and the read core" (the runs of bench/before_after.py), "Records by key
     under recycling" (the runs of bench/recycling.py), "The warehouse over a fleet of
     plants" (bench/fleet.py's), "Exact figures" (bench/exact_sums.py's), "What leaving out
-    costs" (bench/left_out.py's) and "Earlier studies"
+    costs" (bench/left_out.py's), "Keys kept out of the log" (bench/key_redaction.py's) and
+    "Earlier studies"
     (the findings of studies whose code has left bench/), which no run can measure again."""
     if not published.is_file():
         return []
