@@ -76,7 +76,9 @@ def current_key() -> ApiKey | None:
 def sent_key() -> str:
     """The key a request sends: X-API-Key, else Authorization: Bearer <key>; "" for none, and
     for an empty or blank one (`X-API-Key: `, `Authorization: Bearer `), which is no key."""
-    sent = request.headers.get("X-API-Key", "").strip()
+    sent = request.headers.get("X-API-Key", "")
+    sent = sent if sent.strip() else ""  # a blank one is none (and a key with blanks at its
+    # ends no key at all: app/ops/config.py refuses such a key)
     auth = request.headers.get("Authorization", "")
     if not sent and auth[:7].lower() == "bearer ":
         sent = auth[7:].strip()
