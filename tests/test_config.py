@@ -440,8 +440,8 @@ def test_the_docs_example_keys_are_known_keys() -> None:
     docs = (ROOT / "docs" / "keys.md").read_text() + (ROOT / "docs" / "api.md").read_text()
     printed = set(re.findall(r"X-API-Key: ([\w-]{16,})'|openssl rand -hex 24 +# e\.g\. "
                              r"(\w+)", docs))
-    assert {k for pair in printed for k in pair if k} <= set(KNOWN_KEYS)
-    assert "a-long-random-key-0001" in docs
+    found = {k for pair in printed for k in pair if k}
+    assert len(found) >= 2 and found <= set(KNOWN_KEYS), found
 
 
 @pytest.mark.parametrize("given", ["", ",", " , ", " ,, "])
