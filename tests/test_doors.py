@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -113,3 +114,11 @@ def test_keys_by_text_or_by_digest_alone(monkeypatch: pytest.MonkeyPatch,
              "slow query all took 2.10 s, parameters ['***', 7]",
              f"/c/x{HEX}": "/c/x***" if by_text else f"/c/x{HEX}"}  # glued: by its text only
     assert {line: logs.without_keys(line) for line in lines} == lines
+    # gunicorn's warning about a request it refuses quotes its request line
+    record = logging.LogRecord("gunicorn.error", logging.WARNING, __file__, 1,
+                               "Invalid request from ip=%s: %s", ("127.0.0.1", (
+                                   f"Invalid HTTP request line: 'GET /{B64}\\x00 HTTP/1.1'")),
+                               None)
+    assert logs.SecretsHidden().filter(record)
+    assert record.getMessage() == ("Invalid request from ip=127.0.0.1: Invalid HTTP request "
+                                   "line: 'GET /***\\x00 HTTP/1.1'")

@@ -57,9 +57,10 @@ KEY_MIN = 16  # characters of a key at least (app/ops/config.py MIN_KEY_LENGTH)
 KEY_MAX = 256  # characters of a piece of text looked at as a key, at most
 SLASHED_MAX = 16  # the segments of a run of text whose slashed stretches are looked at
 # A run of text that a key may be: between the characters that part a URL's arguments and a
-# log line's words (a key sent as ?vehno=KEY, ;api_key=KEY, KEY,id or in quotes); a "/" is
-# within it, as a base64 key may hold one.
-_RUN = re.compile("[^?&;#,\\s'\"]{" + str(KEY_MIN) + ",}")
+# log line's words (a key sent as ?vehno=KEY, ;api_key=KEY, KEY,id or in quotes, or before
+# a control byte a server writes escaped, KEY\x00); a "/" is within it, as a base64 key may
+# hold one.
+_RUN = re.compile("[^?&;#,\\\\\\s'\"]{" + str(KEY_MIN) + ",}")
 
 
 def hide_keys(digests: Iterable[bytes], texts: Iterable[str] = ()) -> None:
