@@ -1,6 +1,6 @@
 """The doors, second pass (docs/keys.md, docs/deploy.md): no key sent is no key whatever the
-settings hold; /metrics closed to strangers once keys are configured; no configured key in
-an access line, wherever a client put it."""
+settings hold; no configured key in a log line, wherever a client put it. (The settings
+refused at start: tests/test_config.py; /metrics' doors: tests/test_metrics.py.)"""
 
 from __future__ import annotations
 
