@@ -66,10 +66,10 @@ _RUN = re.compile("[^?&;#,\\\\\\s'\"]{" + str(KEY_MIN) + ",}")
 def hide_keys(digests: Iterable[bytes], texts: Iterable[str] = ()) -> None:
     """Have every log line of this process written without these keys: `digests`, the
     SHA-256 of each, and `texts`, those of them whose text the settings give."""
-    digests, texts = set(digests), set(texts)
-    _HIDDEN.update(digests)
-    _TEXTS.update(texts)
-    _DIGESTS_ALONE.update(digests - {sha256(t.encode()).digest() for t in texts})
+    hashed, given = set(digests), set(texts)
+    _HIDDEN.update(hashed)
+    _TEXTS.update(given)
+    _DIGESTS_ALONE.update(hashed - {sha256(t.encode()).digest() for t in given})
 
 
 def _pieces(run: str) -> Iterator[str]:
