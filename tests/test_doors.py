@@ -122,3 +122,18 @@ def test_keys_by_text_or_by_digest_alone(monkeypatch: pytest.MonkeyPatch,
     assert logs.SecretsHidden().filter(record)
     assert record.getMessage() == ("Invalid request from ip=127.0.0.1: Invalid HTTP request "
                                    "line: 'GET /***\\x00 HTTP/1.1'")
+
+
+def test_the_default_proof_dir_is_resolved_and_logged(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch,
+                                                      caplog: pytest.LogCaptureFixture) -> None:
+    """Without STATE_DIRECTORY the default is instance/proofs under the working directory,
+    wherever that is: the start says which, as an absolute path."""
+    monkeypatch.delenv("STATE_DIRECTORY", raising=False)
+    monkeypatch.chdir(tmp_path)
+    caplog.set_level(logging.INFO, "jembatan")
+    app_with(tmp_path)
+    said = [r.getMessage() for r in caplog.records]
+    assert [line for line in said if line.startswith("database.proof_dir")] == [
+        f"database.proof_dir, where the proof's findings (and, without [feed] "
+        f"bookmark_secrets, the bookmark secret) are kept: {tmp_path.resolve()}/instance/proofs"]
