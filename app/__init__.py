@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -93,6 +94,11 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     unmapped = from_mapping(queries.files, served)  # unfinished: 503s (app/core/unmapped.py)
     refuse_unscoped(queries, served, settings.auth.keys)
     logs.configure(settings.log)
+    # No key in any log line, wherever a client put it (docs/deploy.md, "Logs").
+    metrics_key = [settings.api.metrics_key] if settings.api.metrics_key else []
+    logs.hide_keys([k.digest for k in settings.auth.keys]
+                   + [hashlib.sha256(k.encode()).digest() for k in metrics_key],
+                   [k.text for k in settings.auth.keys if k.text] + metrics_key)
     metrics = Metrics()
     db = Database(settings.database, queries, settings.log.slow_query, metrics)
 
@@ -149,6 +155,10 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     # `flask --app wsgi demo-db` comes from setup.cfg's flask.commands entry point, which
     # Flask loads without building the app: the database it creates need not exist yet.
     log.info("Jembatan serves %s (settings: %s)", db.describe, settings.source)
+    if settings.database.proof_dir is not None:  # resolved: the working directory's, or not
+        log.info("database.proof_dir, where the proof's findings (and, without [feed] "
+                 "bookmark_secrets, the bookmark secret) are kept: %s",
+                 settings.database.proof_dir)
     if len(served) < len(COLLECTIONS):
         log.info("collections served: %s", ", ".join(c.name for c in served))
     if named := queries.names(NAMES_FILE):

@@ -604,9 +604,10 @@ EXACT = "## Exact figures (weighing summaries summed as decimals)"  # bench/exac
 LEFT_OUT = "## What leaving out costs"  # by hand: bench/left_out.py's
 CAUGHT_UP = "## A caught-up warehouse run"  # by hand: bench/caught_up.py's
 KEY_FIELDS = "## What a key's fields cost a plan"  # by hand: bench/key_fields.py's
+KEY_LOG = "## Keys kept out of the log"  # by hand: bench/key_redaction.py's
 # `make bench` keeps these sections
-KEPT = (COST, TSQL, READ_CORE, RECYCLING, FLEET, EXACT, LEFT_OUT, KEY_FIELDS, CAUGHT_UP,
-        EARLIER)
+KEPT = (COST, TSQL, READ_CORE, RECYCLING, FLEET, EXACT, LEFT_OUT, KEY_FIELDS, KEY_LOG,
+        CAUGHT_UP, EARLIER)
 
 
 def earlier_studies(published: Path) -> list[str]:
@@ -615,7 +616,8 @@ def earlier_studies(published: Path) -> list[str]:
     "MCP and the read core" (the runs of bench/before_after.py), "Records by key
     under recycling" (the runs of bench/recycling.py), "The warehouse over a fleet of
     plants" (bench/fleet.py's), "Exact figures" (bench/exact_sums.py's), "What leaving out
-    costs" (bench/left_out.py's) and "Earlier studies"
+    costs" (bench/left_out.py's), "Keys kept out of the log" (bench/key_redaction.py's) and
+    "Earlier studies"
     (the findings of studies whose code has left bench/), which no run can measure again."""
     if not published.is_file():
         return []

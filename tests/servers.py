@@ -51,14 +51,17 @@ class Running:
     def log(self) -> str:
         return self.stderr.read_text(errors="replace")
 
-    def scrape(self, counted: Callable[[dict], bool] = lambda found: True) -> dict:
+    def scrape(self, counted: Callable[[dict], bool] = lambda found: True,
+               headers: Mapping[str, str] | None = None) -> dict:
         """/metrics parsed, once `counted` holds of it (or the last scrape after 10 s): a
-        request is counted when its body has been sent, which the client may see first."""
+        request is counted when its body has been sent, which the client may see first.
+        `headers`: the metrics key's, where the server has API keys (docs/api.md §11)."""
         found: dict = {}
 
         def settled() -> bool:
             found.clear()
-            found.update(samples(requests.get(self.base + "/metrics", timeout=10).text))
+            found.update(samples(requests.get(self.base + "/metrics", timeout=10,
+                                              headers=headers).text))
             return counted(found)
 
         eventually(settled)
@@ -71,7 +74,7 @@ def environment(work: Path, env: Mapping[str, str]) -> dict[str, str]:
     empty_config = work / "empty.toml"
     empty_config.write_text("")
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("JEMBATAN_")}
-    return full_env | {"JEMBATAN_CONFIG": str(empty_config), "JEMBATAN_API_KEYS": ""} | dict(env)
+    return full_env | {"JEMBATAN_CONFIG": str(empty_config)} | dict(env)
 
 
 @contextlib.contextmanager

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import os
 import re
+import subprocess
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -12,6 +15,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from app.ops.config import (
+    KNOWN_KEYS,
     SECRET_FILE,
     SETTINGS,
     SHIPPED_SQL_DIR,
@@ -46,7 +50,7 @@ SAMPLES = {
     "database.prove_on_first_read": False, "database.proof_dir": "/var/lib/proofs",
     "database.proof_wait": 0.5,
     "api.page_size": 50, "api.max_page_size": 500, "api.url_prefix": "/api",
-    "api.cors_origins": ["https://erp.example"], "api.metrics_key": "secret",
+    "api.cors_origins": ["https://erp.example"], "api.metrics_key": "a-scrape-secret-0001",
     "api.public_url": "https://weighbridge.plant.local/api",
     "api.allowed_hosts": ["weighbridge.plant.local"], "api.trusted_proxies": ["127.0.0.1"],
     "auth.api_keys": ["key-one-0123456789"],
@@ -392,6 +396,75 @@ def test_a_short_key_in_the_environment_refuses_the_start(workdir: Path) -> None
                                "at least 16 (e.g. from `openssl rand -hex 24`)")
 
 
+# What a shell prints for a key that is not there: the digests of the empty string and of a
+# lone line feed, from the real sha256sum (a variable unset, an `echo` of nothing).
+UNSET_DIGESTS = {command: subprocess.run(["sh", "-c", command], capture_output=True,
+                                         text=True, check=True, env={}).stdout.split()[0]
+                 for command in ('printf %s "$UNSET" | sha256sum', 'echo "$UNSET" | sha256sum')}
+ADVICE = ("Make a key of your own with `openssl rand -hex 24`, and write its digest, from "
+          "`printf %s 'the-key' | sha256sum`, or remove the key")
+
+
+@pytest.mark.parametrize("command", UNSET_DIGESTS)
+def test_the_digest_of_no_key_refuses_the_start(workdir: Path, command: str) -> None:
+    """A key_sha256 of an empty value would let in a request with no key (the old start took
+    it, and every route answered 200 without one)."""
+    with pytest.raises(ConfigError) as info:
+        load_settings({"auth": {"keys": {"x": {"key_sha256": UNSET_DIGESTS[command]}}}}, {})
+    what = ("an empty value (what `printf %s \"$VAR\" | sha256sum` prints when the variable "
+            "is unset): it would let in a request that sends no key" if "printf" in command
+            else "a blank value ('\\n', what `echo | sha256sum` prints for an empty one): "
+                 "anyone could send it")
+    assert str(info.value) == f"auth.keys.x.key_sha256 is the SHA-256 of {what}. {ADVICE}"
+
+
+@pytest.mark.parametrize("known", KNOWN_KEYS)
+def test_a_key_anyone_knows_refuses_the_start(workdir: Path, known: str) -> None:
+    """Every key of the table of known keys, by its digest (in capitals too) and, where it
+    is long enough to be taken as a key, as the key itself."""
+    digest = hashlib.sha256(known.encode()).hexdigest()
+    for key in ({"key_sha256": digest}, {"key_sha256": digest.upper()}):
+        with pytest.raises(ConfigError) as info:
+            load_settings({"auth": {"keys": {"x": key}}}, {})
+        assert str(info.value).startswith("auth.keys.x.key_sha256 is the SHA-256 of ")
+        assert str(info.value).endswith(ADVICE)
+    if len(known) >= 16:
+        with pytest.raises(ConfigError) as info:
+            load_settings({"auth": {"api_keys": [known]}}, {})
+        assert str(info.value) == (f"auth.api_keys entry 1 is the docs' example key "
+                                   f"{known!r}: anyone could send it. {ADVICE}")
+
+
+def test_the_docs_example_keys_are_known_keys() -> None:
+    """The example keys the docs print are in the table of known keys."""
+    docs = (ROOT / "docs" / "keys.md").read_text() + (ROOT / "docs" / "api.md").read_text()
+    printed = set(re.findall(r"X-API-Key: ([\w-]{16,})'|openssl rand -hex 24 +# e\.g\. "
+                             r"(\w+)", docs))
+    found = {k for pair in printed for k in pair if k}
+    assert len(found) >= 2 and found <= set(KNOWN_KEYS), found
+
+
+@pytest.mark.parametrize("given", ["", ",", " , ", " ,, "])
+def test_keys_from_the_environment_that_give_none_refuse_the_start(workdir: Path,
+                                                                   given: str) -> None:
+    """JEMBATAN_API_KEYS set but empty was taken for no keys at all: the service started
+    open, though someone meant to require a key (a short one there is refused)."""
+    with pytest.raises(ConfigError) as info:
+        load_settings(None, {"JEMBATAN_API_KEYS": given})
+    assert str(info.value) == (
+        f"JEMBATAN_API_KEYS is set but gives no api_keys ({given!r}): whoever set it meant "
+        f"to require a key, and an empty list would leave every endpoint open; give the "
+        f"keys, comma-separated, or unset it (the keys then come from the settings file "
+        f"alone)")
+
+
+def test_keys_from_the_file_when_the_environment_has_none(workdir: Path,
+                                                          tmp_path: Path) -> None:
+    path = write_config(tmp_path / "etc", f'[auth]\napi_keys = ["{GOOD}"]\n')
+    assert load_settings(None, {"JEMBATAN_CONFIG": str(path)}).auth.api_keys == (GOOD,)
+    assert load_settings(None, {}).auth.api_keys == ()
+
+
 def test_named_keys_and_their_scopes(workdir: Path, tmp_path: Path) -> None:
     """api_keys' entries read everything under the names key-1, key-2; a named key keeps
     the SHA-256 of its key (given, or worked out from `key`), its collections in the table's
@@ -653,3 +726,87 @@ def test_site_field_labels_name_every_field_and_measure(workdir: Path, tmp_path:
     s = load_settings(None, {"JEMBATAN_CONFIG": str(path)})
     assert s.site.fields == {**FIELD_LABELS, "weigh1": "Bruto (kg)",
                              "adonan_deviation": "Adonan dev. (%)"}
+
+
+@pytest.mark.parametrize(("key", "message"), [
+    ("scrape-key", "api.metrics_key is 10 characters long: a key must have at least 16 (e.g. "
+                   "from `openssl rand -hex 24`)"),
+    ("   ", "api.metrics_key is empty: an empty key would let anyone in; give a long random "
+           "key (e.g. from `openssl rand -hex 24`) or remove it"),
+    ("a-long-random-key-0001", "api.metrics_key is the docs' example key "
+                               "'a-long-random-key-0001': anyone could send it. " + ADVICE),
+])
+def test_a_metrics_key_is_checked_as_an_api_key(workdir: Path, key: str, message: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_settings({"api": {"metrics_key": key}}, {})
+    assert str(info.value) == message
+
+
+# Where the proof's verdicts and the bookmark secret may be kept, made here with real
+# directories and modes: (the parent's mode, proof_dir's mode or None where it is not made
+# yet, its owner: "me" or "other") and what the start says (None: it starts).
+PLACES = [
+    (0o755, 0o755, "me", None),
+    (0o755, None, "me", None),
+    (0o1777, 0o755, "me", None),  # as under /tmp: nobody else may rename the service's own
+    (0o755, 0o700, "me", None),
+    (0o755, 0o775, "me", "{d} is open to its group (mode 0775)"),
+    (0o755, 0o757, "me", "{d} is open to others (mode 0757)"),
+    (0o755, 0o1777, "me", "{d} is open to its group and others (mode 1777)"),
+    (0o777, 0o755, "me", "{p} is open to its group and others (mode 0777)"),
+    (0o1777, None, "me", None),
+    (0o775, None, "me", "{p} is open to its group (mode 0775)"),
+    (0o755, 0o755, "other", "{d} belongs to user 65534, not to root or the service's ({me})"),
+]
+
+
+@pytest.mark.parametrize(("parent", "mode", "owner", "why"), PLACES)
+def test_a_proof_dir_another_user_may_write_refuses_the_start(
+        tmp_path: Path, parent: int, mode: int | None, owner: str, why: str | None) -> None:
+    """The old start took any proof_dir: a local user who could write there planted a
+    bookmark secret (and signed bookmarks) or a verdict of the proof."""
+    if owner == "other" and os.geteuid() != 0:
+        pytest.skip("giving a directory to another user needs root")
+    top, directory = tmp_path / "top", tmp_path / "top" / "proofs"
+    top.mkdir()
+    if mode is not None:
+        directory.mkdir()
+        directory.chmod(mode)
+        if owner == "other":
+            os.chown(directory, 65534, -1)
+    top.chmod(parent)
+    given = {"database": {"proof_dir": str(directory)}}
+    if why is None:
+        assert with_secrets(load_settings(given, {})).feed.secrets == (
+            (directory / SECRET_FILE).read_text().strip().encode(),)
+        return
+    with pytest.raises(ConfigError) as info:
+        load_settings(given, {})
+    said = why.format(d=directory, p=top, me=os.geteuid())
+    assert str(info.value) == (
+        f"database.proof_dir ({directory}): {said}, so another local user could plant a "
+        f"verdict of the proof or the bookmark secret there: make it the service's alone "
+        f"(chown and chmod go-w), or set database.proof_dir to a directory that is")
+
+
+@pytest.mark.parametrize(("mode", "said"), [(0o644, "its group and others (mode 0644)"),
+                                            (0o640, "its group (mode 0640)"),
+                                            (0o602, "others (mode 0602)")])
+def test_a_bookmark_secret_others_may_read_refuses_the_start(tmp_path: Path, mode: int,
+                                                             said: str) -> None:
+    """A kept secret that others could read (or write) was used as it was: now the start
+    stops, whether the secret came from an earlier start or was planted."""
+    directory = tmp_path / "proofs"
+    directory.mkdir()
+    secret = directory / SECRET_FILE
+    secret.write_text("a-planted-secret-0123456789\n")
+    secret.chmod(mode)
+    settings = load_settings({"database": {"proof_dir": str(directory)}}, {})
+    with pytest.raises(ConfigError) as info:
+        with_secrets(settings)
+    assert str(info.value) == (
+        f"the bookmark secret {secret}: {secret} is open to {said}, so another local user "
+        f"could read or plant it and sign bookmarks: chmod 600 it and make it the service's, "
+        f"or delete it (a new one is made)")
+    secret.chmod(0o600)
+    assert with_secrets(settings).feed.secrets == (b"a-planted-secret-0123456789",)

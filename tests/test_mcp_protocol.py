@@ -29,6 +29,7 @@ from tests.conftest import build_database
 from tests.servers import JEMBATAN, ROOT, Running, gunicorn
 
 KEY = "mcp-test-key-0123456789"
+KEYED = {"X-API-Key": KEY}  # /metrics with keys configured (docs/api.md §11)
 ALLOWED_ORIGIN = "https://assistant.plant.local"
 ROWS = {"customers": [{"id": i, "CustCode": f"C{i}", "CustName": f"PT {i}"} for i in (1, 2)]}
 MODES = ("legacy", "auto", "2026-07-28")
@@ -404,7 +405,7 @@ def test_tools_call_with_hostile_arguments(server: Running) -> None:
 
 def test_metrics_and_the_access_log(server: Running) -> None:
     def calls(outcome: str) -> float:
-        text = requests.get(server.base + "/metrics", timeout=10).text
+        text = requests.get(server.base + "/metrics", timeout=10, headers=KEYED).text
         line = f'jembatan_mcp_tool_calls_total{{outcome="{outcome}",tool="describe"}}'
         return next((float(s.split()[-1]) for s in text.splitlines()
                      if s.startswith(line)), 0.0)
@@ -414,7 +415,7 @@ def test_metrics_and_the_access_log(server: Running) -> None:
     legacy(server, "tools/call", {"name": "describe", "arguments": {"x": 1}})
     legacy(server, "tools/call", {"name": "describe", "arguments": {"y": 1}})
     assert (calls("ok") - ok, calls("refused") - refused) == (1, 2)
-    text = requests.get(server.base + "/metrics", timeout=10).text
+    text = requests.get(server.base + "/metrics", timeout=10, headers=KEYED).text
     assert 'jembatan_requests_total{kind="mcp",status="200"}' in text
     log = server.log()
     assert "POST /mcp 200" in log and "mcp=tools/call:describe:refused" in log

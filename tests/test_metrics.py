@@ -1,7 +1,8 @@
 """GET /metrics (docs/api.md §11): the Prometheus text format, read here with
 prometheus_client's own parser; under gunicorn one view of every worker (the metrics
 directory of gunicorn.conf.py), through the Flask app the figures of each kind of request,
-row and database error; open, or behind api.metrics_key alone; not in the OpenAPI document.
+row and database error; behind api.metrics_key alone, or without one a key that reads
+everything (open where no key is configured); not in the OpenAPI document.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import re
 import shutil
 import time
 from concurrent.futures import ThreadPoolExecutor
+from http import HTTPStatus
 from pathlib import Path
 
 import pytest
@@ -186,26 +188,51 @@ def test_database_errors_by_kind(tmp_path: Path) -> None:
                  reason="query failed") == 1
 
 
+SCRAPE = "a-scrape-secret-0001"
+CLIENT = "client-key-0123456789"  # an auth.api_keys entry: it reads everything
+SCOPED = "scoped-key-0123456789"
+# Who opens /metrics, by the settings: (api settings, the key's headers, status). Without a
+# metrics key the old /metrics answered anyone once keys were configured (every key's name
+# and counts); now a key that reads everything opens it, a key with a scope is a 403.
+AUTH = {"api_keys": [CLIENT], "keys": {"t03": {"key": SCOPED, "collections": ["customers"]}}}
+DOORS = [({}, {}, 401), ({}, {"X-API-Key": CLIENT}, 200),
+         ({}, {"Authorization": f"Bearer {CLIENT}"}, 200), ({}, {"X-API-Key": SCOPED}, 403),
+         ({}, {"X-API-Key": ""}, 401), ({}, {"Authorization": "Bearer "}, 401),
+         ({"metrics_key": SCRAPE}, {}, 401), ({"metrics_key": SCRAPE}, {"X-API-Key": CLIENT}, 401),
+         ({"metrics_key": SCRAPE}, {"Authorization": f"Bearer {CLIENT}"}, 401),
+         ({"metrics_key": SCRAPE}, {"Authorization": f"Bearer {SCRAPE}x"}, 401),
+         ({"metrics_key": SCRAPE}, {"Authorization": "Bearer "}, 401),
+         ({"metrics_key": SCRAPE}, {"Authorization": f"Bearer {SCRAPE}"}, 200)]
+MESSAGES = {(False, 401): "an API key is required: send it as X-API-Key: <key> or "
+                          "Authorization: Bearer <key>",
+            (False, 403): "/metrics counts every key's requests: it needs a key that reads "
+                          "everything, and the key t03 has a scope; or set api.metrics_key "
+                          "and send Authorization: Bearer <metrics_key>",
+            (True, 401): "/metrics needs the metrics key: send Authorization: Bearer "
+                         "<api.metrics_key>"}
+
+
 def test_open_or_behind_its_own_key(tmp_path: Path) -> None:
     database = build_database(tmp_path / "plant.sqlite3", ROWS)
-    locked = create_app({"database": {"sqlite": str(database)},
-                         "auth": {"api_keys": ["client-key-0123456789"]}}).test_client()
-    assert locked.get("/metrics").status_code == 200  # API keys do not apply
-    keyed = create_app({"database": {"sqlite": str(database)},
-                        "auth": {"api_keys": ["client-key-0123456789"]},
-                        "api": {"metrics_key": "scrape-key"}}).test_client()
-    for headers in ({}, {"X-API-Key": "client-key-0123456789"},
-                    {"Authorization": "Bearer client-key-0123456789"},
-                    {"Authorization": "Bearer scrape-keyx"}):
-        response = keyed.get("/metrics", headers=headers)
-        assert response.status_code == 401, headers
-        assert response.get_json()["message"].startswith("/metrics needs the metrics key")
-        assert response.headers["WWW-Authenticate"] == "Bearer"
-    assert keyed.get("/metrics", headers={"Authorization": "Bearer scrape-key"}
-                     ).status_code == 200
-    assert keyed.get("/customers", headers={"Authorization": "Bearer scrape-key"}
+    apps = {name: create_app({"database": {"sqlite": str(database)}, "auth": AUTH,
+                              "api": api}).test_client()
+            for name, api in (("locked", {}), ("keyed", {"metrics_key": SCRAPE}))}
+    locked, keyed = apps["locked"], apps["keyed"]
+    for api, headers, status in DOORS:
+        response = apps["keyed" if api else "locked"].get("/metrics", headers=headers)
+        if status == 200:
+            assert response.status_code == 200, (api, headers)
+            assert "jembatan_requests_total" in response.get_data(as_text=True)
+            continue
+        assert response.get_json() == {"code": status, "status": HTTPStatus(status).phrase,
+                                       "message": MESSAGES[bool(api), status]}, (api, headers)
+        assert status == 403 or response.headers["WWW-Authenticate"] == "Bearer"
+    open_ = create_app({"database": {"sqlite": str(database)}}).test_client()
+    assert open_.get("/metrics").status_code == 200  # no key configured: nothing is closed
+    assert keyed.get("/customers", headers={"Authorization": f"Bearer {SCRAPE}"}
                      ).status_code == 401  # the metrics key opens nothing else
-    assert locked.get("/metrics?x=1").status_code == 400
-    assert locked.get("/metrics?_=1").status_code == 200
-    paths = locked.get("/openapi.json").get_json()["paths"]
+    full = {"X-API-Key": CLIENT}
+    assert locked.get("/metrics?x=1", headers=full).status_code == 400
+    assert locked.get("/metrics?_=1", headers=full).status_code == 200
+    paths = open_.get("/openapi.json").get_json()["paths"]
     assert not [p for p in paths if re.search(r"metrics", p)]

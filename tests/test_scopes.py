@@ -281,7 +281,7 @@ def test_the_key_is_named_never_sent(shared_app: Callable[..., Any],
         Keyed(client, key).get("/transactions/1")  # in every key's scope
     lines = [r.getMessage() for r in caplog.records if r.name == "jembatan.access"]
     assert [line.rsplit(" ", 1)[1] for line in lines] == [f"key={NAMES[k]}" for k in SCOPES]
-    with client.get("/metrics") as response:
+    with client.get("/metrics", headers={"X-API-Key": SECRETS["full"]}) as response:
         text = response.get_data(as_text=True)
     found = samples(text)
     for key in SCOPES:

@@ -37,6 +37,8 @@ ROOT = Path(__file__).resolve().parent.parent
 FIGURES = ROOT / "docs" / "examples" / "warehouse" / "figures.sql"
 WAREHOUSE_KEY = "warehouse-key-0123456789abcdef"
 ERP_KEY = "erp-key-0123456789abcdef0123"
+METRICS_KEY = "plant-metrics-key-0123456789"  # Prometheus's: /metrics needs it (api.md §11)
+SCRAPE = {"Authorization": f"Bearer {METRICS_KEY}"}
 COLLECTIONS = ["transactions", "customers", "products", "transporters"]
 # (name, seed, transactions; None: the demo's default size, whether the site maps
 # adjustweigh (False: NULL, as a site without deductions does)).
@@ -85,6 +87,7 @@ def plant_settings(work: Path, database: Path) -> Path:
     config.write_text(
         f'[database]\nsqlite = {json.dumps(str(database))}\n'
         f'sql_dir = {json.dumps(str(mapping))}\n\n'
+        f'[api]\nmetrics_key = "{METRICS_KEY}"\n\n'
         f'[auth.keys.erp]\nkey = "{ERP_KEY}"\n\n'
         f'[auth.keys.warehouse]\nkey = "{WAREHOUSE_KEY}"\n'
         f"collections = {json.dumps(COLLECTIONS)}\nmax_concurrent = 1\n")
@@ -294,7 +297,7 @@ def test_the_pipeline_is_counted_under_its_own_key_and_the_erps_is_not(
     before = plant.server.scrape(lambda found: value(
         found, "jembatan_key_requests_total", key="erp") >= 2 and value(
         found, "jembatan_key_requests_total", key="warehouse") == len(
-        logged(plant.server, "warehouse")))
+        logged(plant.server, "warehouse")), SCRAPE)
     earlier = len(logged(plant.server, "warehouse"))
     out = load(tmp_path, [plant], "--destination", "duckdb", "--duckdb-file",
                str(tmp_path / "cost.duckdb"))
@@ -309,7 +312,7 @@ def test_the_pipeline_is_counted_under_its_own_key_and_the_erps_is_not(
         return value(found, "jembatan_key_requests_total", key="warehouse") - value(
             before, "jembatan_key_requests_total", key="warehouse") >= len(sent)
 
-    after = plant.server.scrape(counted)
+    after = plant.server.scrape(counted, SCRAPE)
     assert sent and {status for _, status in sent} == {200}, sent  # never a 429: one at once
     for status in ("200", None):
         labels = {"key": "warehouse"} | ({"status": status} if status else {})

@@ -128,7 +128,7 @@ class Keeper:
         if self.unwritable or self.directory is None:
             return
         try:
-            self.directory.mkdir(parents=True, exist_ok=True)
+            self.directory.mkdir(parents=True, exist_ok=True, mode=0o755)
             fd, temporary = tempfile.mkstemp(dir=self.directory, prefix=".verdict-")
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as f:
@@ -151,7 +151,7 @@ class Keeper:
             yield
             return
         try:
-            self.directory.mkdir(parents=True, exist_ok=True)
+            self.directory.mkdir(parents=True, exist_ok=True, mode=0o755)
             handle = open(self.path(collection, ".lock"), "a+b")  # noqa: SIM115
         except OSError as exc:
             self.cannot(exc)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from flask import Flask, Response, g, has_request_context, request
-from werkzeug.exceptions import NotFound, TooManyRequests, Unauthorized
+from werkzeug.exceptions import Forbidden, NotFound, TooManyRequests, Unauthorized
 
 from ..model.collections import Collection
 from ..ops.config import ApiKey, Settings
@@ -44,11 +44,13 @@ ENDPOINTS: dict[str, Reach] = {
     "report.report": Reach(open=True, bare=True),
     "report_figures": Reach(open=False, bare=True),  # the report page's data, as the API's
     "script": Reach(open=True, bare=True),
-    "metrics": Reach(open=True, bare=True),  # its own key, [api] metrics_key
+    "metrics": Reach(open=True, bare=True),  # its own key, [api] metrics_key; without
+    # one, a key that reads everything (register_auth)
     "mcp": Reach(open=False, bare=True),
     "mcp_refused": Reach(open=True, bare=False),  # a 405 for any method but POST, as
     # elsewhere before a key
 }
+METRICS = "metrics"
 _NO_ARGUMENTS = frozenset(name for name, reach in ENDPOINTS.items() if reach.bare)
 _OPEN = frozenset(name for name, reach in ENDPOINTS.items() if reach.open)
 
@@ -72,8 +74,11 @@ def current_key() -> ApiKey | None:
 
 
 def sent_key() -> str:
-    """The key a request sends: X-API-Key, else Authorization: Bearer <key>."""
+    """The key a request sends: X-API-Key, else Authorization: Bearer <key>; "" for none, and
+    for an empty or blank one (`X-API-Key: `, `Authorization: Bearer `), which is no key."""
     sent = request.headers.get("X-API-Key", "")
+    sent = sent if sent.strip() else ""  # a blank one is none (and a key with blanks at its
+    # ends no key at all: app/ops/config.py refuses such a key)
     auth = request.headers.get("Authorization", "")
     if not sent and auth[:7].lower() == "bearer ":
         sent = auth[7:].strip()
@@ -92,18 +97,27 @@ def register_auth(app: Flask, settings: Settings) -> None:
     gates = {k.name: threading.BoundedSemaphore(k.max_concurrent)
              for k in keys if k.max_concurrent}
     origins = set(settings.api.cors_origins)
+    # /metrics names every key and counts its requests: without a metrics key of its own,
+    # it needs a key that reads everything (docs/api.md §11).
+    open_doors = _OPEN if settings.api.metrics_key else _OPEN - {METRICS}
 
     @app.before_request
     def require_key() -> None:
-        if request.endpoint in _OPEN or request.endpoint is None or preflight(origins):
+        if request.endpoint in open_doors or request.endpoint is None or preflight(origins):
             return
-        given = hashlib.sha256(sent_key().encode()).digest()
-        # Compare with every key, so the time taken does not tell which one nearly matched.
-        found = [k for k in keys if hmac.compare_digest(given, k.digest)]
+        sent = sent_key()
+        given = hashlib.sha256(sent.encode()).digest()
+        # Compare with every key, so the time taken does not tell which one nearly matched;
+        # no key sent matches none, whatever digest the settings hold.
+        found = [k for k in keys if hmac.compare_digest(given, k.digest) and sent]
         if not found:
             raise Unauthorized("an API key is required: send it as X-API-Key: <key> or "
                                "Authorization: Bearer <key>")
         key = g.api_key = found[0]
+        if request.endpoint == METRICS and not key.reads_everything:
+            raise Forbidden(f"/metrics counts every key's requests: it needs a key that reads "
+                            f"everything, and the key {key.name} has a scope; or set "
+                            f"api.metrics_key and send Authorization: Bearer <metrics_key>")
         if (c := bound_collection(app)) is not None and not key.reads(c.name):
             raise NotFound()  # as a collection this site does not serve (errors.py)
         gate = gates.get(key.name)

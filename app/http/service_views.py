@@ -160,8 +160,9 @@ def report_today(zone: ZoneInfo | None) -> Response:
 
 
 def metrics(figures: Metrics, key: bytes) -> Response:
-    """GET /metrics (docs/api.md §11): open, or behind api.metrics_key alone (API keys do not
-    apply: a Prometheus server holds the metrics key, not a client's)."""
+    """GET /metrics (docs/api.md §11): behind api.metrics_key alone when it is set (a
+    Prometheus server holds the metrics key, not a client's); else app/http/access.py lets
+    in a key that reads everything, or anyone where no key is configured."""
     if key:
         auth = request.headers.get("Authorization", "")
         sent = auth[7:].strip().encode() if auth[:7].lower() == "bearer " else b""

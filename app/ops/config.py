@@ -8,6 +8,7 @@ import logging
 import os
 import re
 import secrets as random_secrets
+import stat
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import Field, dataclass, field, make_dataclass, replace
@@ -86,10 +87,19 @@ class ApiKey:
     where: tuple[tuple[str, tuple[str, ...]], ...] = ()
     max_concurrent: int = 0
     fields: tuple[str, ...] | None = None
+    # The key itself where the settings give it (api_keys, key = "..."), "" for key_sha256:
+    # what the log hides (app/ops/logs.py), never compared, shown or sent.
+    text: str = field(default="", compare=False, repr=False)
 
     def reads(self, collection: str) -> bool:
         """Whether this key reads `collection` at all."""
         return self.collections is None or collection in self.collections
+
+    @property
+    def reads_everything(self) -> bool:
+        """Whether this key has no scope: every collection, row and field (an entry of
+        auth.api_keys, or a named key with no collections, where or fields)."""
+        return self.collections is None and not self.where and self.fields is None
 
 
 STATE_DIRECTORY = "STATE_DIRECTORY"  # what systemd's StateDirectory= gives the service
@@ -191,6 +201,34 @@ def _origins(given: list[str]) -> tuple[str, ...]:
     return tuple(o.lower() for o in given)
 
 
+# Keys whose SHA-256 anyone can work out, so that a digest of one would let anyone in: a
+# blank value (what `printf %s "$UNSET" | sha256sum` or `echo | sha256sum` prints: the
+# empty string, a newline, up to two blanks of any kind) and the example keys the docs
+# print (docs/keys.md, docs/api.md §10). A key_sha256 or a key that is one of them stops
+# the start (docs/keys.md, "Make a key").
+_BLANKS = " \t\r\n"
+KNOWN_KEYS: tuple[str, ...] = ("", *_BLANKS, *(a + b for a in _BLANKS for b in _BLANKS),
+                               "the-key", "a-long-random-key-0001",
+                               "3f1c9e0b7a2d4c6e8f1a3b5c7d9e0f2a4b6c8d0e1f3a5b7c")
+_KNOWN_DIGESTS = {hashlib.sha256(k.encode()).digest(): k for k in KNOWN_KEYS}
+
+
+def _known(digest: bytes, where: str, hashed: bool = True) -> bytes:
+    """`digest` unless it is one of a key anyone knows (KNOWN_KEYS); `hashed`: `where` gave
+    the digest, not the key."""
+    known = _KNOWN_DIGESTS.get(digest)
+    if known is None:
+        return digest
+    what = ("an empty value (what `printf %s \"$VAR\" | sha256sum` prints when the variable "
+            "is unset): it would let in a request that sends no key" if not known else
+            f"a blank value ({known!r}, what `echo | sha256sum` prints for an empty one): "
+            f"anyone could send it" if not known.strip() else
+            f"the docs' example key {known!r}: anyone could send it")
+    raise ConfigError(f"{where} is {'the SHA-256 of ' if hashed else ''}{what}. Make a key of "
+                      f"your own with `openssl rand -hex 24`, and write its digest, from "
+                      f"`printf %s 'the-key' | sha256sum`, or remove the key")
+
+
 def _secret(key: str, where: str) -> bytes:
     """A key as given, checked: not empty, at least MIN_KEY_LENGTH characters, no space at
     either end; its SHA-256 digest, which is all that is kept of it."""
@@ -202,7 +240,14 @@ def _secret(key: str, where: str) -> bytes:
                           f"{MIN_KEY_LENGTH} (e.g. from `openssl rand -hex 24`)")
     if key != key.strip():
         raise ConfigError(f"{where} begins or ends with a space, which no client would send")
-    return hashlib.sha256(key.encode()).digest()
+    return _known(hashlib.sha256(key.encode()).digest(), where, hashed=False)
+
+
+def _metrics_key(given: str) -> str:
+    """api.metrics_key checked as an API key is, when it is set."""
+    if given:
+        _secret(given, "api.metrics_key")
+    return given
 
 
 def _digest(given: Any, where: str) -> bytes:
@@ -210,7 +255,7 @@ def _digest(given: Any, where: str) -> bytes:
     if not isinstance(given, str) or not re.fullmatch(r"[0-9a-fA-F]{64}", given.strip()):
         raise ConfigError(f"{where} must be the key's SHA-256 in 64 hex digits, as "
                           f"`printf %s 'the-key' | sha256sum` prints it; got {given!r}")
-    return bytes.fromhex(given.strip())
+    return _known(bytes.fromhex(given.strip()), where)
 
 
 def _strings(given: Any, where: str) -> tuple[str, ...]:
@@ -307,14 +352,14 @@ def _named_key(name: str, table: Any, served: Sequence[str]) -> ApiKey:
     if type(limit) is not int or limit < 0:
         raise ConfigError(f"{at}.max_concurrent must be a whole number, 0 (no limit) or more, "
                           f"not {limit!r}")
-    return ApiKey(name, digest, collections, where, limit, fields)
+    return ApiKey(name, digest, collections, where, limit, fields, table.get("key", ""))
 
 
 def _keys(api_keys: Sequence[str], named: Mapping[str, Any], served: Sequence[str]
           ) -> tuple[ApiKey, ...]:
     """Every key: api_keys' entries (full access, named key-1, key-2, ...), then the named
     keys; no two the same key."""
-    keys = [ApiKey(f"key-{n}", _secret(key, f"auth.api_keys entry {n}"))
+    keys = [ApiKey(f"key-{n}", _secret(key, f"auth.api_keys entry {n}"), text=key)
             for n, key in enumerate(api_keys, 1)]
     keys += [_named_key(name, table, served) for name, table in named.items()]
     for n, key in enumerate(keys):
@@ -379,14 +424,51 @@ def _proxies(given: list[str]) -> tuple[IPv4Network | IPv6Network, ...]:
     return tuple(networks)
 
 
+class UnsafePlace(ConfigError):
+    """A file the service trusts is kept where another local user could write it."""
+
+
+def unsafe_place(path: Path, secret: bool = False) -> str | None:
+    """Why another local user than the service's could put or change a file at `path`, as
+    OpenSSH's StrictModes asks of ~/.ssh, else None: `path` (where it exists) and each of its
+    parents must belong to root or to the service's user, and none may be writable by its
+    group or others, but for a parent with the sticky bit (/tmp), where nobody else may
+    rename what the service owns. A `secret` file must not be readable by others either.
+    Not checked on Windows, whose files have ACLs instead."""
+    if os.name == "nt":
+        return None
+    me, path = os.geteuid(), path.absolute()
+    for place in (path, *path.parents):
+        try:
+            st = place.stat()
+        except OSError:
+            continue  # made by the service when it first writes there, or never can be
+        mode = stat.S_IMODE(st.st_mode)
+        if st.st_uid not in (0, me):
+            return f"{place} belongs to user {st.st_uid}, not to root or the service's ({me})"
+        open_to = mode & (0o077 if secret and place == path else 0o022)
+        if open_to and (place == path or not mode & stat.S_ISVTX):
+            whom = " and ".join(w for w, bits in (("its group", 0o070), ("others", 0o007))
+                                if open_to & bits)
+            return f"{place} is open to {whom} (mode {mode:04o})"
+    return None
+
+
 def _proof_dir(given: str, cwd: Path, environ: Mapping[str, str]) -> Path:
     """database.proof_dir: as given; else the service manager's state directory (systemd's
     StateDirectory=, the shipped unit's /var/lib/jembatan) + proofs; else instance/proofs
-    under the working directory."""
-    if given:
-        return Path(given)
+    under the working directory. One another local user could write to stops the start: a
+    verdict or a bookmark secret planted there would be believed."""
     state = environ.get(STATE_DIRECTORY, "").split(":")[0]
-    return Path(state) / "proofs" if state else cwd / "instance" / "proofs"
+    path = Path(given) if given else Path(state) / "proofs" if state else (
+        cwd / "instance" / "proofs")
+    why = unsafe_place(path)
+    if why:
+        raise UnsafePlace(f"database.proof_dir ({path}): {why}, so another local user could "
+                          f"plant a verdict of the proof or the bookmark secret there: make "
+                          f"it the service's alone (chown and chmod go-w), or set "
+                          f"database.proof_dir to a directory that is")
+    return path
 
 
 def _bookmark_secrets(given: list[str]) -> tuple[bytes, ...]:
@@ -408,9 +490,14 @@ def kept_secret(directory: Path) -> bytes:
     whole to a file of its own, mode 0600, then linked to its name, which fails if another
     process (or thread) linked its own first, so every worker reads the same one."""
     path = directory / SECRET_FILE
+    why = unsafe_place(path, secret=True)
+    if why:
+        raise UnsafePlace(f"the bookmark secret {path}: {why}, so another local user could "
+                          f"read or plant it and sign bookmarks: chmod 600 it and make it the "
+                          f"service's, or delete it (a new one is made)")
     try:
         if not path.is_file():
-            directory.mkdir(parents=True, exist_ok=True)
+            directory.mkdir(parents=True, exist_ok=True, mode=0o755)  # whatever the umask
             mine = directory / f".{SECRET_FILE}.{os.getpid()}.{random_secrets.token_hex(4)}"
             fd = os.open(mine, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             with os.fdopen(fd, "w") as f:
@@ -442,6 +529,8 @@ def with_secrets(settings: Settings) -> Settings:
         return settings
     try:
         secret = kept_secret(settings.database.proof_dir)
+    except UnsafePlace:
+        raise
     except ConfigError as exc:
         logging.getLogger("jembatan").warning(
             "%s; until then this process signs the feed's bookmarks with a secret of its own, "
@@ -505,6 +594,9 @@ class Setting:
     shape: Any = None  # the attribute's type (None: the TOML type's)
     blank: Any = UNSET  # the attribute's value in settings made by a program, not loaded
     env: str = ""  # the environment variable that sets it (a list: comma-separated)
+    # Why that variable, set, must give something ("": set and empty, it means the default):
+    # the end of the message that stops the start
+    env_needed: str = ""
     path: bool = False  # a path: a relative one resolves against the file's directory
     shown: str = ""  # its default in docs/api.md §12 ("": the TOML of `default`)
     example: Any = UNSET  # its value in config.example.toml (UNSET: the default)
@@ -709,12 +801,15 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "api.metrics_key", str, "",
         typed="string",
-        help=("when set, `/metrics` needs `Authorization: Bearer <metrics_key>`; empty means "
-              "`/metrics` is open"),
-        note=("A key for GET /metrics (Prometheus), sent as Authorization: Bearer <key>; empty: "
-              "/metrics is open to anyone who can reach the service (API keys do not apply to "
-              "it)."),
-        blank="",
+        help=("when set (16 characters at least), `/metrics` needs `Authorization: Bearer "
+              "<metrics_key>`; empty: with API keys configured, a key that reads everything "
+              "(an `auth.api_keys` entry); without any, `/metrics` is open as every endpoint is"),
+        note=("A key for GET /metrics (Prometheus), sent as Authorization: Bearer <key>, at least"
+              " 16 characters (openssl rand -hex 24); then only it opens /metrics. Empty: with "
+              "API keys configured, /metrics needs a key that reads everything (an api_keys "
+              "entry, or a named key without a scope), as it names every key and counts its "
+              "requests; without any key, it is open, as every endpoint is."),
+        build=lambda name, value, given: _metrics_key(value), blank="",
     ),
     Setting(
         "api.public_url", str, "",
@@ -767,6 +862,9 @@ SETTINGS: tuple[Setting, ...] = (
               "X-API-Key or Bearer. Each at least 16 characters (an empty or shorter one stops the "
               "start); the access log and /metrics call them key-1, key-2, ..."),
         build=_tuple, env="JEMBATAN_API_KEYS",
+        env_needed=("whoever set it meant to require a key, and an empty list would leave "
+                    "every endpoint open; give the keys, comma-separated, or unset it (the "
+                    "keys then come from the settings file alone)"),
     ),
     Setting(
         "auth.keys", dict, {},
@@ -1072,6 +1170,9 @@ def _environment(environ: Mapping[str, str]) -> dict[str, dict[str, Any]]:
             given = environ[s.env]
             value = given if s.kind is str else [v.strip() for v in given.split(",")
                                                  if v.strip()]
+            if s.env_needed and not value:
+                raise ConfigError(f"{s.env} is set but gives no {s.key} ({given!r}): "
+                                  f"{s.env_needed}")
             layer.setdefault(s.section, {})[s.key] = value
     return layer
 

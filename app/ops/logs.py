@@ -11,7 +11,9 @@ import os
 import re
 import sys
 import time
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from hashlib import sha256
 from typing import Any
 from urllib.parse import unquote_plus
 
@@ -44,9 +46,90 @@ SECRET_WORDS = ("key", "token", "secret", "passw", "pwd", "auth", "credential", 
 _SECRET_NAME = re.compile("|".join(SECRET_WORDS))  # of lower-case text (IGNORECASE: 5x slower)
 
 
+# The keys this process's settings hold (the API keys and the metrics key), which
+# `without_keys` finds wherever a logged text holds one of them: the SHA-256 of each, and
+# the text of those the settings give as text (not key_sha256). Kept for the process, as
+# its log handler is: every app built in it adds its own (hide_keys).
+_HIDDEN: set[bytes] = set()
+_TEXTS: set[str] = set()
+_DIGESTS_ALONE: set[bytes] = set()  # of the keys known by their digest alone
+KEY_MIN = 16  # characters of a key at least (app/ops/config.py MIN_KEY_LENGTH)
+KEY_MAX = 256  # characters of a piece of text looked at as a key, at most
+SLASHED_MAX = 16  # the segments of a run of text whose slashed stretches are looked at
+# A run of text that a key may be: between the characters that part a URL's arguments and a
+# log line's words (a key sent as ?vehno=KEY, ;api_key=KEY, KEY,id or in quotes, or before
+# a control byte a server writes escaped, KEY\x00); a "/" is within it, as a base64 key may
+# hold one.
+_RUN = re.compile("[^?&;#,\\\\\\s'\"]{" + str(KEY_MIN) + ",}")
+
+
+def hide_keys(digests: Iterable[bytes], texts: Iterable[str] = ()) -> None:
+    """Have every log line of this process written without these keys: `digests`, the
+    SHA-256 of each, and `texts`, those of them whose text the settings give."""
+    hashed, given = set(digests), set(texts)
+    _HIDDEN.update(hashed)
+    _TEXTS.update(given)
+    _DIGESTS_ALONE.update(hashed - {sha256(t.encode()).digest() for t in given})
+
+
+def _pieces(run: str) -> Iterator[str]:
+    """The stretches of `run` that may be a key: each stretch of whole segments between its
+    slashes up to KEY_MAX characters (when it has up to SLASHED_MAX segments; else each
+    segment alone), and of each, what follows its first "=" (a value: name=KEY)."""
+    segments = run.split("/")
+    widest = len(segments) if len(segments) <= SLASHED_MAX else 1
+    for start in range(len(segments)):
+        piece = segments[start]
+        for end in range(start + 1, min(start + widest, len(segments)) + 1):
+            if end > start + 1:
+                piece += "/" + segments[end - 1]
+            if len(piece) > KEY_MAX:
+                break
+            if len(piece) >= KEY_MIN:
+                yield piece
+                if "=" in piece:
+                    name, _, value = piece.partition("=")
+                    if len(value) >= KEY_MIN and "/" not in name:
+                        yield value
+
+
+def without_keys(text: str) -> str:
+    """`text` with every configured key in it, as sent or percent-decoded, written ***. A
+    key the settings give as text is found wherever it is; the others (key_sha256), and an
+    encoded key, by their digest: candidate stretches (`_pieces` of each `_RUN`, KEY_MIN
+    characters at least) are hashed and looked up among the digests (bench/key_redaction.py
+    measures what it costs a request)."""
+    if not _HIDDEN or len(text) < KEY_MIN:
+        return text
+    for key in _TEXTS:
+        if key in text:
+            text = text.replace(key, "***")
+    if not _DIGESTS_ALONE:  # every key known by its text: only an encoded one is left
+        if "%" not in text and "+" not in text:
+            return text
+        decoded = unquote_plus(text)
+        if not any(key in decoded for key in _TEXTS):
+            return text
+    found = []
+    for run in _RUN.findall(text):
+        for piece in _pieces(run):
+            decoded = unquote_plus(piece) if "%" in piece or "+" in piece else piece
+            if (sha256(piece.encode()).digest() in _HIDDEN
+                    or (decoded != piece and sha256(decoded.encode()).digest() in _HIDDEN)):
+                found.append(piece)
+    for piece in sorted(found, key=len, reverse=True):
+        text = text.replace(piece, "***")
+    return text
+
+
 def redacted(path: str) -> str:
     """A path with its query as logged: the value of every argument that looks like a key
-    replaced by ***."""
+    replaced by ***, and any configured key, wherever it is (`without_keys`)."""
+    return _named_secrets_hidden(without_keys(path))
+
+
+def _named_secrets_hidden(path: str) -> str:
+    """The value of every argument whose name looks like a key's replaced by ***."""
     root, mark, query = path.partition("?")
     if not mark or not _SECRET_NAME.search(
             (unquote_plus(query) if "%" in query else query).lower()):
@@ -72,7 +155,7 @@ class SecretsHidden(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
-        hidden = _SECRET_ARGUMENT.sub("\\1***", message)
+        hidden = _SECRET_ARGUMENT.sub("\\1***", without_keys(message))
         if hidden != message:
             record.msg, record.args = hidden, ()
         return True
@@ -142,8 +225,14 @@ class Plain(_SecondsKept):
         return text
 
 
+# The database's lines (a slow query's parameters are what a client sent: a key sent as
+# ?vehno=KEY among them) with what SecretsHidden hides.
+_DATABASE_FILTER = SecretsHidden()
+
+
 def configure(settings: LogSettings) -> None:
     """One handler on the `jembatan` loggers, set up once per process."""
+    logging.getLogger("jembatan.db").addFilter(_DATABASE_FILTER)
     logger = logging.getLogger("jembatan")
     formatter = JsonLines() if settings.format == "json" else Plain()
     handler = next((h for h in logger.handlers if isinstance(h, _Stderr)), None)
