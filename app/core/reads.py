@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Mapping, Sequence
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 from zoneinfo import ZoneInfo
@@ -21,18 +23,17 @@ from ..database.db import Database, DatabaseUnavailable, QueryFailed, Result, Va
 from ..database.filters import Filter
 from ..formats.registry import Encoder
 from ..model import params
-from ..model.collections import Collection, QueryName
+from ..model.collections import QueryName
 from ..model.problems import Absent
 from ..model.schemas import ValueMisfit
 from ..ops.metrics import Metrics
 from .clock import plant_now
-from .mapped import Refusal, Refusals, tried
-from .unmapped import Unmapped
+from .mapped import Refusals
 
 # The runner's failures, which each face turns into its wire form: re-exported here, so that
 # a face imports nothing of app/database/.
-__all__ = ["WHOLE_ROWS", "DatabaseUnavailable", "QueryFailed", "Read", "RowEncoder", "Rows",
-           "Runner", "ValueRefused", "Window"]
+__all__ = ["WHOLE_ROWS", "DatabaseUnavailable", "Pulse", "QueryFailed", "Read", "RowEncoder",
+           "Rows", "Runner", "ValueRefused", "Window"]
 
 log = logging.getLogger("jembatan")
 
@@ -165,11 +166,6 @@ class Runner:
         """The database server's clock as the plant's stamps are written (app/core/clock.py)."""
         return plant_now(self.db, zone)
 
-    def tried(self, collections: Sequence[Collection], unmapped: Unmapped) -> list[Refusal]:
-        """Each collection's mapping tried on the database, no row read (app/core/mapped.py):
-        those it refuses, marked not mapped."""
-        return tried(self.db, collections, unmapped)
-
     def report_misfit(self, collection: str, exc: ValueMisfit, request_id: str) -> None:
         """Log a value that does not fit its field, with the mapping line that gives it, and
         count it for /health and /metrics (also from a stream's reading thread)."""
@@ -224,3 +220,32 @@ class Runner:
         if result.read_ahead(WHOLE_ROWS):  # small: read whole, its cursor already closed
             return Rows(read, read.encoder.values(result.columns, result.all(), first))
         return Rows(read, stream=result, first=first)
+
+
+class Pulse:
+    """/health's ping (`Runner.ping`), its answer kept `keep` seconds: one ping at a time in
+    a worker, and callers that come while it runs take its answer, so that however many
+    poll /health, a worker pings the database at most once every `keep` seconds (0: once
+    per call, one at a time)."""
+
+    def __init__(self, runner: Runner, keep: float,
+                 clock: Callable[[], float] = time.monotonic):
+        self.runner, self.keep, self.clock = runner, keep, clock
+        self._lock = threading.Lock()
+        self._answer: tuple[float, str | None] | None = None  # when, and the reason or None
+
+    def reached(self) -> str | None:
+        """None when the database answered a ping within the last `keep` seconds (or now);
+        else why not: a DatabaseUnavailable's reason, or "query failed"."""
+        with self._lock:
+            if self._answer is not None and self.clock() - self._answer[0] < self.keep:
+                return self._answer[1]
+            try:
+                self.runner.ping()
+                reason = None
+            except DatabaseUnavailable as exc:
+                reason = exc.reason
+            except QueryFailed:
+                reason = "query failed"
+            self._answer = (self.clock(), reason)
+            return reason
