@@ -328,3 +328,14 @@ def voided(tables: Mapping[str, Sequence[Mapping[str, Any]]]) -> bool:
     """Whether these rows void tickets: some row carries `cancelled`, a column the plant's
     tables lack (the service description's fields) and the demo's tables have."""
     return any("cancelled" in row for rows in tables.values() for row in rows)
+
+
+def health_checked(client: Any) -> Any:
+    """/health's body once the mapping check a call began (when due) is done: what the
+    check found (app/core/mapped.py `Checks`)."""
+    client.get("/health")
+    thread = services(client.application).checks.thread
+    if thread is not None:
+        thread.join(timeout=60)
+        assert not thread.is_alive()
+    return client.get("/health").get_json()

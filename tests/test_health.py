@@ -24,7 +24,7 @@ from app import create_app
 from app.core.services import services
 from app.model.collections import COLLECTIONS
 from tests.conftest import build_database
-from tests.helpers import records
+from tests.helpers import health_checked, records
 from tests.postgres import OWNER, Cluster
 
 # One statement the server logged: its text runs to the next line the log begins.
@@ -136,10 +136,7 @@ def test_the_check_marks_only_a_name_and_takes_a_mark_back(tmp_path: Path) -> No
     want = records("customers", CUSTOMERS)
 
     def health() -> Any:
-        """/health once the check it began is done."""
-        client.get("/health")
-        settled(app)
-        return client.get("/health").get_json()
+        return health_checked(client)
 
     assert (health(), client.get("/customers").get_json()) == (ok, want)
     swapped(path, "abs(1, 2)")  # not a name: decides nothing

@@ -95,9 +95,7 @@ def health(service: ServiceViews) -> Any:
     if (reason := service.pulse.reached()) is not None:
         return ({"status": "unavailable", "database": reason, **listed()}, 503,
                 {"Retry-After": str(DatabaseUnavailable.retry_after)})
-    if service.checks is not None:
-        service.checks.due()  # a database changed under the service: found in the background
-    unmapped = listed()
+    unmapped = listed()  # what the last check found; the next begins after the answer
     misfits = metrics.mapping_errors() if metrics is not None else {}
     mapping = {"mapping": [
         f"{c}.{f}: a value that is not {expected}, {n} time{'s' if n > 1 else ''} "
@@ -109,6 +107,8 @@ def health(service: ServiceViews) -> Any:
     # The database answers, but a mapping is unfinished or gives values never sent, or the
     # feed holds records back whose stamps lie ahead of the database clock.
     status = "degraded" if mapping or unmapped or clock else "ok"
+    if service.checks is not None:
+        service.checks.due()  # a database changed under the service: found in the background
     return {"status": status, "database": "ok", **mapping, **unmapped, **clock}
 
 
