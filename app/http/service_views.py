@@ -85,8 +85,8 @@ def health(service: ServiceViews) -> Any:
     lacks, a syntax error) is listed there too, and answers 503 until the database runs
     its records again. With a `clock` list when the feed holds back records whose stamps
     lie ahead of the database clock (a time zone not set). One light query at most (a
-    ping, its answer kept a second); each collection's mapping is tried again in the
-    background, at most once a minute (docs/operations.md, "What /health costs").
+    ping, its answer kept `database.ping_keep` seconds); each collection's mapping is
+    tried again in the background, at most every `database.mapping_check` seconds.
     """
     metrics = service.runner.metrics
 
