@@ -123,7 +123,7 @@ def swapped(path: Path, remark: str) -> None:
 def test_the_check_marks_only_a_name_and_takes_a_mark_back(tmp_path: Path) -> None:
     """A failure that is no name nor syntax (abs() given two arguments) leaves the collection
     served; a column the database lacks marks it; records that run again serve it, without
-    a restart."""
+    a restart, found by the check that /health or a read of it begins."""
     path = build_database(tmp_path / "plant.sqlite3", {"customers": CUSTOMERS})
     con = sqlite3.connect(path)
     con.execute('ALTER TABLE "customers" RENAME TO "kept"')
@@ -145,6 +145,9 @@ def test_the_check_marks_only_a_name_and_takes_a_mark_back(tmp_path: Path) -> No
     assert health() == {"status": "degraded", "database": "ok",
                         "unmapped": {"customers": []}}
     assert client.get("/customers").status_code == 503
-    swapped(path, '"Remark"')
-    assert health() == ok
+    settled(app)  # the check that read began
+    swapped(path, '"Remark"')  # put back: a read of it begins the check, no /health needed
+    assert client.get("/customers").status_code == 503
+    settled(app)
     assert client.get("/customers").get_json() == want
+    assert client.get("/health").get_json() == ok

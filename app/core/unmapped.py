@@ -352,7 +352,10 @@ def read_guard(unmapped: Unmapped, proving: Proving | None,
         if proving is not None:
             proving.ensure(collection)
         if unmapped:
-            if recheck is not None and REFUSED in unmapped.problems(collection):
-                recheck()
-            unmapped.check(collection)
+            again = recheck if REFUSED in unmapped.problems(collection) else None
+            try:
+                unmapped.check(collection)  # this read: as the last check left it
+            finally:
+                if again is not None:
+                    again()
     return guard
