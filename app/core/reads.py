@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import math
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -223,29 +224,36 @@ class Runner:
 
 
 class Pulse:
-    """/health's ping (`Runner.ping`), its answer kept `keep` seconds: one ping at a time in
-    a worker, and callers that come while it runs take its answer, so that however many
-    poll /health, a worker pings the database at most once every `keep` seconds (0: once
-    per call, one at a time)."""
+    """/health's ping (`Runner.ping`): one at a time in a worker, and the calls that come
+    while it is on its way take its answer, whatever it is; the database reached is kept
+    `keep` seconds more (0: not kept), so that however many poll /health, a worker pings a
+    database that answers at most once every `keep` seconds. A failure is not kept beyond
+    the calls that waited for it: the next call after it tries again, and finds the
+    database back at once."""
 
     def __init__(self, runner: Runner, keep: float,
                  clock: Callable[[], float] = time.monotonic):
         self.runner, self.keep, self.clock = runner, keep, clock
         self._lock = threading.Lock()
-        self._answer: tuple[float, str | None] | None = None  # when, and the reason or None
+        self._pings = 0  # pings answered so far
+        self._answer: str | None = None  # the last one's: None (reached) or why not
+        self._reached = -math.inf  # when the database last answered one
 
     def reached(self) -> str | None:
-        """None when the database answered a ping within the last `keep` seconds (or now);
+        """None when the database answered a ping within the last `keep` seconds, or now;
         else why not: a DatabaseUnavailable's reason, or "query failed"."""
+        arrived = self._pings
         with self._lock:
-            if self._answer is not None and self.clock() - self._answer[0] < self.keep:
-                return self._answer[1]
+            if self._pings != arrived:  # a ping answered while this call waited for it
+                return self._answer
+            if self.clock() - self._reached < self.keep:
+                return None
             try:
                 self.runner.ping()
-                reason = None
+                self._answer, self._reached = None, self.clock()
             except DatabaseUnavailable as exc:
-                reason = exc.reason
+                self._answer = exc.reason
             except QueryFailed:
-                reason = "query failed"
-            self._answer = (self.clock(), reason)
-            return reason
+                self._answer = "query failed"
+            self._pings += 1
+            return self._answer

@@ -687,11 +687,12 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "database.ping_keep", (int, float), 1,
         typed="number, seconds, ≥ 0",
-        help=("how long each worker keeps `/health`'s ping answer: the database is pinged at most "
-              "once in that time however many poll it; 0: once per call, one at a time"),
-        note=("Seconds a worker keeps the answer of /health's ping (the database reached, or why "
-              "not): at most one ping in that time, however many clients poll /health. 0: a ping "
-              "per call, one at a time."),
+        help=("how long each worker keeps `/health`'s ping answered (a failure is not kept): a "
+              "database that answers is pinged at most once in that time however many poll it; "
+              "0: once per call, one at a time"),
+        note=("Seconds a worker keeps /health's ping answered by the database (a failure is not "
+              "kept): at most one ping in that time, however many clients poll /health. 0: a "
+              "ping per call, one at a time."),
         build=_not_negative, blank=1,
     ),
     Setting(
