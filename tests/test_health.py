@@ -64,6 +64,7 @@ def cluster(request: pytest.FixtureRequest) -> Cluster:
     return request.getfixturevalue("postgres_cluster")
 
 
+@pytest.mark.postgresql
 def test_health_pings_once_whatever_the_collections(cluster: Cluster) -> None:
     """Each call: the ping alone (ping_keep 0), not the ping and a query per collection."""
     app = counted_app(cluster, {"ping_keep": 0})
@@ -79,6 +80,7 @@ def test_health_pings_once_whatever_the_collections(cluster: Cluster) -> None:
         assert said == [PING]
 
 
+@pytest.mark.postgresql
 def test_concurrent_calls_share_one_ping(cluster: Cluster) -> None:
     """Sixteen calls at once, the answer kept a minute: one ping between them."""
     app = counted_app(cluster, {"ping_keep": 60})
