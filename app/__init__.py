@@ -12,9 +12,9 @@ from flask import Flask
 from .commands.check import check_sql_command
 from .commands.mapping import draft_mapping_command
 from .core.absent import absent_fields
-from .core.mapped import Refusals
+from .core.mapped import Checks, Refusals
 from .core.plan import Planner
-from .core.reads import Runner
+from .core.reads import Pulse, Runner
 from .core.services import KEY, Services
 from .core.unmapped import Proving, from_mapping, read_guard
 from .core.verdicts import Keeper
@@ -119,7 +119,9 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     for planner in planners.values():
         api.register_blueprint(collection_blueprint(planner, answers, settings.api, keyed,
                                                       settings.feed, unmapped))
-    views = ServiceViews(served, runner, settings.site.name, unmapped, settings.feed.zone,
+    checks = Checks(db, served, unmapped, settings.database.mapping_check)
+    views = ServiceViews(served, runner, Pulse(runner, settings.database.ping_keep), checks,
+                         settings.site.name, unmapped, settings.feed.zone,
                          dict(settings.site.fields))
     api.register_blueprint(service_blueprint(views, settings.api, keyed))
     register_service_routes(app, prefix, metrics, settings.api.metrics_key, settings.site,
@@ -129,12 +131,12 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
                        Keeper(settings.database.proof_dir, db.describe),
                        settings.database.proof_wait)
                if settings.database.prove_on_first_read else None)
-    guard = read_guard(unmapped, proving)
+    guard = read_guard(unmapped, proving, checks.due)
     server = mcp_server(planners, runner, settings, guard, metrics)
     register_report_figures(app, prefix, ReportFigures(planners, runner, guard,
                                                        settings.site.name))
     app.extensions[KEY] = Services(settings, db, runner, metrics, served, unmapped, proving,
-                                   server)
+                                   server, checks)
     mcp_face.register(app, prefix, server)  # POST /mcp (app/mcp/protocol.py)
     errors.register(app)
     kinds = route_kinds(served) | {mcp_face.ENDPOINT: "mcp"}  # the metrics' kinds of requests

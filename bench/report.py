@@ -605,9 +605,10 @@ LEFT_OUT = "## What leaving out costs"  # by hand: bench/left_out.py's
 CAUGHT_UP = "## A caught-up warehouse run"  # by hand: bench/caught_up.py's
 KEY_FIELDS = "## What a key's fields cost a plan"  # by hand: bench/key_fields.py's
 KEY_LOG = "## Keys kept out of the log"  # by hand: bench/key_redaction.py's
+HEALTH = "## What /health costs (T-SQL server)"  # by hand: bench/health.py's
 # `make bench` keeps these sections
 KEPT = (COST, TSQL, READ_CORE, RECYCLING, FLEET, EXACT, LEFT_OUT, KEY_FIELDS, KEY_LOG,
-        CAUGHT_UP, EARLIER)
+        CAUGHT_UP, HEALTH, EARLIER)
 
 
 def earlier_studies(published: Path) -> list[str]:

@@ -36,7 +36,7 @@ SELECT datetime('now', 'localtime') AS "local_now", datetime('now') AS "utc_now"
 SELECT LOCALTIMESTAMP AS "local_now", CURRENT_TIMESTAMP AT TIME ZONE 'UTC' AS "utc_now";
 
 -- name: mapped
--- No row of a collection's "records" (its mapping in front, as every read has it): the database still compiles the mapping, so a column, table or syntax it refuses fails here, at start and in /health.
+-- No row of a collection's "records" (its mapping in front, as every read has it): the database still compiles the mapping, so a column, table or syntax it refuses fails here, at start and in the mapping check (app/core/mapped.py).
 SELECT * FROM "records" WHERE 1 = 0;
 
 -- name: columns

@@ -359,3 +359,14 @@ def sheet_text(text: str) -> str:
                 out.append("'")
         out.append(char)
     return "".join(out)
+
+
+def health_checked(client: Any) -> Any:
+    """/health's body once the mapping check a call began (when due) is done: what the
+    check found (app/core/mapped.py `Checks`)."""
+    client.get("/health")
+    thread = services(client.application).checks.thread
+    if thread is not None:
+        thread.join(timeout=60)
+        assert not thread.is_alive()
+    return client.get("/health").get_json()

@@ -48,7 +48,7 @@ SAMPLES = {
     "database.sqlite": "other.sqlite3", "database.odbc": "DSN=plant",
     "database.query_timeout": 7, "database.connect_timeout": 3, "database.sql_dir": "mine",
     "database.prove_on_first_read": False, "database.proof_dir": "/var/lib/proofs",
-    "database.proof_wait": 0.5,
+    "database.proof_wait": 0.5, "database.mapping_check": 300, "database.ping_keep": 5,
     "api.page_size": 50, "api.max_page_size": 500, "api.url_prefix": "/api",
     "api.cors_origins": ["https://erp.example"], "api.metrics_key": "a-scrape-secret-0001",
     "api.public_url": "https://weighbridge.plant.local/api",

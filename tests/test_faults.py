@@ -74,7 +74,9 @@ def serve(cluster: Cluster, schema: str, work: Path, **database: object) -> Iter
 def server(cluster: Cluster, schema: str, tmp_path: Path) -> Iterator[Running]:
     if not cluster.running:
         cluster.start()
-    yield from serve(cluster, schema, tmp_path)
+    # ping_keep 0: /health pings at each call, so a database stopped shows at the next one
+    # (an ok is kept a second by default: docs/operations.md, "What /health costs").
+    yield from serve(cluster, schema, tmp_path, ping_keep=0)
 
 
 def timed_get(server: Running, path: str) -> tuple[requests.Response, float]:

@@ -29,7 +29,7 @@ from app.console import serving
 from app.ops.config import SHIPPED_SQL_DIR
 from tests import mssql
 from tests.conftest import FILE_ENGINES, build_database, odbc_string, open_database
-from tests.helpers import QUERYS_OWN_ERROR, own_failing_read, records
+from tests.helpers import QUERYS_OWN_ERROR, health_checked, own_failing_read, records
 from tests.postgres import Cluster
 from tests.servers import JEMBATAN, environment, free_port
 
@@ -86,6 +86,8 @@ RENAMED_TABLE = ('ALTER TABLE "customers" RENAME TO "customers_before"',
                  "EXEC sp_rename 'customers', 'customers_before', 'OBJECT'")
 RENAMED_COLUMN = ('ALTER TABLE "customers" RENAME COLUMN "Remark" TO "Catatan"',
                   "EXEC sp_rename 'customers.Remark', 'Catatan', 'COLUMN'")
+RENAMED_BACK = ('ALTER TABLE "customers" RENAME COLUMN "Catatan" TO "Remark"',
+                "EXEC sp_rename 'customers.Catatan', 'Remark', 'COLUMN'")
 
 
 def alter(request: pytest.FixtureRequest, engine: str, tmp_path: Path,
@@ -199,14 +201,15 @@ def test_a_database_out_of_reach_at_start_is_tried_once_it_answers(
     sql = site_sql(tmp_path, '"Remark" AS "Remark"', 'nBerat1 AS "Remark"')
     path = tmp_path / "later.sqlite3"  # not there yet: the SQLite ODBC driver cannot open it
     app = started(monkeypatch, settings_file(tmp_path, {"odbc": odbc_string(path),
-                                                        "connect_timeout": 1}, sql))
+                                                        "connect_timeout": 1,
+                                                        "ping_keep": 0}, sql))
     assert isinstance(app, Flask), app
     client = app.test_client()
     assert client.get("/health").get_json() == {"status": "unavailable",
                                                  "database": "cannot connect to the database"}
     build_database(path, TABLES)
-    assert client.get("/health").get_json() == {"status": "degraded", "database": "ok",
-                                                 "unmapped": {"customers": ["Remark"]}}
+    assert health_checked(client) == {"status": "degraded", "database": "ok",
+                                      "unmapped": {"customers": ["Remark"]}}
     body = client.get("/customers/1").get_json()
     assert body == {"code": 503, "status": "Service Unavailable", "unmapped": ["Remark"],
                     "message": refused_column("nBerat1", REMARK_LINE, "Remark")}
@@ -232,7 +235,8 @@ def running(request: pytest.FixtureRequest, engine: str, tmp_path: Path, sql: Pa
     """The service over the customers and products, serving them right as it starts."""
     database = database_on(request, engine, tmp_path)
     monkeypatch = request.getfixturevalue("monkeypatch")
-    app = started(monkeypatch, settings_file(tmp_path, database, sql))
+    # A check begun by each /health that comes when none runs (the tests' pace).
+    app = started(monkeypatch, settings_file(tmp_path, {**database, "mapping_check": 0}, sql))
     assert isinstance(app, Flask), app
     response = app.test_client().get("/customers")
     assert response.status_code == 200
@@ -290,7 +294,8 @@ def test_a_table_renamed_under_the_service_is_not_mapped(
 def test_a_column_renamed_under_the_service_is_not_mapped(
         request: pytest.FixtureRequest, engine: str, tmp_path: Path,
         caplog: pytest.LogCaptureFixture) -> None:
-    """/health first: it tries every mapping, lists the collection, and its reads answer 503.
+    """/health first: the check it begins tries every mapping, /health lists the collection,
+    and its reads answer 503; renamed back, it is served again without a restart.
     The shipped line, "Remark" quoted: SQLite, which would read a quoted name the table lacks
     as a string, is sent it [bracketed] and refuses it as the other engines do."""
     sql = site_sql(tmp_path)
@@ -298,7 +303,7 @@ def test_a_column_renamed_under_the_service_is_not_mapped(
     alter(request, engine, tmp_path, database, RENAMED_COLUMN)
     client = app.test_client()
     with caplog.at_level(logging.INFO):
-        assert client.get("/health").get_json() == {
+        assert health_checked(client) == {
             "status": "degraded", "database": "ok", "unmapped": {"customers": ["Remark"]}}
         for url in ("/customers", "/customers/2"):
             response = client.get(url)
@@ -309,6 +314,10 @@ def test_a_column_renamed_under_the_service_is_not_mapped(
     still_served(app)
     said_once(caplog, f"line {REMARK_LINE}, column 5: the database has no column "
                       f"{folded(engine, 'Remark')}")
+    # The DBA renames it back: the next check serves it again, without a restart.
+    alter(request, engine, tmp_path, database, RENAMED_BACK)
+    assert health_checked(client) == {"status": "ok", "database": "ok"}
+    assert client.get("/customers").get_json() == records("customers", CUSTOMERS)
 
 
 def test_check_sql_says_where_as_the_start_does(tmp_path: Path) -> None:

@@ -56,7 +56,7 @@ def application() -> Flask:
     one the database refuses. A database that cannot be reached now is tried later."""
     app = built()
     kept = services(app)
-    refused = tried(kept.db, kept.collections, kept.unmapped, say=False)
+    refused = tried(kept.db, kept.collections, kept.unmapped, say=False, checks=kept.checks)
     kept.db.release()  # this thread serves no request: no session held for it
     if refused:
         more = (f" (and {len(refused) - 1} more: "

@@ -7,10 +7,15 @@ app/database/failures.py), never a 500.
   row read), and a refusal ends the start with the file, the line and the column in words,
   and the database's own message.
 - While the service runs, a read whose query the database refuses in that way (a column
-  renamed or dropped under it), and /health, which tries each mapping again, mark the
-  collection not mapped (`Unmapped`, app/core/unmapped.py): its routes answer 503 saying
-  where and what, /health is degraded and lists it, the log says it once. It stays so until
-  the operator corrects the mapping (or the database) and restarts Jembatan.
+  renamed or dropped under it) marks the collection not mapped (`Unmapped`,
+  app/core/unmapped.py): its routes answer 503 saying where and what, /health is degraded
+  and lists it, the log says it once.
+- Each worker tries every mapping again (`Checks`), in the background and never in a
+  request: when /health, or a read of a collection marked so, comes `database.mapping_check`
+  seconds or more after the last check, one check at a time. A name or a syntax the
+  database refuses marks the collection; records that run again take a mark back (a
+  database corrected under the service is served again without a restart); any other
+  failure (a timeout, SQL Server's 8628) decides nothing and is tried at the next check.
 - On SQLite, which reads a double-quoted name that is no column as a string, the mapping is
   sent (to be tried, and in every read) with its names [bracketed] (app/database/loading.py),
   so that a column the table lacks is refused there as on the other engines.
@@ -21,7 +26,10 @@ app/database/failures.py), never a 500.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+import math
+import threading
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,7 +39,7 @@ from ..database.queries import MAPPED
 from ..model.collections import Collection
 from .unmapped import NOT_MAPPED, REFUSED, NotMapped, Reason, Unmapped
 
-__all__ = ["REFUSED", "Refusal", "Refusals", "mark", "refusal", "tried"]
+__all__ = ["REFUSED", "Checks", "Refusal", "Refusals", "mark", "rechecked", "refusal", "tried"]
 
 log = logging.getLogger("jembatan")
 
@@ -76,16 +84,17 @@ def mark(unmapped: Unmapped, found: Refusal, say: bool = True) -> None:
     if unmapped.add(found.collection, found.reason) and say:
         log.error("%s is %s: %s. Every route of %s answers 503 until the mapping (or the "
                   "database) is corrected: run `jembatan check-sql %s`, then restart "
-                  "Jembatan", found.collection, NOT_MAPPED, found.said, found.collection,
-                  found.collection)
+                  "Jembatan (a database corrected is found without a restart, by the next "
+                  "mapping check: database.mapping_check)", found.collection, NOT_MAPPED,
+                  found.said, found.collection, found.collection)
 
 
 def tried(db: Database, collections: Sequence[Collection], unmapped: Unmapped,
-          say: bool = True) -> list[Refusal]:
+          say: bool = True, checks: Checks | None = None) -> list[Refusal]:
     """Each collection's mapping tried once on the database, without reading a row; the
     refusals, each collection marked not mapped (and said in the log, unless the caller
     says them itself). Nothing is decided (an empty list, or those found so far) once the
-    database cannot be reached."""
+    database cannot be reached; else `checks` counts it as its check (the start's)."""
     found: list[Refusal] = []
     for c in collections:
         if c.name in unmapped:
@@ -102,7 +111,84 @@ def tried(db: Database, collections: Sequence[Collection], unmapped: Unmapped,
             if refused is not None:
                 mark(unmapped, refused, say)
                 found.append(refused)
+    else:
+        if checks is not None:
+            checks.done()
     return found
+
+
+def rechecked(db: Database, collections: Sequence[Collection], unmapped: Unmapped) -> bool:
+    """The mapping's check while the service runs: each collection's records tried again,
+    no row read, except one not mapped for another reason than the database's refusal (a
+    TODO, a wrong verdict: a restart decides those). A name or a syntax refused marks it; a
+    mark taken back where records run; any other failure leaves it as it was, said in the
+    log. False when the database could not be reached (the check is not done)."""
+    for c in collections:
+        if unmapped.problems(c.name) - {REFUSED}:
+            continue
+        try:
+            db.execute(c.name, MAPPED).all()
+        except DatabaseUnavailable:
+            return False
+        except QueryFailed as exc:
+            if exc.fault is None:  # not a name or a syntax: the next check tries again
+                log.warning("the mapping check of %s failed, which decides nothing (tried "
+                            "again at the next check): %s", c.name, exc.detail)
+                continue
+            try:
+                found = refusal(db, c.name, exc, db.dialect())
+            except DatabaseUnavailable:
+                return False
+            if found is not None:
+                mark(unmapped, found)
+            continue
+        if unmapped.lift(c.name, REFUSED):
+            log.warning("%s is served again: the database runs its records query", c.name)
+    return True
+
+
+class Checks:
+    """The mapping's check of one worker (`rechecked`), at a pace: at most one every `pace`
+    seconds, in a thread of its own, so that no request waits for it or pays its queries,
+    and callers that come while one runs share it. A check the database cut short (out of
+    reach) is due again at once."""
+
+    def __init__(self, db: Database, collections: Sequence[Collection], unmapped: Unmapped,
+                 pace: float, clock: Callable[[], float] = time.monotonic):
+        self.db, self.collections, self.unmapped = db, tuple(collections), unmapped
+        self.pace, self.clock = pace, clock
+        self.last = -math.inf  # when the last check began (-inf: none done)
+        self.thread: threading.Thread | None = None  # the check running, or the last one
+        self._lock = threading.Lock()
+
+    def done(self) -> None:
+        """A check was done now in the caller's thread (the start's `tried`)."""
+        with self._lock:
+            self.last = self.clock()
+
+    def due(self) -> None:
+        """Begin a check in the background when the last began `pace` seconds ago or more
+        and none is running; else nothing."""
+        with self._lock:
+            running = self.thread is not None and self.thread.is_alive()
+            if running or self.clock() - self.last < self.pace:
+                return
+            self.last = self.clock()
+            self.thread = threading.Thread(target=self._run, daemon=True,
+                                           name="jembatan-mapping-check")
+            self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            complete = rechecked(self.db, self.collections, self.unmapped)
+        except Exception:  # a fault of the check's own: logged, tried at the next one
+            log.exception("the mapping check failed")
+            complete = True
+        finally:
+            self.db.release()  # this thread serves no request: no session kept for it
+        if not complete:
+            with self._lock:
+                self.last = -math.inf
 
 
 class Refusals:

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Mapping, Sequence
+import math
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 from zoneinfo import ZoneInfo
@@ -21,18 +24,17 @@ from ..database.db import Database, DatabaseUnavailable, QueryFailed, Result, Va
 from ..database.filters import Filter
 from ..formats.registry import Encoder
 from ..model import params
-from ..model.collections import Collection, QueryName
+from ..model.collections import QueryName
 from ..model.problems import Absent
 from ..model.schemas import ValueMisfit
 from ..ops.metrics import Metrics
 from .clock import plant_now
-from .mapped import Refusal, Refusals, tried
-from .unmapped import Unmapped
+from .mapped import Refusals
 
 # The runner's failures, which each face turns into its wire form: re-exported here, so that
 # a face imports nothing of app/database/.
-__all__ = ["WHOLE_ROWS", "DatabaseUnavailable", "QueryFailed", "Read", "RowEncoder", "Rows",
-           "Runner", "ValueRefused", "Window"]
+__all__ = ["WHOLE_ROWS", "DatabaseUnavailable", "Pulse", "QueryFailed", "Read", "RowEncoder",
+           "Rows", "Runner", "ValueRefused", "Window"]
 
 log = logging.getLogger("jembatan")
 
@@ -165,11 +167,6 @@ class Runner:
         """The database server's clock as the plant's stamps are written (app/core/clock.py)."""
         return plant_now(self.db, zone)
 
-    def tried(self, collections: Sequence[Collection], unmapped: Unmapped) -> list[Refusal]:
-        """Each collection's mapping tried on the database, no row read (app/core/mapped.py):
-        those it refuses, marked not mapped."""
-        return tried(self.db, collections, unmapped)
-
     def report_misfit(self, collection: str, exc: ValueMisfit, request_id: str) -> None:
         """Log a value that does not fit its field, with the mapping line that gives it, and
         count it for /health and /metrics (also from a stream's reading thread)."""
@@ -224,3 +221,39 @@ class Runner:
         if result.read_ahead(WHOLE_ROWS):  # small: read whole, its cursor already closed
             return Rows(read, read.encoder.values(result.columns, result.all(), first))
         return Rows(read, stream=result, first=first)
+
+
+class Pulse:
+    """/health's ping (`Runner.ping`): one at a time in a worker, and the calls that come
+    while it is on its way take its answer, whatever it is; the database reached is kept
+    `keep` seconds more (0: not kept), so that however many poll /health, a worker pings a
+    database that answers at most once every `keep` seconds. A failure is not kept beyond
+    the calls that waited for it: the next call after it tries again, and finds the
+    database back at once."""
+
+    def __init__(self, runner: Runner, keep: float,
+                 clock: Callable[[], float] = time.monotonic):
+        self.runner, self.keep, self.clock = runner, keep, clock
+        self._lock = threading.Lock()
+        self._pings = 0  # pings answered so far
+        self._answer: str | None = None  # the last one's: None (reached) or why not
+        self._reached = -math.inf  # when the database last answered one
+
+    def reached(self) -> str | None:
+        """None when the database answered a ping within the last `keep` seconds, or now;
+        else why not: a DatabaseUnavailable's reason, or "query failed"."""
+        arrived = self._pings
+        with self._lock:
+            if self._pings != arrived:  # a ping answered while this call waited for it
+                return self._answer
+            if self.clock() - self._reached < self.keep:
+                return None
+            try:
+                self.runner.ping()
+                self._answer, self._reached = None, self.clock()
+            except DatabaseUnavailable as exc:
+                self._answer = exc.reason
+            except QueryFailed:
+                self._answer = "query failed"
+            self._pings += 1
+            return self._answer

@@ -12,6 +12,7 @@ from ..database.db import Database
 from ..model.collections import Collection
 from ..ops.config import Settings
 from ..ops.metrics import Metrics
+from .mapped import Checks
 from .reads import Runner
 from .unmapped import Proving, Unmapped
 
@@ -38,6 +39,7 @@ class Services:
     unmapped: Unmapped
     proving: Proving | None  # None: database.prove_on_first_read = false
     mcp: Any  # the MCP face's server (app/mcp/protocol.py `Server`), above the core
+    checks: Checks | None = None  # the mapping's check at its pace (app/core/mapped.py)
 
 
 def services(app: HasExtensions) -> Services:

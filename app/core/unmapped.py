@@ -98,6 +98,24 @@ class Unmapped:
             self._reasons[collection] = [*had, reason]
             return True
 
+    def lift(self, collection: str, problem: str) -> bool:
+        """Take back `collection`'s reason of `problem` (the database runs its records
+        again: app/core/mapped.py `Checks`); False when it had none."""
+        with self._lock:
+            had = self._reasons.get(collection, [])
+            kept = [r for r in had if r.problem != problem]
+            if len(kept) == len(had):
+                return False
+            if kept:
+                self._reasons[collection] = kept
+            else:
+                del self._reasons[collection]
+            return True
+
+    def problems(self, collection: str) -> set[str]:
+        """The problems `collection` is not mapped for (empty: it is)."""
+        return {r.problem for r in self.reasons(collection)}
+
     def __bool__(self) -> bool:
         return bool(self._reasons)
 
@@ -324,12 +342,20 @@ class Proving:
                     collection, collection)
 
 
-def read_guard(unmapped: Unmapped, proving: Proving | None) -> Callable[[str], None]:
+def read_guard(unmapped: Unmapped, proving: Proving | None,
+               recheck: Callable[[], None] | None = None) -> Callable[[str], None]:
     """What a read of a collection passes first, whatever face asks: its proof on the first
-    read, and NotMapped for one not mapped yet."""
+    read, and NotMapped for one not mapped yet; a read of one the database refused asks for
+    the mapping's check again (`recheck`: app/core/mapped.py `Checks.due`, at its pace), so
+    that a database corrected under the service is found without /health."""
     def guard(collection: str) -> None:
         if proving is not None:
             proving.ensure(collection)
         if unmapped:
-            unmapped.check(collection)
+            again = recheck if REFUSED in unmapped.problems(collection) else None
+            try:
+                unmapped.check(collection)  # this read: as the last check left it
+            finally:
+                if again is not None:
+                    again()
     return guard

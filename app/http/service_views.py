@@ -18,8 +18,9 @@ from werkzeug.exceptions import Unauthorized
 
 from ..core import report as daily_report
 from ..core.clock import ahead_said, plant_today
+from ..core.mapped import Checks
 from ..core.plan import Planner
-from ..core.reads import DatabaseUnavailable, QueryFailed, Runner
+from ..core.reads import DatabaseUnavailable, Pulse, Runner
 from ..core.unmapped import Unmapped
 from ..model import params
 from ..model.collections import Collection
@@ -34,6 +35,8 @@ class ServiceViews:
 
     collections: tuple[Collection, ...]
     runner: Runner
+    pulse: Pulse  # /health's ping, kept database.ping_keep seconds
+    checks: Checks | None = None  # the mapping's check, at database.mapping_check's pace
     site: str = ""  # site.name: the plant's name on the report; "" when none is configured
     unmapped: Unmapped = field(default_factory=Unmapped)  # the collections not mapped yet
     zone: ZoneInfo | None = None  # [site] timezone: what /health advises of stamps ahead
@@ -78,23 +81,21 @@ def health(service: ServiceViews) -> Any:
     of its type since the service started: those reads answer 500 until the mapping is
     corrected and the service restarted; and with an `unmapped` object, each collection
     not mapped yet with the fields left to map: its routes answer 503 until they are
-    mapped and the service restarted. Each collection's mapping is tried on the database
-    (no row read): one the database refuses (a column or table it lacks, a syntax error)
-    is listed there too, and answers 503 from then on. With a `clock` list when the feed
-    holds back records whose stamps lie ahead of the database clock (a time zone not set).
+    mapped and the service restarted. One the database refuses (a column or table it
+    lacks, a syntax error) is listed there too, and answers 503 until the database runs
+    its records again. With a `clock` list when the feed holds back records whose stamps
+    lie ahead of the database clock (a time zone not set). One light query at most (a
+    ping, its answer kept `database.ping_keep` seconds); each collection's mapping is
+    tried again in the background, at most every `database.mapping_check` seconds.
     """
-    runner, metrics = service.runner, service.runner.metrics
+    metrics = service.runner.metrics
 
     def listed() -> dict[str, Any]:
         return {"unmapped": service.unmapped.by_collection()} if service.unmapped else {}
-    try:
-        runner.ping()
-    except (DatabaseUnavailable, QueryFailed) as exc:
-        reason = exc.reason if isinstance(exc, DatabaseUnavailable) else "query failed"
+    if (reason := service.pulse.reached()) is not None:
         return ({"status": "unavailable", "database": reason, **listed()}, 503,
                 {"Retry-After": str(DatabaseUnavailable.retry_after)})
-    runner.tried(service.collections, service.unmapped)  # a database changed under the service
-    unmapped = listed()
+    unmapped = listed()  # what the last check found; the next begins after the answer
     misfits = metrics.mapping_errors() if metrics is not None else {}
     mapping = {"mapping": [
         f"{c}.{f}: a value that is not {expected}, {n} time{'s' if n > 1 else ''} "
@@ -106,6 +107,8 @@ def health(service: ServiceViews) -> Any:
     # The database answers, but a mapping is unfinished or gives values never sent, or the
     # feed holds records back whose stamps lie ahead of the database clock.
     status = "degraded" if mapping or unmapped or clock else "ok"
+    if service.checks is not None:
+        service.checks.due()  # a database changed under the service: found in the background
     return {"status": status, "database": "ok", **mapping, **unmapped, **clock}
 
 

@@ -769,6 +769,31 @@ SETTINGS: tuple[Setting, ...] = (
         build=_not_negative, blank=2,
     ),
     Setting(
+        "database.mapping_check", (int, float), 60,
+        typed="number, seconds, ≥ 0",
+        help=("each worker tries every mapping again at most this often, in the background, when "
+              "`/health` or a read of a collection the database refused comes; a column back in "
+              "the database is served again without a restart ([operations](operations.md#what-"
+              "health-costs))"),
+        note=("Seconds between two checks of every served collection's mapping in a worker (one "
+              "query per collection, no row read), begun in the background by /health or by a "
+              "read of a collection the database refused, never in a request "
+              '(docs/operations.md, "What /health costs"). 0: whenever one of them comes and no '
+              "check is running."),
+        build=_not_negative, blank=60,
+    ),
+    Setting(
+        "database.ping_keep", (int, float), 1,
+        typed="number, seconds, ≥ 0",
+        help=("how long each worker keeps `/health`'s ping answered (a failure is not kept): a "
+              "database that answers is pinged at most once in that time however many poll it; "
+              "0: once per call, one at a time"),
+        note=("Seconds a worker keeps /health's ping answered by the database (a failure is not "
+              "kept): at most one ping in that time, however many clients poll /health. 0: a "
+              "ping per call, one at a time."),
+        build=_not_negative, blank=1,
+    ),
+    Setting(
         "api.page_size", int, 100,
         typed="integer",
         help="records per page without `?page_size=`; 1 to `max_page_size`",
