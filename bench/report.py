@@ -597,12 +597,14 @@ def _profile(results: dict[str, Any]) -> list[str]:
 EARLIER = "## Earlier studies"
 COST = "## Cost of a request"
 TSQL = "## The TDS path (T-SQL server, both drivers)"  # written by `make bench-tsql` alone
+ROUND_TRIPS = "## One round trip per read (T-SQL server, before and after)"  # bench/round_trips.py
 READ_CORE = "## MCP and the read core"  # by hand: bench/before_after.py's figures
 RECYCLING = "## Records by key under recycling"  # by hand: bench/recycling.py's
 FLEET = "## The warehouse over a fleet of plants"  # by hand: bench/fleet.py's
 EXACT = "## Exact figures (weighing summaries summed as decimals)"  # bench/exact_sums.py's
 LEFT_OUT = "## What leaving out costs"  # by hand: bench/left_out.py's
-KEPT = (COST, TSQL, READ_CORE, RECYCLING, FLEET, EXACT, LEFT_OUT, EARLIER)  # `make bench` keeps
+KEPT = (COST, TSQL, ROUND_TRIPS, READ_CORE, RECYCLING, FLEET, EXACT, LEFT_OUT,
+        EARLIER)  # `make bench` keeps
 
 
 def earlier_studies(published: Path) -> list[str]:

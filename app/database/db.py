@@ -398,7 +398,7 @@ class Database:
         dialect = dialect_of(dbms)
         sending = None if dialect is not None else SEND_AS_RPC if freetds else KEEP_CURSORS
         if sending == SEND_AS_RPC:
-            raw.maxwrite = 1 << 30  # text bound whole: FreeTDS puts none data-at-execution in an RPC
+            raw.maxwrite = 1 << 30  # bound whole: FreeTDS puts no data-at-execution in an RPC
         return _Connection(raw, dialect, typed=True, sending=sending,
                            typed_dates_from=FREETDS_TYPED_DATES_FROM if freetds
                            else dt.date.min)
