@@ -226,11 +226,13 @@ def rounds(measure: dict[str, Callable[[], float]]) -> dict[str, Any]:
             figures[side].append(measure[side]())
         say("      round {}: {}".format(n + 1, "   ".join(
             f"{side} {figures[side][-1]:8.1f}" for side in SIDES)))
-    ratio = {side: statistics.median(j / m for j, m in zip(figures[side], figures["limit"],
-                                                         strict=True))
-             for side in ("before", "after")}
-    return {"figures": figures, "ratio": ratio, "after_over_before": statistics.median(
-        a / b for a, b in zip(figures["after"], figures["before"], strict=True))}
+    def ratio(a: str, b: str) -> float:
+        return statistics.median(x / y if y else 0.0
+                                 for x, y in zip(figures[a], figures[b], strict=True))
+
+    return {"figures": figures, "ratio": {side: ratio(side, "limit")
+                                          for side in ("before", "after")},
+            "after_over_before": ratio("after", "before")}
 
 
 def per_driver(plan: dict[str, Any], plan_file: Path, driver: str, before: Path
