@@ -167,6 +167,57 @@ def run_limit(plan_file: Path, driver: str, work: str) -> dict[str, Any]:
         argv[:3] + [".venv/bin/python", *argv[4:]])}
 
 
+def _at_midnight(drawn: tuple[str, str, str]) -> tuple[str, str, str, str]:
+    """A drawn (start, end, end_time) as params.date_range's arguments, from midnight."""
+    return drawn[0], "00:00", drawn[1], drawn[2]
+
+
+def calls_main(argv: list[str]) -> None:
+    """The queries alone, no HTTP: PLAN DRIVER [ROUNDS] [N]; each query of the works sent N
+    times the old way (a new cursor, prepared, closed: sp_prepexec + sp_unprepare) and the
+    new (as the runner sends it now), in alternating order, ROUNDS rounds; prints JSON
+    {query: {"old": [ms per query per round], "new": [...]}}."""
+    from limit import draws
+
+    from app.model import params
+
+    plan, driver = json.loads(Path(argv[0]).read_text()), argv[1]
+    rounds_, n = (int(argv[2]) if len(argv) > 2 else 5), (int(argv[3]) if len(argv) > 3 else 20)
+    new = tds_limit(connection(plan["odbc"], driver))
+    draw = draws(plan, random.Random(1))
+    month = draw["summary"]()
+    works = {"by_key": lambda: {"key": draw["row"]()[0]},
+             "range_dt1": lambda: params.date_range(*_at_midnight(draw["range"]())),
+             "count": dict, "page": lambda: params.window(*draw["page"]()),
+             "summary_dt1": lambda: params.date_range(*_at_midnight(month))}
+    out: dict[str, dict[str, list[float]]] = {}
+    for name, values in works.items():
+        by = ("day", "productcode") if name.startswith("summary") else ()
+        query = new.queries.get("transactions", name, None, None, by)
+
+        def old(v: dict[str, Any], q: Any = query) -> None:
+            cursor = new.conn.cursor()
+            cursor.execute(q.sql, bind(v, q.params, True, FREETDS_TYPED_DATES_FROM
+                                       if new.freetds else dt.date.min))
+            cursor.fetchall()
+            cursor.close()
+
+        def now(v: dict[str, Any], name: str = name, by: tuple[str, ...] = by) -> None:
+            for _ in new.batches(new.execute(name, v, by=by)):
+                pass
+
+        times: dict[str, list[float]] = {"old": [], "new": []}
+        for r in range(rounds_):
+            for side, fn in (("old", old), ("new", now))[::1 if r % 2 == 0 else -1]:
+                fn(values())  # warm: the first of a side may prepare or plan
+                started = time.perf_counter()
+                for _ in range(n):
+                    fn(values())
+                times[side].append((time.perf_counter() - started) / n * 1000)
+        out[name] = times
+    print(json.dumps(out))
+
+
 # --- the two Jembatans ------------------------------------------------------------------------
 
 def _env(root: Path, config: Path | None = None) -> dict[str, str]:
@@ -345,6 +396,8 @@ def splice_section(text: str, section: str) -> str:
 if __name__ == "__main__":
     if sys.argv[1:2] == ["limit"]:
         limit_main(sys.argv[2:])
+    elif sys.argv[1:2] == ["calls"]:
+        calls_main(sys.argv[2:])
     elif sys.argv[1:2] == ["render"]:
         published = ROOT / "bench" / "RESULTS.md"
         published.write_text(splice_section(published.read_text(), render()))
