@@ -221,6 +221,52 @@ def calls_main(argv: list[str]) -> None:
     print(json.dumps(out))
 
 
+def calls_all(argv: list[str]) -> None:
+    """PLAN [ROUNDS] [N]: `calls` through each driver, pinned to the server's core; the
+    figures to bench/data/round-trips-calls-<rows>.json."""
+    plan = json.loads(Path(argv[0]).read_text())
+    out: dict[str, Any] = {"date": dt.datetime.now().astimezone().isoformat(timespec="seconds"),
+                           "load_average_start": os.getloadavg(), "argv": argv}
+    for driver in DRIVERS:
+        done = subprocess.run(["taskset", "-c", SERVER_CORE, sys.executable,
+                               "bench/round_trips.py", "calls", argv[0], driver, *argv[1:]],
+                              cwd=ROOT, capture_output=True, text=True, check=True,
+                              env=_env(ROOT))
+        out[driver] = json.loads(done.stdout.splitlines()[-1])
+        say(f"{driver}: " + ", ".join(
+            f"{q} {statistics.median(t['old']):.2f} -> {statistics.median(t['new']):.2f} ms"
+            for q, t in out[driver].items()))
+    out["load_average_end"] = os.getloadavg()
+    rows = plan["max_id"]  # the demo's keys run 1..rows
+    (DATA / f"round-trips-calls-{rows}.json").write_text(json.dumps(out, indent=2) + "\n")
+
+
+def render_calls() -> list[str]:
+    """The section's table of the queries alone (bench/data/round-trips-calls-*.json)."""
+    lines: list[str] = []
+    for path in sorted(DATA.glob("round-trips-calls-*.json")):
+        r = json.loads(path.read_text())
+        lines += [f"#### The queries alone, {path.stem.rsplit('-', 1)[1]} rows ({r['date']})",
+                  "", "ms per query, the median of the rounds (each round "
+                  f"{r['argv'][2] if len(r['argv']) > 2 else 20} runs of the query, old and new "
+                  "in alternating order, one process on core 0, no HTTP); old: a new cursor, "
+                  "prepared, closed (sp_prepexec, sp_unprepare); new: as the runner sends it. "
+                  "Load average "
+                  f"{'/'.join(f'{x:.2f}' for x in r['load_average_start'])} at start, "
+                  f"{'/'.join(f'{x:.2f}' for x in r['load_average_end'])} at end.", "",
+                  "| Query | FreeTDS old | FreeTDS new | new / old | Driver 18 old | "
+                  "Driver 18 new | new / old |", "|---|---|---|---|---|---|---|"]
+        for query in r[FREETDS]:
+            cells = []
+            for driver in DRIVERS:
+                t = r[driver][query]
+                old, new = statistics.median(t["old"]), statistics.median(t["new"])
+                cells += [f"{old:.2f}", f"{new:.2f}", f"{new / old:.2f}"]
+            lines.append(f"| {query} | " + " | ".join(cells) + " |")
+        lines.append("")
+    return lines
+
+
 # --- the two Jembatans ------------------------------------------------------------------------
 
 def _env(root: Path, config: Path | None = None) -> dict[str, str]:
@@ -382,11 +428,14 @@ def render() -> str:
                     f"| {best['after']} | {shown['before']} | {shown['after']} | "
                     f"{w['after_over_before']:.2f} |")
         lines.append("")
+    lines += render_calls()
     lines += ["```sh", "TSQL_PORT=1506 TSQL_PG_PORT=15506 ../shared/tsql/start   # prints the "
               "string", "BENCH_TSQL_ODBC='Driver=FreeTDS;Server=127.0.0.1;Port=1506;"
               "TDS_Version=7.4;UID=jembatan;PWD=***;Database=jembatan_test' \\",
               "  BENCH_DB=bench/data/rows-100000/bench.sqlite3 BENCH_BEFORE=<commit> "
-              ".venv/bin/python bench/round_trips.py", "```", ""]
+              ".venv/bin/python bench/round_trips.py",
+              "taskset -c 1 .venv/bin/python bench/round_trips.py calls-all "
+              "bench/data/round-trips-plan.json 5 20   # the queries alone", "```", ""]
     return "\n".join(lines)
 
 
@@ -406,6 +455,8 @@ if __name__ == "__main__":
         limit_main(sys.argv[2:])
     elif sys.argv[1:2] == ["calls"]:
         calls_main(sys.argv[2:])
+    elif sys.argv[1:2] == ["calls-all"]:
+        calls_all(sys.argv[2:])
     elif sys.argv[1:2] == ["render"]:
         published = ROOT / "bench" / "RESULTS.md"
         published.write_text(splice_section(published.read_text(), render()))
