@@ -1,6 +1,7 @@
 """What a read costs SQL Server in messages: one per query it runs, through FreeTDS and
 through Microsoft's ODBC Driver 18, on the T-SQL server of ../shared/tsql (Babelfish, started
-for this module on free ports), whose TDS log (`babelfishpg_tds.tds_debug_log_level = 1`,
+for this module on free ports, as tests/test_tds_drivers.py starts its own, so no
+JEMBATAN_TEST_MSSQL and no `mssql` mark), whose TDS log (`babelfishpg_tds.tds_debug_log_level = 1`,
 `log_min_duration_statement = 0`) names every RPC it receives (sp_prepexec, sp_execute,
 sp_unprepare, a procedure by name) and every statement it runs. A statement that no RPC
 line announces came as a SQL batch: a message too.
@@ -26,8 +27,6 @@ from app.core.leftout import REASONS
 from app.model.kinds import READ_KINDS
 from app.ops.config import SHIPPED_SQL_DIR
 from tests.mssql import DRIVERS, Kit, Server, odbc_string, require_driver, started
-
-pytestmark = pytest.mark.mssql
 
 APP = "jembatan-round-trips"  # the app's connections, as the server's log names them
 DAYS = [dt.date(2026, 11, 1) + dt.timedelta(days=n) for n in range(3)]
