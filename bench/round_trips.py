@@ -404,8 +404,9 @@ def render() -> str:
              "Figures in requests (the limit: operations) per second; the ratio is the median "
              "of the rounds' Jembatan / limit; the limit sends its queries as the runner "
              "now does. **Babelfish over PostgreSQL, not SQL Server**, on this machine.", ""]
-    for path in sorted(DATA.glob("round-trips-[0-9]*.json"), key=lambda p: int(
-            p.stem.rsplit("-", 1)[1])):
+    for path in sorted((p for p in DATA.glob("round-trips-[0-9]*.json")
+                        if p.stem.rsplit("-", 1)[1].isdigit()),
+                       key=lambda p: int(p.stem.rsplit("-", 1)[1])):
         r = json.loads(path.read_text())
         m = r["machine"]
         lines += [f"### {r['rows']:,} rows ({r['date']}, {r['wall_seconds']:.0f} s)", "",
