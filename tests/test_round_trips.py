@@ -1,9 +1,10 @@
 """What a read costs SQL Server in messages: one per query it runs, through FreeTDS and
 through Microsoft's ODBC Driver 18, on the T-SQL server of ../shared/tsql (Babelfish, started
 for this module on free ports, as tests/test_tds_drivers.py starts its own, so no
-JEMBATAN_TEST_MSSQL and no `mssql` mark), whose TDS log (`babelfishpg_tds.tds_debug_log_level = 1`,
-`log_min_duration_statement = 0`) names every RPC it receives (sp_prepexec, sp_execute,
-sp_unprepare, a procedure by name) and every statement it runs. A statement that no RPC
+JEMBATAN_TEST_MSSQL and no `mssql` mark), whose TDS log
+(`babelfishpg_tds.tds_debug_log_level = 1`, `log_min_duration_statement = 0`) names every
+RPC it receives (sp_prepexec, sp_execute, sp_unprepare, a procedure by name) and every
+statement it runs. A statement that no RPC
 line announces came as a SQL batch: a message too.
 
 Each read kind of the table (app/model/kinds.py READ_KINDS) is asked twice, on one app and
