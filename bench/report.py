@@ -597,6 +597,7 @@ def _profile(results: dict[str, Any]) -> list[str]:
 EARLIER = "## Earlier studies"
 COST = "## Cost of a request"
 TSQL = "## The TDS path (T-SQL server, both drivers)"  # written by `make bench-tsql` alone
+ROUND_TRIPS = "## One round trip per read (T-SQL server, before and after)"  # bench/round_trips.py
 READ_CORE = "## MCP and the read core"  # by hand: bench/before_after.py's figures
 RECYCLING = "## Records by key under recycling"  # by hand: bench/recycling.py's
 FLEET = "## The warehouse over a fleet of plants"  # by hand: bench/fleet.py's
@@ -607,8 +608,8 @@ KEY_FIELDS = "## What a key's fields cost a plan"  # by hand: bench/key_fields.p
 KEY_LOG = "## Keys kept out of the log"  # by hand: bench/key_redaction.py's
 HEALTH = "## What /health costs (T-SQL server)"  # by hand: bench/health.py's
 # `make bench` keeps these sections
-KEPT = (COST, TSQL, READ_CORE, RECYCLING, FLEET, EXACT, LEFT_OUT, KEY_FIELDS, KEY_LOG,
-        CAUGHT_UP, HEALTH, EARLIER)
+KEPT = (COST, TSQL, ROUND_TRIPS, READ_CORE, RECYCLING, FLEET, EXACT, LEFT_OUT,
+        KEY_FIELDS, KEY_LOG, CAUGHT_UP, HEALTH, EARLIER)
 
 
 def earlier_studies(published: Path) -> list[str]:

@@ -17,6 +17,7 @@ import re
 import sqlite3
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from operator import itemgetter
 from typing import Any
@@ -27,6 +28,7 @@ from ..ops.metrics import Metrics
 from .failures import MappingFault, mapping_fault, sqlstate, unavailable_reason
 from .filters import Filter
 from .queries import Queries, query_name
+from .sqltext import LONG_TEXT, declared, numbered
 from .templates import Where
 
 log = logging.getLogger("jembatan.db")
@@ -36,6 +38,7 @@ VERSION = QueryName("version")
 PING = QueryName("ping")
 FETCH_SIZE = 500  # rows per fetchmany: large enough to amortise the call, small in memory
 COUNTS_KEPT = 256  # counts remembered per connection (one per collection and range asked)
+CURSORS_KEPT = 32  # Driver 18: statements whose cursor (prepared handle) a connection keeps
 
 
 class DatabaseUnavailable(Exception):
@@ -184,11 +187,33 @@ class Watchdog:
                         self._cond.notify_all()
 
 
+# One round trip per read on SQL Server. pyodbc prepares every query that has parameters
+# (SQLPrepare, SQLExecute) and binds them again at each execute; the drivers then send
+# sp_prepexec, and sp_unprepare when the cursor is closed: two round trips. FreeTDS prepares
+# again after any SQLBindParameter, so a kept cursor still costs sp_unprepare + sp_prepexec;
+# it sends an ODBC call of a procedure whose arguments are all `?` as one RPC of that
+# procedure, though, and nothing to unprepare: the query goes as sp_executesql's statement,
+# with its parameters declared from their values (app/database/sqltext.py). Driver 18 sends
+# such a call as sp_prepexecrpc (which Babelfish refuses) and its unprepare later; but it
+# re-executes a kept cursor's prepared statement with one sp_prepexec and unprepares only
+# when the cursor is closed: a statement's cursor is kept, per connection, for its next run.
+SEND_AS_RPC = "rpc"  # FreeTDS: sp_executesql by an ODBC call
+KEEP_CURSORS = "keep"  # Driver 18 (any other SQL Server driver): a cursor per statement
+
+
+LONG_TEXT_SIZE = (-10, 0, 0)  # SQL_WLONGVARCHAR: sent whole, as nvarchar(max)
+
+
+def executesql_call(params: int) -> str:
+    """The ODBC call of sp_executesql with a statement, its declarations and `params`."""
+    return "{call sp_executesql(" + ", ".join("?" * (params + 2)) + ")}"
+
+
 class _Connection:
     """One DB-API connection of one thread, with what the runner needs to know about it."""
 
     def __init__(self, raw: Any, dialect: str | None, typed: bool,
-                 typed_dates_from: dt.date = dt.date.min):
+                 typed_dates_from: dt.date = dt.date.min, sending: str | None = None):
         self.raw = raw
         self.dialect = dialect  # which `-- dialect:` variant applies, None for the main text
         self.typed = typed
@@ -200,6 +225,35 @@ class _Connection:
         # (stem, name, values) -> (database version, count); see Database.count
         self.counts: dict[tuple[Any, ...], tuple[Any, int]] = {}
         self.versioned = True  # until database.version answers NULL on this connection
+        self.sending = sending  # SEND_AS_RPC, KEEP_CURSORS or None: how a query goes
+        self.cursors: OrderedDict[str, Any] = OrderedDict()  # KEEP_CURSORS: idle, by text
+
+    def sent(self, sql: str, params: tuple[Any, ...]
+             ) -> tuple[str, tuple[Any, ...], list[Any] | None]:
+        """The text and parameters that run `sql` with `params` in one round trip, and the
+        input sizes to set first, if any (pyodbc's setinputsizes: long text as long text)."""
+        if self.sending != SEND_AS_RPC or not params:
+            return sql, params, None  # without parameters pyodbc sends the text as a batch
+        sent = (numbered(sql), declared(params), *params)
+        return executesql_call(len(params)), sent, [
+            LONG_TEXT_SIZE if isinstance(v, str) and len(v) > LONG_TEXT else None for v in sent]
+
+    def cursor(self, sql: str) -> Any:
+        """The idle cursor kept for `sql`, else a new one."""
+        kept = self.cursors.pop(sql, None)
+        return kept if kept is not None else self.raw.cursor()
+
+    def keep(self, sql: str, cursor: Any) -> bool:
+        """Keep the cursor of `sql`, read to its end, for the next run (KEEP_CURSORS); whether
+        it was kept (else the caller closes it)."""
+        if self.sending != KEEP_CURSORS or self.broken or self.detached or sql in self.cursors:
+            return False
+        self.cursors[sql] = cursor
+        if len(self.cursors) > CURSORS_KEPT:
+            _, oldest = self.cursors.popitem(last=False)
+            with contextlib.suppress(Exception):  # its unprepare fails on a lost link
+                oldest.close()
+        return True
 
     def close(self) -> None:
         try:
@@ -212,8 +266,9 @@ class Result:
     """An executed query: its column names and its rows in batches; close() when done."""
 
     def __init__(self, db: Database, conn: _Connection, cursor: Any, what: str,
-                 values: Mapping[str, Any], query: QueryName, started: float):
+                 values: Mapping[str, Any], query: QueryName, started: float, sql: str = ""):
         self._db, self._conn, self._cursor, self.what = db, conn, cursor, what
+        self._sql = sql  # the text it ran, by which its cursor may be kept
         self.query = query  # the query it answers, whose kind its metrics are counted by
         self._values = values
         # When the query was sent (time.monotonic()): execute() itself is the database's
@@ -258,6 +313,7 @@ class Result:
             while not self.ended:
                 rows = self._fetch()
                 if not rows:
+                    self.ended = True
                     break
                 yield rows
         finally:
@@ -275,6 +331,8 @@ class Result:
             if 0 < self._db.slow_query < took:
                 log.warning("slow query %s took %.2f s, parameters %s", self.what, took,
                             {k: str(v) for k, v in self._values.items()})
+        if self.ended and self._conn.keep(self._sql, self._cursor):
+            return
         try:
             self._cursor.close()
         except Exception:  # a dead connection's cursor may fail to close; nothing to do
@@ -336,10 +394,14 @@ class Database:
         except pyodbc.Error:
             pass
         dbms = str(raw.getinfo(pyodbc.SQL_DBMS_NAME) or "")
-        driver = str(raw.getinfo(pyodbc.SQL_DRIVER_NAME) or "")
-        return _Connection(raw, dialect_of(dbms), typed=True,
-                           typed_dates_from=FREETDS_TYPED_DATES_FROM
-                           if driver.startswith("libtdsodbc") else dt.date.min)
+        freetds = str(raw.getinfo(pyodbc.SQL_DRIVER_NAME) or "").startswith("libtdsodbc")
+        dialect = dialect_of(dbms)
+        sending = None if dialect is not None else SEND_AS_RPC if freetds else KEEP_CURSORS
+        if sending == SEND_AS_RPC:
+            raw.maxwrite = 1 << 30  # bound whole: FreeTDS puts no data-at-execution in an RPC
+        return _Connection(raw, dialect, typed=True, sending=sending,
+                           typed_dates_from=FREETDS_TYPED_DATES_FROM if freetds
+                           else dt.date.min)
 
     def _connection(self) -> _Connection:
         conn = getattr(self._local, "conn", None)
@@ -448,10 +510,11 @@ class Database:
             conn = self._connection()
             query = self.queries.get(stem, name, conn.dialect, where, by, table)
             params = bind(values or {}, query.params, conn.typed, conn.typed_dates_from)
+            sql, params, sizes = conn.sent(query.sql, params)
             cursor = None
             error: Exception | None = None
             try:
-                cursor = conn.raw.cursor()
+                cursor = conn.cursor(sql)
             except Exception as exc:  # only a closed or dead connection refuses a cursor
                 log.warning("query %s: no cursor (%s)", what, mask_password(str(exc)))
                 conn.broken = True
@@ -460,7 +523,9 @@ class Database:
             if cursor is not None:
                 with self.deadline(conn, cursor) as timed_out:
                     try:
-                        cursor.execute(query.sql, params)
+                        if sizes:
+                            cursor.setinputsizes(sizes)
+                        cursor.execute(sql, params)
                     except Exception as exc:
                         if where is not None and sqlstate(exc).startswith("22"):
                             error = ValueRefused(f"query {what} refused a filter value: "
@@ -469,7 +534,7 @@ class Database:
                             error = self.failure(exc, what, conn, name, timed_out(), conn.used)
             if error is None:
                 conn.used = True
-                return Result(self, conn, cursor, what, values or {}, name, started)
+                return Result(self, conn, cursor, what, values or {}, name, started, sql)
             if cursor is not None:
                 try:
                     cursor.close()

@@ -4,6 +4,8 @@ quoted. Nothing here knows of files, collections or requests."""
 
 from __future__ import annotations
 
+import datetime as dt
+import decimal
 import functools
 import re
 from collections.abc import Iterator, Sequence
@@ -60,6 +62,50 @@ def convert(sql: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
     for kind, text in _scan(sql):
         out.append(text if kind == "skip" else _CODE_TOKEN.sub(token, text))
     return "".join(out), tuple(names), tuple(words)
+
+
+# A query's `?` as sp_executesql numbers its parameters, per text sent (app/database/db.py).
+@functools.lru_cache(maxsize=1024)
+def numbered(sql: str) -> str:
+    """The DB-API text with each `?` in code (not in a string, a quoted name or a comment)
+    turned into @P1, @P2, ... in order: the statement as sp_executesql takes it."""
+    count = 0
+
+    def number(_: re.Match[str]) -> str:
+        nonlocal count
+        count += 1
+        return f"@P{count}"
+
+    return "".join(text if kind == "skip" else re.sub(r"\?", number, text)
+                   for kind, text in _scan(sql))
+
+
+# Text longer than this goes to an RPC as a long type (SQL_WLONGVARCHAR, nvarchar(max)):
+# pyodbc sends longer text data-at-execution, which FreeTDS cannot put in an RPC, and FreeTDS
+# cuts an nvarchar RPC argument off at 4,000 characters.
+LONG_TEXT = 2000
+# The SQL Server type that holds each kind of value as pyodbc binds it (bool before int, a
+# datetime before a date: each is the other's subclass).
+_DECLARED: tuple[tuple[type, str], ...] = (
+    (bool, "bit"), (int, "bigint"), (float, "float"), (dt.datetime, "datetime2"),
+    (dt.date, "date"), (dt.time, "time"), (bytes, "varbinary(max)"))
+
+
+def declared(values: Sequence[object]) -> str:
+    """sp_executesql's parameter list for `values` in order: "@P1 bigint, @P2 date"."""
+    return ", ".join(f"@P{n} {_declared_type(v)}" for n, v in enumerate(values, 1))
+
+
+def _declared_type(value: object) -> str:
+    if isinstance(value, str):
+        return "nvarchar(4000)" if len(value) <= LONG_TEXT else "nvarchar(max)"
+    if isinstance(value, decimal.Decimal):
+        exponent = value.as_tuple().exponent
+        scale = min(max(-exponent, 0), 38) if isinstance(exponent, int) else 0
+        return f"decimal(38, {scale})"
+    if value is None:
+        return "nvarchar(1)"  # NULL compares as NULL whatever its type
+    return next(name for kind, name in _DECLARED if isinstance(value, kind))
 
 
 @functools.lru_cache(maxsize=16384)
