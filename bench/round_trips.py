@@ -448,7 +448,8 @@ def ROUNDS_TEXT(r: dict[str, Any]) -> str:  # noqa: N802
 
 
 def splice_section(text: str, section: str) -> str:
-    return splice(text, section) if SECTION in text else text.rstrip("\n") + "\n\n" + section
+    """`text` with this script's section (SECTION) replaced by `section`, or put in."""
+    return splice(text, section, SECTION)
 
 
 if __name__ == "__main__":

@@ -418,16 +418,17 @@ def main() -> int:
     return 0
 
 
-def splice(text: str, section: str) -> str:
-    """`text` with SECTION (up to the next `## ` heading) replaced by `section`, or with
-    `section` put before "Earlier studies" (the order report.KEPT keeps), else appended."""
-    start = text.find(SECTION)
+def splice(text: str, section: str, heading: str = SECTION) -> str:
+    """`text` with the section under `heading` (up to the next `## ` heading) replaced by
+    `section`, or with `section` put before "Earlier studies" (the order report.KEPT keeps),
+    else appended."""
+    start = text.find(heading)
     if start < 0:
         at = text.find("\n" + EARLIER + "\n")
         if at >= 0:
             return text[:at + 1] + section + "\n" + text[at + 1:]
         return text.rstrip("\n") + "\n\n" + section
-    end = text.find("\n## ", start + len(SECTION))
+    end = text.find("\n## ", start + len(heading))
     return text[:start] + (section.rstrip("\n") + "\n\n" + text[end + 1:] if end >= 0
                            else section)
 
