@@ -89,6 +89,8 @@ CASES = [
     ("42000", f"[42000] {MSODBC}[SQL Server]A time out occurred while waiting for memory "
               "resources to execute the query in resource pool 'default' (2). Rerun the "
               "query. (8645) (SQLExecDirectW)", "database busy"),
+    ("42000", f"[42000] {MSODBC}[SQL Server]A time out occurred while waiting to optimize the "
+              "query. Rerun the query. (8628) (SQLExecDirectW)", "database busy"),
     ("HY000", f"[HY000] {MSODBC}[SQL Server]Database 'Timbangan' on server 'wb01' is not "
               "currently available. Please retry the connection later. (40613) "
               "(SQLExecDirectW)", "database busy"),

@@ -53,6 +53,7 @@ NATIVE_REASONS: dict[int, str] = {
     -2: "query timed out",  # SQL Server's client-side timeout
     1205: "database busy",  # chosen as a deadlock victim
     701: "database busy", 8645: "database busy",  # out of memory, memory grant timeout
+    8628: "database busy",  # a time-out while waiting to optimize the query
     17809: "database busy",  # the server's connection limit
     40613: "database busy", 40197: "database busy", 40501: "database busy",  # unavailable
     49918: "database busy", 49919: "database busy", 49920: "database busy",  # throttled
