@@ -96,6 +96,25 @@ def test_a_second_app_finds_the_verdict_and_does_not_prove_again(
                           str(len(ROWS)), str(len(ROWS)))
 
 
+@pytest.mark.parametrize("mode", [0o666, 0o620])
+def test_a_verdict_another_user_could_have_written_is_not_believed(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture, mode: int) -> None:
+    """A kept verdict open to its group or others (in a directory that is not): another local
+    user could have planted it, so the next app says so and proves again."""
+    caplog.set_level(logging.INFO, "jembatan")
+    database = build_database(tmp_path / "plant.sqlite3", {"transactions": ROWS})
+    first_read(app_on(tmp_path, database))
+    kept = next((tmp_path / "proofs").glob("transactions-*.json"))
+    kept.chmod(mode)
+    caplog.clear()
+    first_read(app_on(tmp_path, database))
+    messages = [m for m in said(caplog) if m.startswith("transactions")]
+    whom = "its group and others" if mode & 0o002 else "its group"
+    assert messages[0] == (f"transactions: the kept verdict is not believed: {kept} is open "
+                           f"to {whom} (mode {mode:04o}); proving again"), messages
+    assert [bool(PROVEN.match(m)) for m in messages[1:]] == [True], messages
+
+
 def test_a_table_that_grew_keeps_it_and_one_that_changed_otherwise_proves_again(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO, "jembatan")

@@ -30,6 +30,7 @@ from ..database.db import Database
 from ..database.queries import NAMES_FILE, PARAMETERS, SHAPES_FILE
 from ..model import params
 from ..model.collections import Collection
+from ..ops.config import unsafe_place
 from . import proof
 
 try:  # POSIX; on Windows (IIS, waitress: one process) each verdict is written unlocked
@@ -101,6 +102,7 @@ class Keeper:
         self.directory = directory
         self.database = digest(database)
         self.unwritable = directory is None  # said once in the log, then proved alone
+        self.distrusted: set[str] = set()  # collections whose kept verdict was not believed
 
     def path(self, collection: str, suffix: str = ".json") -> Path:
         assert self.directory is not None
@@ -109,6 +111,13 @@ class Keeper:
     def read(self, collection: str, mapping: str) -> Verdict | None:
         """The kept verdict of `collection` proven on this mapping and database, if any."""
         if self.directory is None:
+            return None
+        why = unsafe_place(self.path(collection))
+        if why:  # another local user could have written it: believed never, proven again
+            if collection not in self.distrusted:
+                self.distrusted.add(collection)
+                log.warning("%s: the kept verdict is not believed: %s; proving again",
+                            collection, why)
             return None
         try:
             data = json.loads(self.path(collection).read_text(encoding="utf-8"))

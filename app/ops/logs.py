@@ -60,7 +60,7 @@ SLASHED_MAX = 16  # the segments of a run of text whose slashed stretches are lo
 # log line's words (a key sent as ?vehno=KEY, ;api_key=KEY, KEY,id or in quotes, or before
 # a control byte a server writes escaped, KEY\x00); a "/" is within it, as a base64 key may
 # hold one.
-_RUN = re.compile("[^?&;#,\\\\\\s'\"]{" + str(KEY_MIN) + ",}")
+_RUN = re.compile("[^?&;#,\\\\\\s'\"\x00-\x1f\x7f]{" + str(KEY_MIN) + ",}")
 
 
 def hide_keys(digests: Iterable[bytes], texts: Iterable[str] = ()) -> None:
@@ -91,6 +91,8 @@ def _pieces(run: str) -> Iterator[str]:
                     name, _, value = piece.partition("=")
                     if len(value) >= KEY_MIN and "/" not in name:
                         yield value
+                    if len(name) >= KEY_MIN and "/" not in name:
+                        yield name  # a key sent as an argument's name: ?KEY=1
 
 
 def without_keys(text: str) -> str:
@@ -110,16 +112,33 @@ def without_keys(text: str) -> str:
         decoded = unquote_plus(text)
         if not any(key in decoded for key in _TEXTS):
             return text
-    found = []
-    for run in _RUN.findall(text):
-        for piece in _pieces(run):
-            decoded = unquote_plus(piece) if "%" in piece or "+" in piece else piece
-            if (sha256(piece.encode()).digest() in _HIDDEN
-                    or (decoded != piece and sha256(decoded.encode()).digest() in _HIDDEN)):
-                found.append(piece)
+    found = [piece for run in _RUN.findall(text) for piece in _pieces(run) if _holds_key(piece)]
+    # The least that holds a key is written ***: name=KEY's value, not the whole of it.
+    found = [f for f in found if not any(g != f and g in f for g in found)]
     for piece in sorted(found, key=len, reverse=True):
         text = text.replace(piece, "***")
     return text
+
+
+def _holds_key(piece: str) -> bool:
+    """Whether `piece` is a key by its digest, as sent, or once percent-decoded (up to three
+    times: %2520 is a blank encoded twice): the decoded text whole, or any run of it between
+    the characters that part words (KEY%0A, %20KEY, +KEY+: a key beside a blank or a
+    control byte)."""
+    if sha256(piece.encode()).digest() in _HIDDEN:
+        return True
+    decoded = piece
+    for _ in range(3):
+        if "%" not in decoded and "+" not in decoded:
+            return False
+        decoded, before = unquote_plus(decoded), decoded
+        if decoded == before:
+            return False
+        if sha256(decoded.encode()).digest() in _HIDDEN or any(
+                sha256(p.encode()).digest() in _HIDDEN
+                for run in _RUN.findall(decoded) for p in _pieces(run)):
+            return True
+    return False
 
 
 def redacted(path: str) -> str:
