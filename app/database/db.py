@@ -275,6 +275,7 @@ class Result:
         # work for a sort or a scan before the first row (sqlite3 steps to the first row).
         self._started = started
         self._closed = False
+        self._kept = False  # its cursor kept by the connection for the next run of _sql
         self.columns: tuple[str, ...] = tuple(map(itemgetter(0), cursor.description or ()))
         self._ahead: list[list[tuple[Any, ...]]] = []  # batches read before they are asked
         self.ended = False  # the last row has been read
@@ -331,7 +332,12 @@ class Result:
             if 0 < self._db.slow_query < took:
                 log.warning("slow query %s took %.2f s, parameters %s", self.what, took,
                             {k: str(v) for k, v in self._values.items()})
-        if self.ended and self._conn.keep(self._sql, self._cursor):
+        # Kept (on the first close) for the next run of its text: never closed here again,
+        # though close() may be called more than once (a stream's end, then the request's).
+        if self._kept or (self.ended and self._conn.keep(self._sql, self._cursor)):
+            self._kept = True
+            if self._conn.detached:
+                self._conn.close()
             return
         try:
             self._cursor.close()

@@ -162,10 +162,11 @@ def _named_secrets_hidden(path: str) -> str:
 
 
 # Such an argument in a line of free text (a request line a server quotes): its value runs to
-# the next &, blank, quote or #.
+# the next &, blank, quote or #; one already written *** (a connection string's PWD=***,
+# masked where it was logged) is left as it is, with what follows it.
 _SECRET_ARGUMENT = re.compile(
-    "([?&;][^=&\\s'\"?#]*(?:" + "|".join(SECRET_WORDS) + ")[^=&\\s'\"?#]*=)[^&\\s'\"#]*",
-    re.IGNORECASE)
+    "([?&;][^=&\\s'\"?#]*(?:" + "|".join(SECRET_WORDS) + ")[^=&\\s'\"?#]*=)(?!\\*\\*\\*)"
+    "[^&\\s'\"#]*", re.IGNORECASE)
 
 
 class SecretsHidden(logging.Filter):
