@@ -76,7 +76,7 @@ from .bookmarks import (
     entry_hash,
     filters_digest,
     fitted,
-    folded,
+    forget,
     key_order,
     window_start,
 )
@@ -200,16 +200,12 @@ def _kept(b: Bookmark, mark: dt.datetime | None, seen: frozenset[tuple[Key, dt.d
     forgotten, count = b.forgotten, b.forgotten_count
     if forgotten is not None and forgotten < start:
         forgotten, count = None, 0  # those records are behind the window now
-    dropped, inside = inside[:-SEEN] if len(inside) > SEEN else [], inside[-SEEN:]
-    if dropped:
-        forgotten = max(f for f in (forgotten, dropped[-1][1]) if f is not None)
-        count += len(dropped)
-        buckets = folded(buckets, dropped, width, secret)
     floor = b.floor if b.floor is not None and b.floor > start else None
     if b.walk is not None and b.walked_all and b.walk + _SECOND <= start:
         b = replace(b, walk=None, walked=None, walked_all=False)  # the window has passed it
-    return replace(b, mark=mark, floor=floor, forgotten=forgotten, forgotten_count=count,
-                   seen=frozenset(inside), width=width, buckets=buckets)
+    b = replace(b, mark=mark, floor=floor, forgotten=forgotten, forgotten_count=count,
+                seen=frozenset(inside), width=width, buckets=buckets)
+    return forget(b, inside[:-SEEN] if len(inside) > SEEN else [], secret)
 
 
 # -- the read ---------------------------------------------------------------------------------
