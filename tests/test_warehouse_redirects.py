@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from app.console.cli import main
 from app.warehouse import Fleet, Plant
@@ -93,13 +93,18 @@ def test_a_redirect_within_the_plant_is_followed_with_its_key() -> None:
     assert [(a["path"], a["X-API-Key"]) for a in asked] == [("/", KEY), ("/moved/", KEY)]
 
 
+def load(plants: Path, work: Path) -> Result:
+    """`jembatan warehouse load` of `plants` into a DuckDB file under `work`."""
+    return CliRunner().invoke(main, [
+        "warehouse", "load", "--plants", str(plants), "--duckdb-file", str(work / "w.duckdb"),
+        "--pipelines-dir", str(work / "pipelines")])
+
+
 def test_the_load_names_the_plant_and_the_location_it_did_not_follow(tmp_path: Path) -> None:
     with server(index) as (other, received), server(moved_to(other)) as (url, asked):
         plants = tmp_path / "plants.toml"
         plants.write_text(f'[plants.north_mill]\nurl = "{url}"\nkey = "{KEY}"\n')
-        said = CliRunner().invoke(main, [
-            "warehouse", "load", "--plants", str(plants), "--duckdb-file",
-            str(tmp_path / "w.duckdb"), "--pipelines-dir", str(tmp_path / "pipelines")])
+        said = load(plants, tmp_path)
     assert said.exit_code == 3, said.output
     assert said.stdout.splitlines()[0] == (
         f"north_mill: no records; 1 requests; NOT READ TO THE END: / answered 302, a redirect "
@@ -114,9 +119,7 @@ def test_a_plant_allowed_plain_http_is_named_in_a_warning_at_each_load(tmp_path:
     plants = tmp_path / "plants.toml"
     plants.write_text('timeout = 0.2\n[plants.south_quarry]\nurl = "http://192.0.2.1:8000"\n'
                       f'key = "{KEY}"\ninsecure_http = true\n')
-    said = CliRunner().invoke(main, [
-        "warehouse", "load", "--plants", str(plants), "--duckdb-file",
-        str(tmp_path / "w.duckdb"), "--pipelines-dir", str(tmp_path / "pipelines")])
+    said = load(plants, tmp_path)
     assert said.exit_code == 3, said.output
     assert said.stderr.splitlines()[0] == (
         f"warning: {plants}: [plants.south_quarry]: http://192.0.2.1:8000 is read over plain "
